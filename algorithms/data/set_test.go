@@ -1,0 +1,32 @@
+package data
+
+import "testing"
+
+// The dense and sparse layouts of the same matrix must give the same products.
+func TestDenseAndSparseRowsAgree(t *testing.T) {
+	dense := &Set{Dim: 3, X: []float64{1, 0, 2, 0, -3, 0}, Y: []float64{1, -1}}
+	sparse := &Set{Dim: 3, RowPtr: []int{0, 2, 3}, Col: []int32{0, 2, 1}, Val: []float64{1, 2, -3}, Y: []float64{1, -1}}
+	if dense.Sparse() || !sparse.Sparse() {
+		t.Fatal("Sparse() misreports the layout")
+	}
+	w := []float64{0.5, 2, -1}
+	for n := 0; n < 2; n++ {
+		if a, b := dense.Dot(n, w), sparse.Dot(n, w); a != b {
+			t.Errorf("row %d: dense dot %v, sparse dot %v", n, a, b)
+		}
+		if a, b := dense.RowSqNorm(n), sparse.RowSqNorm(n); a != b {
+			t.Errorf("row %d: dense norm %v, sparse norm %v", n, a, b)
+		}
+		d, s := make([]float64, 3), make([]float64, 3)
+		dense.AddScaledRow(d, n, 1.5)
+		sparse.AddScaledRow(s, n, 1.5)
+		for j := range d {
+			if d[j] != s[j] {
+				t.Errorf("row %d: AddScaledRow differs at %d: %v vs %v", n, j, d, s)
+			}
+		}
+	}
+	if got := dense.Dot(0, w); got != 0.5-2 {
+		t.Errorf("x_0ᵀw = %v, want %v", got, 0.5-2)
+	}
+}
