@@ -1,0 +1,68 @@
+// Package optimum computes the minimizers that mean-square deviations are
+// measured against: the global minimizer w^o of the weighted aggregate risk
+// Σ_k π_k J_k(w) and the local minimizers w_k^o of each J_k.
+//
+// The papers average the agents' risks uniformly (π_k = 1/K, thesis eq. 2.1);
+// under a left-stochastic but not doubly-stochastic combination matrix the
+// decentralized algorithms converge to the Perron-weighted minimizer instead
+// (decentralized-privacy spec §1), so the weights are a parameter.
+package optimum
+
+import (
+	"errors"
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"maple/algorithms/data"
+)
+
+// ErrSingular reports a linear system the Cholesky factorization rejected.
+var ErrSingular = errors.New("optimum: normal equations are not positive definite")
+
+// Uniform returns the weights 1/k, k times.
+func Uniform(k int) []float64 {
+	w := make([]float64, k)
+	for i := range w {
+		w[i] = 1 / float64(k)
+	}
+	return w
+}
+
+// LeastSquares returns the closed-form minimizer of Σ_k π_k J_k(w) for the
+// regularized least-squares risk J_k(w) = (1/N_k) Σ_n (y_n − x_nᵀw)² + ρ‖w‖²:
+//
+//	w^o = (R̂ + ρI)⁻¹ r̂,  R̂ = Σ_k π_k (1/N_k) Σ_n x_n x_nᵀ,  r̂ = Σ_k π_k (1/N_k) Σ_n y_n x_n
+//
+// (thesis eqs. 2.74–2.76 with the outer product the text misprints as uᵀu).
+func LeastSquares(sets []*data.Set, weights []float64, rho float64) ([]float64, error) {
+	if len(sets) == 0 || len(sets) != len(weights) {
+		return nil, fmt.Errorf("optimum: %d datasets but %d weights", len(sets), len(weights))
+	}
+	dim := sets[0].Dim
+	r := mat.NewSymDense(dim, nil)
+	b := mat.NewVecDense(dim, nil)
+	row := make([]float64, dim)
+	for k, s := range sets {
+		scale := weights[k] / float64(s.Len())
+		for n := 0; n < s.Len(); n++ {
+			clear(row)
+			s.AddScaledRow(row, n, 1)
+			x := mat.NewVecDense(dim, row)
+			r.SymRankOne(r, scale, x)
+			b.AddScaledVec(b, scale*s.Y[n], x)
+		}
+	}
+	for j := 0; j < dim; j++ {
+		r.SetSym(j, j, r.At(j, j)+rho)
+	}
+	var chol mat.Cholesky
+	if !chol.Factorize(r) {
+		return nil, ErrSingular
+	}
+	var w mat.VecDense
+	if err := chol.SolveVecTo(&w, b); err != nil {
+		return nil, fmt.Errorf("optimum: %w", err)
+	}
+	return append([]float64(nil), w.RawVector().Data...), nil
+}
