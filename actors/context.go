@@ -1,0 +1,156 @@
+package actors
+
+import (
+	"math/rand/v2"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+	"google.golang.org/protobuf/proto"
+
+	"maple/algorithms/rng"
+)
+
+// Behaviour is the protocol logic of one actor. Receive handles one message;
+// returning an error (or panicking) stops the run with a Failure naming the
+// actor, the round and the message.
+type Behaviour interface {
+	Receive(ctx *Context, m proto.Message) error
+}
+
+// Observer receives what behaviours report through Context.Observe. It sits
+// outside the protocol, with a read-only global view, and computes the metrics;
+// it must copy v if it keeps it.
+type Observer interface {
+	Observe(from ID, round int, v []float64)
+}
+
+// Context is what a behaviour can see and do while it handles one message.
+// It is only valid during that call.
+type Context struct {
+	cell  *cell
+	pc    actor.Context
+	env   *Envelope
+	round int
+}
+
+// Self returns the ID of the actor handling the message.
+func (c *Context) Self() ID { return c.cell.id }
+
+// Sender returns the ID of the message's sender (Environment for the harness).
+func (c *Context) Sender() ID { return c.env.From }
+
+// Round returns the round of the message being handled. Messages sent while
+// handling it belong to the same round unless SetRound changes it.
+func (c *Context) Round() int { return c.round }
+
+// SetRound sets the round of the messages sent from now on while handling the
+// current message; schedulers use it to open the next round.
+func (c *Context) SetRound(r int) { c.round = r }
+
+// Now returns the actor's virtual clock in seconds.
+func (c *Context) Now() float64 { return c.cell.clock }
+
+// Spend advances the actor's virtual clock by modelled compute time.
+func (c *Context) Spend(seconds float64) { c.cell.clock += seconds }
+
+// Send sends m to the actor to. The message arrives at the sender's clock plus
+// the link latency. m must not be modified after sending.
+func (c *Context) Send(to ID, m proto.Message) {
+	run := c.cell.run
+	run.seq++
+	env := &Envelope{
+		Seq:   run.seq,
+		From:  c.cell.id,
+		To:    to,
+		Round: c.round,
+		Time:  c.cell.clock + run.latency(c.cell),
+		Body:  m,
+	}
+	c.pc.Send(run.cells[to].pid, env)
+}
+
+// Rand returns the actor's random stream for purpose, derived from the run
+// seed, the actor's name and the purpose (see package rng): the same stream
+// every run with the same seed, independent of every other stream.
+func (c *Context) Rand(purpose string) *rand.Rand { return c.cell.stream(purpose) }
+
+// Observe reports v, for the current round, to the run's observer.
+func (c *Context) Observe(v []float64) {
+	if obs := c.cell.run.opts.Observer; obs != nil {
+		obs.Observe(c.cell.id, c.round, v)
+	}
+}
+
+// Finish ends the run successfully once the current message has been handled.
+func (c *Context) Finish() { c.cell.run.finished = true }
+
+// Warn records a warning about the run (for example an edge that cannot be
+// masked); warnings are logged and listed in the run's summary.
+func (c *Context) Warn(message string) { c.cell.run.warn(c.cell.name + ": " + message) }
+
+// Name returns the name of actor id ("server", "agent/3", …).
+func (c *Context) Name(id ID) string { return c.cell.run.Name(id) }
+
+// Logger returns a logger tagged with the actor's name.
+func (c *Context) Logger() *zap.Logger { return c.cell.logger }
+
+// cell is the protoactor actor that hosts one behaviour.
+type cell struct {
+	run       *Run
+	id        ID
+	name      string
+	behaviour Behaviour
+	pid       *actor.PID
+	clock     float64
+	stopped   bool
+	streams   map[string]*rand.Rand
+	logger    *zap.Logger
+	ctx       Context
+}
+
+func (c *cell) stream(purpose string) *rand.Rand {
+	r, ok := c.streams[purpose]
+	if !ok {
+		r = rng.New(c.run.opts.RunSeed, c.name, purpose)
+		c.streams[purpose] = r
+	}
+	return r
+}
+
+// Receive implements actor.Actor. Lifecycle messages are ignored; envelopes
+// are handed to the behaviour unless the run has already failed.
+func (c *cell) Receive(pc actor.Context) {
+	env, ok := pc.Message().(*Envelope)
+	if !ok || c.run.failure != nil {
+		return
+	}
+	if env.Time > c.clock {
+		c.clock = env.Time
+	}
+	c.ctx = Context{cell: c, pc: pc, env: env, round: env.Round}
+	defer c.recoverPanic(env)
+	if err := c.behaviour.Receive(&c.ctx, env.Body); err != nil {
+		panic(c.failure(env, err, ""))
+	}
+}
+
+// recoverPanic turns a panic of the behaviour into a Failure and hands it on
+// to protoactor's supervision, which calls stopOnFailure.
+func (c *cell) recoverPanic(env *Envelope) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	if f, ok := p.(*Failure); ok {
+		panic(f)
+	}
+	err, ok := p.(error)
+	if !ok {
+		err = panicError{p}
+	}
+	panic(c.failure(env, err, stack()))
+}
+
+func (c *cell) failure(env *Envelope, err error, stack string) *Failure {
+	return &Failure{Actor: c.name, Round: env.Round, Message: messageName(env.Body), Cause: err, Stack: stack}
+}

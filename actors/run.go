@@ -1,0 +1,247 @@
+package actors
+
+import (
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"runtime/debug"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/eventstream"
+	"go.uber.org/zap"
+	"go.uber.org/zap/exp/zapslog"
+	"go.uber.org/zap/zapcore"
+	"google.golang.org/protobuf/proto"
+
+	"maple/actors/trace"
+	"maple/algorithms/rng"
+)
+
+// Timing is the virtual-time model of the links.
+type Timing struct {
+	// Latency is the delay of every message, in virtual seconds.
+	Latency float64
+	// Jitter adds a delay drawn uniformly from [0, Jitter) per message, from
+	// the sender's "latency" stream.
+	Jitter float64
+}
+
+// TraceOptions switches message tracing on.
+type TraceOptions struct {
+	// Sink receives one record per message, in send order. Nil disables
+	// tracing: no middleware is installed and messages cost nothing extra.
+	Sink func(*trace.Record) error
+	// Payload records the vectors of every message in full.
+	Payload bool
+}
+
+// Options configure a Run.
+type Options struct {
+	// RunSeed seeds every random stream of the run (see package rng).
+	RunSeed uint64
+	// Run and Curve label the run in trace records.
+	Run   int
+	Curve string
+	// Timing is the link model.
+	Timing Timing
+	// Trace configures message tracing.
+	Trace TraceOptions
+	// Observer receives what behaviours Observe. May be nil.
+	Observer Observer
+	// Logger receives the engine's and protoactor's logs. Nil discards them.
+	Logger *zap.Logger
+}
+
+// Run is one execution of a protocol: a protoactor system hosting one actor
+// per behaviour. Build it with Spawn, execute it once with Execute, and always
+// Close it.
+type Run struct {
+	opts     Options
+	system   *actor.ActorSystem
+	root     *actor.RootContext
+	props    []actor.PropsOption
+	cells    []*cell
+	seq      uint64
+	finished bool
+	failure  error
+	warnings []string
+	warned   map[string]bool
+	sub      *eventstream.Subscription
+}
+
+// NewRun creates an empty run.
+func NewRun(opts Options) *Run {
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	r := &Run{opts: opts, warned: map[string]bool{}}
+	r.system = actor.NewActorSystem(actor.WithLoggerFactory(r.slogLogger))
+	propsOpts := []actor.PropsOption{
+		actor.WithDispatcher(actor.NewSynchronizedDispatcher(300)),
+		actor.WithMailbox(actor.Unbounded()),
+		actor.WithGuardian(stopOnFailure{r}),
+	}
+	r.root = actor.NewRootContext(r.system, nil)
+	if opts.Trace.Sink != nil {
+		propsOpts = append(propsOpts, actor.WithSenderMiddleware(r.traceMiddleware))
+		r.root = actor.NewRootContext(r.system, nil, r.traceMiddleware)
+	}
+	r.props = propsOpts
+	r.sub = r.system.EventStream.Subscribe(r.onEvent)
+	return r
+}
+
+// slogLogger routes protoactor's log/slog output into zap. protoactor logs
+// routine events (system start, dead letters) at Info; they are demoted to
+// Debug-visible only by raising the level of its core to Warn unless the
+// logger itself is at Debug.
+func (r *Run) slogLogger(*actor.ActorSystem) *slog.Logger {
+	core := r.opts.Logger.Core()
+	if !core.Enabled(zapcore.DebugLevel) {
+		if raised, err := zapcore.NewIncreaseLevelCore(core, zapcore.WarnLevel); err == nil {
+			core = raised
+		}
+	}
+	return slog.New(zapslog.NewHandler(core, zapslog.WithName("protoactor")))
+}
+
+// Spawn adds an actor named name running b and returns its ID. All actors must
+// be spawned before Execute.
+func (r *Run) Spawn(name string, b Behaviour) ID {
+	c := &cell{
+		run:       r,
+		id:        ID(len(r.cells)),
+		name:      name,
+		behaviour: b,
+		streams:   map[string]*rand.Rand{},
+		logger:    r.opts.Logger.With(zap.String("actor", name)),
+	}
+	c.pid = r.root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }, r.props...))
+	r.cells = append(r.cells, c)
+	return c.id
+}
+
+// Name returns the name of actor id.
+func (r *Run) Name(id ID) string {
+	if id == Environment {
+		return "env"
+	}
+	if id < 0 || int(id) >= len(r.cells) {
+		return fmt.Sprintf("unknown/%d", id)
+	}
+	return r.cells[id].name
+}
+
+// Rand returns the random stream that actor name would get from Context.Rand,
+// for code that prepares an actor's state machine before the run starts.
+func (r *Run) Rand(name, purpose string) *rand.Rand {
+	return rng.New(r.opts.RunSeed, name, purpose)
+}
+
+// Execute delivers m from the environment to actor to and runs the protocol
+// until an actor calls Finish or fails. Because every actor runs on the
+// synchronized dispatcher, the whole run happens inside the delivery; if it
+// returns without Finish, nothing is left in flight and the run has stalled.
+func (r *Run) Execute(to ID, m proto.Message) error {
+	r.seq++
+	r.root.Send(r.cells[to].pid, &Envelope{Seq: r.seq, From: Environment, To: to, Body: m})
+	if r.failure != nil {
+		return r.failure
+	}
+	if !r.finished {
+		return ErrStalled
+	}
+	return nil
+}
+
+// Warnings returns the distinct warnings recorded during the run, in order.
+func (r *Run) Warnings() []string { return r.warnings }
+
+// Close stops every actor and releases the actor system. It is safe to call
+// after a failed Execute.
+func (r *Run) Close() {
+	r.system.EventStream.Unsubscribe(r.sub)
+	for _, c := range r.cells {
+		if !c.stopped {
+			c.stopped = true
+			r.root.Stop(c.pid)
+		}
+	}
+	r.system.Shutdown()
+}
+
+func (r *Run) latency(c *cell) float64 {
+	d := r.opts.Timing.Latency
+	if r.opts.Timing.Jitter > 0 {
+		d += r.opts.Timing.Jitter * c.stream("latency").Float64()
+	}
+	return d
+}
+
+func (r *Run) fail(f *Failure) {
+	if r.failure == nil {
+		r.failure = f
+		r.opts.Logger.Error("run failed", zap.String("actor", f.Actor), zap.Int("round", f.Round),
+			zap.String("message", f.Message), zap.Error(f.Cause), zap.String("stack", f.Stack))
+	}
+}
+
+func (r *Run) warn(message string) {
+	if !r.warned[message] {
+		r.warned[message] = true
+		r.warnings = append(r.warnings, message)
+		r.opts.Logger.Warn(message)
+	}
+}
+
+// cellOf returns the cell hosted at pid, or nil.
+func (r *Run) cellOf(pid *actor.PID) *cell {
+	for _, c := range r.cells {
+		if c.pid.Equal(pid) {
+			return c
+		}
+	}
+	return nil
+}
+
+// onEvent fails the run on a dead letter: a message to an actor that has
+// stopped is a protocol bug, not something to log and forget.
+func (r *Run) onEvent(evt any) {
+	dl, ok := evt.(*actor.DeadLetterEvent)
+	if !ok || r.failure != nil {
+		return
+	}
+	if env, ok := dl.Message.(*Envelope); ok {
+		r.fail(&Failure{Actor: r.Name(env.To), Round: env.Round, Message: messageName(env.Body),
+			Cause: fmt.Errorf("message from %s was undeliverable (dead letter)", r.Name(env.From))})
+	}
+}
+
+// traceMiddleware records every envelope as it is sent.
+func (r *Run) traceMiddleware(next actor.SenderFunc) actor.SenderFunc {
+	return func(ctx actor.SenderContext, target *actor.PID, me *actor.MessageEnvelope) {
+		if env, ok := me.Message.(*Envelope); ok && r.failure == nil {
+			rec := trace.Record{Seq: env.Seq, Run: r.opts.Run, Curve: r.opts.Curve, Time: env.Time,
+				Round: env.Round, From: r.Name(env.From), To: r.Name(env.To)}
+			trace.Describe(&rec, env.Body, r.opts.Trace.Payload)
+			if err := r.opts.Trace.Sink(&rec); err != nil {
+				r.fail(&Failure{Actor: rec.From, Round: env.Round, Message: rec.Type, Cause: fmt.Errorf("writing trace: %w", err)})
+			}
+		}
+		next(ctx, target, me)
+	}
+}
+
+// panicError carries a non-error panic value.
+type panicError struct{ value any }
+
+func (p panicError) Error() string { return fmt.Sprintf("panic: %v", p.value) }
+
+func stack() string { return string(debug.Stack()) }
+
+func messageName(m proto.Message) string {
+	if m == nil {
+		return "<nil>"
+	}
+	return string(m.ProtoReflect().Descriptor().Name())
+}

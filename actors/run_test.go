@@ -1,0 +1,214 @@
+package actors
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+	"google.golang.org/protobuf/proto"
+
+	"maple/actors/msg"
+	"maple/actors/trace"
+)
+
+// TestMain checks that no test leaves a goroutine behind: every actor of every
+// run must be stopped by Close.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// worker answers each Tick with Done after spending compute time, and can be
+// told to fail, panic or stay silent in a given round.
+type worker struct {
+	scheduler ID
+	compute   float64
+	failIn    int
+	panicIn   int
+	silentIn  int
+	ticks     []float64 // virtual arrival time of each Tick
+}
+
+func (w *worker) Receive(ctx *Context, m proto.Message) error {
+	if _, ok := m.(*msg.Tick); !ok {
+		return fmt.Errorf("unexpected %T", m)
+	}
+	w.ticks = append(w.ticks, ctx.Now())
+	switch ctx.Round() {
+	case w.failIn:
+		return errors.New("deliberate failure")
+	case w.panicIn:
+		var s []int
+		_ = s[3] // index out of range
+	case w.silentIn:
+		return nil
+	}
+	ctx.Spend(w.compute)
+	ctx.Send(w.scheduler, &msg.Done{})
+	return nil
+}
+
+func newTestRun(t *testing.T, opts Options, workers ...*worker) (*Run, ID) {
+	t.Helper()
+	r := NewRun(opts)
+	t.Cleanup(r.Close)
+	sched := &Scheduler{Rounds: 4}
+	sid := r.Spawn("scheduler", sched)
+	for i, w := range workers {
+		w.scheduler = sid
+		sched.Targets = append(sched.Targets, r.Spawn(fmt.Sprintf("worker/%d", i), w))
+	}
+	return r, sid
+}
+
+func TestRoundsAndVirtualTime(t *testing.T) {
+	w1, w2 := &worker{compute: 1}, &worker{compute: 3}
+	r, sid := newTestRun(t, Options{Timing: Timing{Latency: 0.5}}, w1, w2)
+	if err := r.Execute(sid, &msg.Start{}); err != nil {
+		t.Fatal(err)
+	}
+	// Round 1 opens at t=0 and Ticks arrive at 0.5. The slow worker answers at
+	// 0.5+3 = 3.5, arriving at 4.0, so round 2's Ticks arrive at 4.5, and so on:
+	// each round lasts latency + compute + latency = 4 for the barrier.
+	want := []float64{0.5, 4.5, 8.5, 12.5}
+	for i, got := range w2.ticks {
+		if got != want[i] {
+			t.Errorf("slow worker: Tick %d arrived at %v, want %v", i+1, got, want[i])
+		}
+	}
+	if len(w1.ticks) != 4 || len(w2.ticks) != 4 {
+		t.Errorf("workers saw %d and %d ticks, want 4 each", len(w1.ticks), len(w2.ticks))
+	}
+}
+
+func TestReturnedErrorStopsTheRun(t *testing.T) {
+	r, sid := newTestRun(t, Options{}, &worker{}, &worker{failIn: 3})
+	err := r.Execute(sid, &msg.Start{})
+	var f *Failure
+	if !errors.As(err, &f) {
+		t.Fatalf("Execute returned %v, want a *Failure", err)
+	}
+	if f.Actor != "worker/1" || f.Round != 3 || f.Message != "Tick" || f.Stack != "" {
+		t.Errorf("failure = %+v, want worker/1, round 3, Tick, no stack", f)
+	}
+	if !strings.Contains(err.Error(), "deliberate failure") {
+		t.Errorf("error %q does not carry the cause", err)
+	}
+}
+
+func TestPanicStopsTheRun(t *testing.T) {
+	r, sid := newTestRun(t, Options{}, &worker{panicIn: 2})
+	err := r.Execute(sid, &msg.Start{})
+	var f *Failure
+	if !errors.As(err, &f) {
+		t.Fatalf("Execute returned %v, want a *Failure", err)
+	}
+	if f.Actor != "worker/0" || f.Round != 2 || !strings.Contains(f.Cause.Error(), "index out of range") {
+		t.Errorf("failure = %v", f)
+	}
+	if !strings.Contains(f.Stack, "run_test.go") {
+		t.Errorf("panic stack does not point at the behaviour:\n%s", f.Stack)
+	}
+}
+
+func TestStalledRunIsReported(t *testing.T) {
+	r, sid := newTestRun(t, Options{}, &worker{}, &worker{silentIn: 2})
+	if err := r.Execute(sid, &msg.Start{}); !errors.Is(err, ErrStalled) {
+		t.Fatalf("Execute returned %v, want ErrStalled", err)
+	}
+}
+
+func TestTraceRecordsEveryMessageInOrder(t *testing.T) {
+	var recs []trace.Record
+	sink := func(rec *trace.Record) error { recs = append(recs, *rec); return nil }
+	r, sid := newTestRun(t, Options{Run: 2, Curve: "c", Trace: TraceOptions{Sink: sink}, Timing: Timing{Latency: 1}}, &worker{}, &worker{})
+	if err := r.Execute(sid, &msg.Start{}); err != nil {
+		t.Fatal(err)
+	}
+	// 1 Start + 4 rounds × (2 Ticks + 2 Dones).
+	if len(recs) != 17 {
+		t.Fatalf("trace has %d records, want 17", len(recs))
+	}
+	if recs[0].From != "env" || recs[0].To != "scheduler" || recs[0].Type != "Start" {
+		t.Errorf("first record = %+v, want env -> scheduler Start", recs[0])
+	}
+	for i, rec := range recs {
+		if rec.Seq != uint64(i+1) || rec.Run != 2 || rec.Curve != "c" {
+			t.Errorf("record %d: seq %d run %d curve %q", i, rec.Seq, rec.Run, rec.Curve)
+		}
+	}
+	if got := recs[1]; got.Type != "Tick" || got.From != "scheduler" || got.To != "worker/0" || got.Round != 1 || got.Time != 1 {
+		t.Errorf("second record = %+v, want scheduler -> worker/0 Tick round 1 at t=1", got)
+	}
+}
+
+func TestTraceSinkErrorFailsTheRun(t *testing.T) {
+	sink := func(*trace.Record) error { return errors.New("disk full") }
+	r, sid := newTestRun(t, Options{Trace: TraceOptions{Sink: sink}}, &worker{})
+	if err := r.Execute(sid, &msg.Start{}); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("Execute returned %v, want the sink's error", err)
+	}
+}
+
+func TestSchedulerRejectsDuplicateDone(t *testing.T) {
+	r := NewRun(Options{})
+	defer r.Close()
+	sched := &Scheduler{Rounds: 2}
+	sid := r.Spawn("scheduler", sched)
+	// Two targets keep round 1 open after the first Done of "twice".
+	sched.Targets = []ID{
+		r.Spawn("twice", behaviourFunc(func(ctx *Context, m proto.Message) error {
+			ctx.Send(sid, &msg.Done{})
+			ctx.Send(sid, &msg.Done{})
+			return nil
+		})),
+		r.Spawn("silent", behaviourFunc(func(*Context, proto.Message) error { return nil })),
+	}
+	err := r.Execute(sid, &msg.Start{})
+	if err == nil || !strings.Contains(err.Error(), "second Done") {
+		t.Fatalf("Execute returned %v, want a duplicate-Done failure", err)
+	}
+}
+
+type behaviourFunc func(*Context, proto.Message) error
+
+func (f behaviourFunc) Receive(ctx *Context, m proto.Message) error { return f(ctx, m) }
+
+func TestEnvelopeWireRoundTrip(t *testing.T) {
+	in := &Envelope{Seq: 9, From: 2, To: 5, Round: 7, Time: 1.25, Body: &msg.LocalModel{Slot: 1, Weights: []float64{1.5, -2}}}
+	w, err := in.Wire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := proto.Marshal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back msg.WireEnvelope
+	if err := proto.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	out, err := FromWire(&back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Seq != in.Seq || out.From != in.From || out.To != in.To || out.Round != in.Round || out.Time != in.Time || !proto.Equal(out.Body, in.Body) {
+		t.Errorf("round trip changed the envelope: %+v -> %+v", in, out)
+	}
+}
+
+func TestRandStreamsMatchRunRand(t *testing.T) {
+	var got uint64
+	r := NewRun(Options{RunSeed: 42})
+	defer r.Close()
+	id := r.Spawn("agent/3", behaviourFunc(func(ctx *Context, m proto.Message) error {
+		got = ctx.Rand("batch").Uint64()
+		ctx.Finish()
+		return nil
+	}))
+	if err := r.Execute(id, &msg.Start{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := r.Rand("agent/3", "batch").Uint64(); got != want {
+		t.Errorf("Context.Rand gave %d, Run.Rand %d: an actor's stream must not depend on how it is reached", got, want)
+	}
+}

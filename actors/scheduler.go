@@ -1,0 +1,68 @@
+package actors
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+
+	"maple/actors/msg"
+)
+
+// Scheduler is the behaviour that drives a run round by round. On Start it
+// opens round 1 by sending Tick to every target; when every target has
+// answered Done for the round it opens the next one, and after round Rounds it
+// finishes the run. It is the synchronous barrier of the papers' algorithms:
+// the FedAvg scheduler targets the server, the decentralized one every agent.
+type Scheduler struct {
+	// Targets are the actors that receive Tick and answer Done.
+	Targets []ID
+	// Rounds is the number of rounds to run.
+	Rounds int
+
+	round   int
+	pending int
+	done    map[ID]bool
+}
+
+// Receive implements Behaviour.
+func (s *Scheduler) Receive(ctx *Context, m proto.Message) error {
+	switch m.(type) {
+	case *msg.Start:
+		if s.round != 0 {
+			return fmt.Errorf("second Start message")
+		}
+		s.open(ctx, 1)
+	case *msg.Done:
+		if ctx.Round() != s.round {
+			return fmt.Errorf("Done for round %d from %s while round %d is open", ctx.Round(), ctx.Name(ctx.Sender()), s.round)
+		}
+		if s.done[ctx.Sender()] {
+			return fmt.Errorf("second Done for round %d from %s", s.round, ctx.Name(ctx.Sender()))
+		}
+		s.done[ctx.Sender()] = true
+		if s.pending--; s.pending > 0 {
+			return nil
+		}
+		if s.round == s.Rounds {
+			ctx.Finish()
+			return nil
+		}
+		s.open(ctx, s.round+1)
+	default:
+		return fmt.Errorf("scheduler cannot handle %s", messageName(m))
+	}
+	return nil
+}
+
+func (s *Scheduler) open(ctx *Context, round int) {
+	s.round = round
+	s.pending = len(s.Targets)
+	if s.done == nil {
+		s.done = make(map[ID]bool, len(s.Targets))
+	}
+	clear(s.done)
+	ctx.SetRound(round)
+	for _, t := range s.Targets {
+		ctx.Send(t, &msg.Tick{})
+	}
+}
