@@ -1,0 +1,148 @@
+// Package fedavg implements federated averaging as the thesis defines it
+// (seed 000, eqs. 1.30–1.31): in every round the server samples L of the K
+// agents and sends them its model w_{i−1}; agent k runs E_k local steps
+//
+//	w_{k,e} = w_{k,e−1} − (μ/E_k)·∇̂J_k(w_{k,e−1}),  e = 1, …, E_k,
+//
+// on fresh mini-batches of B_k samples, and the server averages what the L
+// agents return, w_i = (1/L) Σ_k w_{k,E_k}. The 1/E_k normalization removes the
+// bias toward agents with many local steps; the original FedAvg step (without
+// it, thesis eqs. 1.26–1.28) is an option.
+//
+// The privatized variants of thesis §2.5 add Laplace (or Gaussian) noise either
+// to the returned models (eq. 2.56) or to the normalized updates
+// ψ_k = (w_{i−1} − w_{k,E_k})/μ, applied as w_i = w_{i−1} − μ·(1/L) Σ(ψ_k + g_k)
+// (eqs. 2.59–2.60); without noise both equal plain FedAvg.
+//
+// Server and Agent are the state machines the actor behaviours wrap; Reference
+// is an independent, actor-free implementation of the whole recursion that
+// consumes the same random streams in the same order, so that the two produce
+// the same iterates.
+package fedavg
+
+import (
+	"fmt"
+	"strconv"
+
+	"maple/privacy/noise"
+)
+
+// ServerName is the actor name (and random-stream owner) of the server.
+const ServerName = "server"
+
+// AgentName returns the actor name (and random-stream owner) of agent k.
+func AgentName(k int) string { return "agent/" + strconv.Itoa(k) }
+
+// Participation is how the server picks the agents of a round.
+type Participation int
+
+const (
+	// WithoutReplacement samples L distinct agents uniformly (the thesis).
+	WithoutReplacement Participation = iota
+	// WithReplacement makes L independent uniform draws; an agent drawn twice
+	// trains twice, on independent mini-batches.
+	WithReplacement
+	// Full lets every agent take part in every round (L = K).
+	Full
+)
+
+var participationNames = []string{"without-replacement", "with-replacement", "full"}
+
+// String returns the scenario-file name of p.
+func (p Participation) String() string { return participationNames[p] }
+
+// ParseParticipation returns the participation named s.
+func ParseParticipation(s string) (Participation, error) {
+	for i, n := range participationNames {
+		if n == s {
+			return Participation(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown participation %q (expected without-replacement, with-replacement or full)", s)
+}
+
+// Schedule says when an agent draws its number of local steps E_k and its
+// mini-batch size B_k from their ranges.
+type Schedule int
+
+const (
+	// PerAgent draws E_k and B_k once, when the agent is created.
+	PerAgent Schedule = iota
+	// PerRound redraws them every time the agent trains.
+	PerRound
+)
+
+var scheduleNames = []string{"per-agent", "per-round"}
+
+// String returns the scenario-file name of s.
+func (s Schedule) String() string { return scheduleNames[s] }
+
+// ParseSchedule returns the schedule named s.
+func ParseSchedule(s string) (Schedule, error) {
+	for i, n := range scheduleNames {
+		if n == s {
+			return Schedule(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown schedule %q (expected per-agent or per-round)", s)
+}
+
+// Share is what agents send back to the server.
+type Share int
+
+const (
+	// Models sends w_{k,E_k} (+ noise, thesis eq. 2.56).
+	Models Share = iota
+	// Updates sends ψ_k = (w_{i−1} − w_{k,E_k})/μ (+ noise, eqs. 2.59–2.60).
+	Updates
+)
+
+var shareNames = []string{"models", "updates"}
+
+// String returns the scenario-file name of s.
+func (s Share) String() string { return shareNames[s] }
+
+// ParseShare returns the share named s.
+func ParseShare(s string) (Share, error) {
+	for i, n := range shareNames {
+		if n == s {
+			return Share(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown share %q (expected models or updates)", s)
+}
+
+// Range is a closed integer range [Min, Max].
+type Range struct{ Min, Max int }
+
+// Config is one FedAvg set-up.
+type Config struct {
+	// Agents is K and Participants is L (ignored for Full participation).
+	Agents, Participants int
+	Participation        Participation
+	// StepSize is μ.
+	StepSize float64
+	// Normalized divides the local step by E_k (thesis eq. 1.30); false gives
+	// the original FedAvg step.
+	Normalized bool
+	// Epochs and Batch are the ranges of E_k and B_k.
+	Epochs, Batch Range
+	Schedule      Schedule
+	// BatchWithReplacement draws mini-batch samples independently instead of
+	// B_k distinct ones.
+	BatchWithReplacement bool
+	// Share, Noise and NoiseStd privatize what agents send: noise of standard
+	// deviation NoiseStd per coordinate (0 disables it).
+	Share    Share
+	Noise    noise.Mechanism
+	NoiseStd float64
+}
+
+// Draws returns the number of agent draws per round: L, or K under Full
+// participation.
+func (c *Config) Draws() int {
+	if c.Participation == Full {
+		return c.Agents
+	}
+	return c.Participants
+}
