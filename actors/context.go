@@ -19,9 +19,9 @@ type Behaviour interface {
 
 // Observer receives what behaviours report through Context.Observe. It sits
 // outside the protocol, with a read-only global view, and computes the metrics;
-// it must copy v if it keeps it.
+// it must copy v if it keeps it. key says what v is ("model", "noise", …).
 type Observer interface {
-	Observe(from ID, round int, v []float64)
+	Observe(from ID, round int, key string, v []float64)
 }
 
 // Context is what a behaviour can see and do while it handles one message.
@@ -74,10 +74,12 @@ func (c *Context) Send(to ID, m proto.Message) {
 // every run with the same seed, independent of every other stream.
 func (c *Context) Rand(purpose string) *rand.Rand { return c.cell.stream(purpose) }
 
-// Observe reports v, for the current round, to the run's observer.
-func (c *Context) Observe(v []float64) {
+// Observe reports v, for the current round, to the run's observer under key
+// (for example "model"). It is not a message: observation is outside the
+// protocol and does not appear in the trace.
+func (c *Context) Observe(key string, v []float64) {
 	if obs := c.cell.run.opts.Observer; obs != nil {
-		obs.Observe(c.cell.id, c.round, v)
+		obs.Observe(c.cell.id, c.round, key, v)
 	}
 }
 

@@ -70,7 +70,7 @@ func (s *ServerParts) agentIndex(id actors.ID) (int, bool) {
 // EndRound reports the new global model to the observer and tells the
 // scheduler the round is over.
 func (s *ServerParts) EndRound(ctx *actors.Context) {
-	ctx.Observe(s.Core.Model())
+	ctx.Observe("model", s.Core.Model())
 	ctx.Send(s.Scheduler, &msg.Done{})
 }
 
