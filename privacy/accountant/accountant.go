@@ -1,0 +1,162 @@
+package accountant
+
+import (
+	"fmt"
+	"math"
+)
+
+// DecentralizedEpsilon returns the bound (√2·P/σ_g)(B + B′ + √P·optDist)·i of
+// paper 001 eq. (31) for P agents, noise standard deviation sigma = σ_g,
+// user-chosen bounds B, B′ on the two runs' network errors, optDist =
+// ‖w^o − w′^o‖ and iteration i.
+func DecentralizedEpsilon(P int, sigma, B, Bprime, optDist float64, i int) float64 {
+	mustPositive("σ_g", sigma)
+	return epsilonScale(P, sigma) * sensitivityBound(P, B, Bprime, optDist) * iterations(i)
+}
+
+// DecentralizedSigma returns the σ_g for which DecentralizedEpsilon equals
+// epsilon: √2·P·(B + B′ + √P·optDist)·i/ε.
+func DecentralizedSigma(P int, epsilon, B, Bprime, optDist float64, i int) float64 {
+	mustPositive("ε", epsilon)
+	return math.Sqrt2 * float64(agents(P)) * sensitivityBound(P, B, Bprime, optDist) * iterations(i) / epsilon
+}
+
+// RealizedDecentralizedEpsilon returns (√2·P/σ_g) Σ_{j<i} Δ(j), the ε(i) of
+// paper 001 eq. (31) from measured sensitivities deltas[j] = ‖w_j − w′_j‖ of
+// the network-stacked iterates, j = 0 … i−1. The sum runs in ascending j.
+func RealizedDecentralizedEpsilon(P int, sigma float64, deltas []float64) float64 {
+	mustPositive("σ_g", sigma)
+	var sum float64
+	for j, d := range deltas {
+		mustNonNegative(fmt.Sprintf("Δ(%d)", j), d)
+		sum += d
+	}
+	return epsilonScale(P, sigma) * sum
+}
+
+// FederatedEpsilon returns the bound (√2/σ_g)(B + B′ + optDist)·i of thesis
+// eq. (2.69) for federated learning with one server: DecentralizedEpsilon with
+// P = 1.
+func FederatedEpsilon(sigma, B, Bprime, optDist float64, i int) float64 {
+	return DecentralizedEpsilon(1, sigma, B, Bprime, optDist, i)
+}
+
+// FederatedSigma returns the σ_g for which FederatedEpsilon equals epsilon:
+// √2·(B + B′ + optDist)·i/ε.
+func FederatedSigma(epsilon, B, Bprime, optDist float64, i int) float64 {
+	return DecentralizedSigma(1, epsilon, B, Bprime, optDist, i)
+}
+
+// epsilonScale returns √2·P/σ_g.
+func epsilonScale(P int, sigma float64) float64 {
+	return math.Sqrt2 * float64(agents(P)) / sigma
+}
+
+// sensitivityBound returns B + B′ + √P·optDist, the high-probability bound on
+// Δ(i) (paper 001 eq. 61).
+func sensitivityBound(P int, B, Bprime, optDist float64) float64 {
+	mustNonNegative("B", B)
+	mustNonNegative("B′", Bprime)
+	mustNonNegative("‖w^o − w′^o‖", optDist)
+	return B + Bprime + math.Sqrt(float64(agents(P)))*optDist
+}
+
+func agents(P int) int {
+	if P < 1 {
+		panic(fmt.Sprintf("accountant: P = %d agents", P))
+	}
+	return P
+}
+
+func iterations(i int) float64 {
+	if i < 0 {
+		panic(fmt.Sprintf("accountant: iteration %d", i))
+	}
+	return float64(i)
+}
+
+func mustPositive(name string, x float64) {
+	if !(x > 0) || math.IsInf(x, 1) {
+		panic(fmt.Sprintf("accountant: %s = %g must be positive and finite", name, x))
+	}
+}
+
+func mustNonNegative(name string, x float64) {
+	if !(x >= 0) || math.IsInf(x, 1) {
+		panic(fmt.Sprintf("accountant: %s = %g must be nonnegative and finite", name, x))
+	}
+}
+
+// Norm is the vector norm in the exponent of the Laplace density the ε is
+// stated for.
+type Norm int
+
+const (
+	// L2 is the papers' convention, density ∝ exp(−√2‖x‖₂/σ_g).
+	L2 Norm = iota
+	// L1 is exact for i.i.d. per-coordinate Laplace noise.
+	L1
+)
+
+// String returns the scenario-file name of the norm.
+func (n Norm) String() string {
+	switch n {
+	case L2:
+		return "l2"
+	case L1:
+		return "l1"
+	}
+	return fmt.Sprintf("Norm(%d)", int(n))
+}
+
+// ParseNorm returns the norm named s ("l2" or "l1").
+func ParseNorm(s string) (Norm, error) {
+	switch s {
+	case "l2":
+		return L2, nil
+	case "l1":
+		return L1, nil
+	}
+	return 0, fmt.Errorf("unknown privacy norm %q (expected l2 or l1)", s)
+}
+
+// NormFactor returns the factor by which ε (and σ_g for a target ε) computed
+// from ℓ2 sensitivities is multiplied under the norm convention: 1 for L2, √M
+// for L1 with M coordinates per message, from ‖x‖₁ ≤ √M‖x‖₂.
+func NormFactor(norm Norm, M int) float64 {
+	if M < 1 {
+		panic(fmt.Sprintf("accountant: dimension M = %d", M))
+	}
+	switch norm {
+	case L2:
+		return 1
+	case L1:
+		return math.Sqrt(float64(M))
+	}
+	panic(fmt.Sprintf("accountant: invalid %v", norm))
+}
+
+// HighProbabilityLevel returns the lower bound (1 − msd/B²)(1 − msdPrime/B′²)
+// on the probability that Δ(i) ≤ B + B′ + √P‖w^o − w′^o‖ (Markov's inequality,
+// thesis eq. 2.64), with each factor clipped to [0, 1]. msd and msdPrime are
+// the mean-square errors E‖w̃_i‖², E‖w̃′_i‖² of the vectors whose norms B and B′
+// bound.
+func HighProbabilityLevel(msd, B, msdPrime, Bprime float64) float64 {
+	return markov(msd, B) * markov(msdPrime, Bprime)
+}
+
+// markov returns max(0, 1 − msd/b²), the Markov lower bound on P(‖w̃‖ < b).
+func markov(msd, b float64) float64 {
+	mustNonNegative("MSD", msd)
+	mustPositive("B", b)
+	return max(0, 1-msd/(b*b))
+}
+
+// MutualInformation returns ½·ln(1 + σ_w²/σ_g²), in nats, the information a
+// Gaussian message of variance sigmaW2 = σ_w² leaks through independent
+// Gaussian noise of variance sigmaG2 = σ_g² (paper 001 eq. 55).
+func MutualInformation(sigmaW2, sigmaG2 float64) float64 {
+	mustNonNegative("σ_w²", sigmaW2)
+	mustPositive("σ_g²", sigmaG2)
+	return 0.5 * math.Log1p(sigmaW2/sigmaG2)
+}

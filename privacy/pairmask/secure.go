@@ -1,0 +1,165 @@
+package pairmask
+
+import (
+	"crypto/ecdh"
+	"crypto/hkdf"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"math/rand/v2"
+
+	"maple/algorithms/rng"
+	"maple/privacy/noise"
+)
+
+// KeyPair is an agent's X25519 key pair for the secure mode. One key pair per
+// agent serves all its pairs: masks for different receivers, iterations and
+// stages are separated by the key derivation, not by the key.
+type KeyPair struct {
+	priv *sealed[ecdh.PrivateKey]
+}
+
+// NewKeyPair draws the 32 bytes of an X25519 private key from r, the owning
+// actor's deterministic key stream, so that runs are reproducible. It does not
+// use ecdh.Curve.GenerateKey, which since Go 1.26 ignores its randomness source.
+func NewKeyPair(r *rand.Rand) (*KeyPair, error) {
+	var b [32]byte
+	for i := 0; i < len(b); i += 8 {
+		binary.LittleEndian.PutUint64(b[i:], r.Uint64())
+	}
+	priv, err := ecdh.X25519().NewPrivateKey(b[:])
+	if err != nil {
+		return nil, fmt.Errorf("pairmask: X25519 private key: %w", err)
+	}
+	return &KeyPair{priv: seal(priv)}, nil
+}
+
+// PublicBytes returns the 32-byte public key, the only part of a KeyPair that
+// may leave its actor.
+func (k *KeyPair) PublicBytes() []byte {
+	return k.priv.v.PublicKey().Bytes()
+}
+
+// Shared returns the secret shared with the owner of peerPublic: the X25519
+// function of RFC 7748 §6.1. It fails if peerPublic is not 32 bytes or is a
+// low-order point (all-zero shared secret).
+func (k *KeyPair) Shared(peerPublic []byte) (Secret, error) {
+	pub, err := ecdh.X25519().NewPublicKey(peerPublic)
+	if err != nil {
+		return Secret{}, fmt.Errorf("pairmask: peer public key: %w", err)
+	}
+	b, err := k.priv.v.ECDH(pub)
+	if err != nil {
+		return Secret{}, fmt.Errorf("pairmask: X25519: %w", err)
+	}
+	var s [32]byte
+	copy(s[:], b)
+	return Secret{key: seal(&s)}, nil
+}
+
+// Format prints "[X25519 key pair]" whatever the verb, so that a key pair never
+// reaches a log.
+func (KeyPair) Format(f fmt.State, _ rune) { fmt.Fprint(f, "[X25519 key pair]") }
+
+// Secret is a 32-byte secret shared by the two agents of a pair. Its bytes
+// cannot be read outside this package: it formats as "[secret]" with every fmt
+// verb, refuses JSON encoding, and keeps its bytes sealed so that printing a
+// struct that holds it shows addresses, not the key.
+type Secret struct {
+	key *sealed[[32]byte]
+}
+
+// OracleSecret returns the pair secret of the oracle mode: derived from the run
+// seed and the unordered pair {a, b} (the stream name "lgh-pair/lo/hi",
+// purpose "oracle", of package rng) instead of a key agreement. Both agents
+// compute it alone, so no key messages are exchanged; anyone who knows the run
+// seed can compute it too, so it models the masks' statistics, not their
+// secrecy.
+func OracleSecret(runSeed uint64, a, b int) Secret {
+	lo, hi := min(a, b), max(a, b)
+	k := rng.Key(runSeed, fmt.Sprintf("lgh-pair/%d/%d", lo, hi), "oracle")
+	return Secret{key: seal(&k)}
+}
+
+// Format prints "[secret]" whatever the verb.
+func (Secret) Format(f fmt.State, _ rune) { fmt.Fprint(f, "[secret]") }
+
+// MarshalJSON always fails: a secret must not be serialized.
+func (Secret) MarshalJSON() ([]byte, error) {
+	return nil, errors.New("pairmask: refusing to encode a secret")
+}
+
+// Slot names one mask of a pair: the receiver k whose aggregate it protects,
+// the iteration i and the communication stage j ∈ {0, 1, 2} of the (A0, A1, A2)
+// recursion. Distinct slots give independent masks.
+type Slot struct {
+	Receiver, Iteration, Stage int
+}
+
+// hkdfSalt is the HKDF salt of every mask key.
+const hkdfSalt = "maple/lgh"
+
+// MaskStream derives the masks of one pair from its secret. The mask of slot
+// (k, i, j) uses the ChaCha8 stream whose key is
+//
+//	HKDF-SHA256(secret, salt = "maple/lgh", info = k ‖ i ‖ j, 32 bytes),
+//
+// with k, i, j as 8-byte big-endian integers (RFC 5869; identical to
+// crypto/hkdf.Key, which the tests check). The extraction is done once in
+// NewMaskStream and the one-block expansion reuses an HMAC, so Fill does not
+// allocate. A MaskStream is not safe for concurrent use: it belongs to one
+// actor.
+type MaskStream struct {
+	st *sealed[maskState]
+}
+
+type maskState struct {
+	mac    hash.Hash // HMAC-SHA256 keyed with PRK = HKDF-Extract(salt, secret)
+	info   [25]byte  // k ‖ i ‖ j ‖ 0x01: the expansion input of the first block
+	key    [32]byte  // T(1) = HMAC(PRK, info), the key of the current slot
+	chacha rand.ChaCha8
+}
+
+// NewMaskStream returns the mask stream of the pair that shares s.
+func NewMaskStream(s Secret) *MaskStream {
+	if s.key == nil {
+		panic("pairmask: NewMaskStream with the zero Secret")
+	}
+	prk, err := hkdf.Extract(sha256.New, s.key.v[:], []byte(hkdfSalt))
+	if err != nil {
+		panic(err) // Extract fails only for secrets under 112 bits in FIPS 140-only mode
+	}
+	return &MaskStream{st: seal(&maskState{mac: hmac.New(sha256.New, prk)})}
+}
+
+// Fill overwrites dst with the mask of slot at: i.i.d. Laplace coordinates of
+// scale σ/√2 (variance σ², σ = sigma), each the inverse-CDF transform of one
+// ChaCha8 output (noise.LaplaceFromUint64). Both agents of the pair get
+// bit-identical masks.
+func (ms *MaskStream) Fill(dst []float64, at Slot, sigma float64) {
+	st := ms.st.v
+	st.rekey(at)
+	b := noise.LaplaceScale(sigma)
+	for i := range dst {
+		dst[i] = noise.LaplaceFromUint64(st.chacha.Uint64(), b)
+	}
+}
+
+// rekey seeds the generator with the HKDF-Expand output for slot at: with a
+// 32-byte output, T(1) = HMAC(PRK, info ‖ 0x01).
+func (st *maskState) rekey(at Slot) {
+	binary.BigEndian.PutUint64(st.info[0:], uint64(at.Receiver))
+	binary.BigEndian.PutUint64(st.info[8:], uint64(at.Iteration))
+	binary.BigEndian.PutUint64(st.info[16:], uint64(at.Stage))
+	st.info[24] = 1
+	st.mac.Reset()
+	st.mac.Write(st.info[:])
+	st.mac.Sum(st.key[:0])
+	st.chacha.Seed(st.key)
+}
+
+// Format prints "[mask stream]" whatever the verb.
+func (MaskStream) Format(f fmt.State, _ rune) { fmt.Fprint(f, "[mask stream]") }
