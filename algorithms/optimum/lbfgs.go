@@ -1,0 +1,100 @@
+package optimum
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/floats"
+)
+
+const (
+	// lbfgsMemory is the number of curvature pairs L-BFGS keeps; 10 is the
+	// customary choice (Nocedal & Wright, Numerical Optimization, §7.2).
+	lbfgsMemory = 10
+	// maxLBFGSIterations bounds the L-BFGS fallback; on a logistic risk with
+	// condition number κ it needs O(√κ)–O(κ) iterations, a few hundred for
+	// ρ ≥ 1e-4 and features of unit scale.
+	maxLBFGSIterations = 20000
+)
+
+// lbfgs minimizes F from w = 0 by limited-memory BFGS with the backtracking
+// line search of Newton's method, to the tolerance of Solve. Its unchecked
+// full step for a tiny decrement rests on the superlinear convergence of
+// L-BFGS, whose direction then approximates Newton's; the iteration limit
+// catches a failure. gonum's optimize package is not used: it imports
+// stat/distmv, whose golang.org/x/tools dependency is not in go.sum.
+func (p *problem) lbfgs() ([]float64, Report, error) {
+	w := make([]float64, p.dim)
+	g := make([]float64, p.dim)
+	next := make([]float64, p.dim)
+	d := make([]float64, p.dim)
+	trial := make([]float64, p.dim)
+	p.grad(g, w)
+	tol := relGradTol * max(1, floats.Norm(g, 2))
+	var mem curvatureMemory
+	for it := 0; ; it++ {
+		rep := Report{Method: "lbfgs", Iterations: it, GradNorm: floats.Norm(g, 2)}
+		if rep.GradNorm <= tol {
+			return w, rep, nil
+		}
+		if it == maxLBFGSIterations {
+			return nil, rep, fmt.Errorf("%w: L-BFGS left ‖∇F‖ = %g > %g after %d iterations",
+				ErrNoConvergence, rep.GradNorm, tol, it)
+		}
+		mem.direction(d, g)
+		t, err := p.lineSearch(trial, w, d, g)
+		if err != nil {
+			return nil, rep, fmt.Errorf("%w: L-BFGS iteration %d: %w", ErrNoConvergence, it, err)
+		}
+		floats.AddScaled(w, t, d)
+		p.grad(next, w)
+		floats.Scale(t, d)  // d is now the step s
+		floats.Sub(g, next) // g is now −y
+		floats.Scale(-1, g) // and now y
+		mem.push(d, g)
+		g, next = next, g
+	}
+}
+
+// curvatureMemory holds the last lbfgsMemory pairs (s, y) = (w' − w, ∇F(w') − ∇F(w)).
+type curvatureMemory struct {
+	s, y [][]float64
+	rho  []float64 // 1/(yᵀs)
+}
+
+// push records a pair, copying it, if it has positive curvature yᵀs > 0 (always
+// true for a strictly convex F; skipping it otherwise keeps H positive definite).
+func (m *curvatureMemory) push(s, y []float64) {
+	ys := floats.Dot(y, s)
+	if !(ys > 0) {
+		return
+	}
+	var sv, yv []float64
+	if len(m.s) == lbfgsMemory { // recycle the oldest pair's storage
+		sv, yv = m.s[0], m.y[0]
+		m.s, m.y, m.rho = m.s[1:], m.y[1:], m.rho[1:]
+	} else {
+		sv, yv = make([]float64, len(s)), make([]float64, len(y))
+	}
+	copy(sv, s)
+	copy(yv, y)
+	m.s, m.y, m.rho = append(m.s, sv), append(m.y, yv), append(m.rho, 1/ys)
+}
+
+// direction sets d = −H g by the two-loop recursion (Nocedal & Wright,
+// Algorithm 7.4) with the initial scaling H₀ = (sᵀy / yᵀy)·I of the newest pair.
+func (m *curvatureMemory) direction(d, g []float64) {
+	copy(d, g)
+	alpha := make([]float64, len(m.s))
+	for i := len(m.s) - 1; i >= 0; i-- {
+		alpha[i] = m.rho[i] * floats.Dot(m.s[i], d)
+		floats.AddScaled(d, -alpha[i], m.y[i])
+	}
+	if n := len(m.s); n > 0 {
+		floats.Scale(1/(m.rho[n-1]*floats.Dot(m.y[n-1], m.y[n-1])), d)
+	}
+	for i := range m.s {
+		beta := m.rho[i] * floats.Dot(m.y[i], d)
+		floats.AddScaled(d, alpha[i]-beta, m.s[i])
+	}
+	floats.Scale(-1, d)
+}

@@ -1,0 +1,289 @@
+package optimum
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"maple/algorithms/data"
+	"maple/algorithms/loss"
+)
+
+// ErrNoConvergence reports an iterative solve that stopped before its gradient
+// tolerance: the iteration limit was reached or the line search found no
+// decrease.
+var ErrNoConvergence = errors.New("optimum: no convergence")
+
+// Report describes how a minimizer was computed. It is recorded in a run's
+// summary.json, so that every MSD curve states the accuracy of its reference.
+type Report struct {
+	// Method is "closed-form", "newton" or "lbfgs".
+	Method string `json:"method"`
+	// Iterations is the number of Newton or L-BFGS iterations (0 for closed form).
+	Iterations int `json:"iterations"`
+	// GradNorm is ‖Σ_k π_k ∇J_k(w)‖ at the returned w.
+	GradNorm float64 `json:"grad_norm"`
+}
+
+const (
+	// relGradTol is the stopping tolerance on ‖∇F(w)‖ relative to
+	// max(1, ‖∇F(0)‖). For features of unit scale the gradient is a weighted
+	// mean of O(1)-sized terms, so its rounding floor is a few
+	// ε·max(1, ‖∇F(0)‖) ≈ 1e-15; 1e-12 leaves a thousandfold margin while
+	// making ‖w − w^o‖ ≤ ‖∇F‖/(2ρ) negligible next to any MSD a simulation
+	// can reach.
+	relGradTol = 1e-12
+	// maxNewtonIterations bounds Newton's method, which needs 5–20 iterations
+	// on well-posed logistic problems.
+	maxNewtonIterations = 100
+	// maxNewtonDim is the largest dimension solved by Newton's method, whose
+	// dense Hessian costs M² memory and M³/3 flops per factorization; above it
+	// L-BFGS is used.
+	maxNewtonDim = 2000
+	// armijo is the sufficient-decrease constant of the backtracking line search.
+	armijo = 1e-4
+	// minStep is the smallest step the line search tries before giving up.
+	minStep = 0x1p-40
+	// fullStepDecrement: when the Newton decrement λ² = −∇Fᵀd falls below this
+	// fraction of 1 + |F|, the predicted decrease λ²/2 < 5e-11·(1 + |F|) is
+	// within a few hundred times the rounding error of F (about √N·ε·|F| for N
+	// samples), so the Armijo test could reject a good step for rounding
+	// alone. Such a small λ puts w deep in Newton's region of quadratic
+	// convergence, where the full step is taken without a test.
+	fullStepDecrement = 1e-10
+)
+
+// Solve returns the minimizer w^o of the weighted aggregate risk
+// F(w) = Σ_k π_k J_k(w) (thesis eq. 2.1 with π_k = 1/K; Perron weights for
+// decentralized algorithms, see the package comment) to high accuracy, with a
+// Report of how it was found. The weights must be non-negative and sum to 1.
+//
+// Least squares uses the closed form of LeastSquares. Logistic regression has
+// none: Solve runs Newton's method from w = 0 with a backtracking (Armijo) line
+// search, factorizing the Hessian Σ_k π_k (1/N_k) Σ_n ℓ″(x_nᵀw) x_n x_nᵀ + 2ρI
+// by Cholesky, until ‖∇F‖ ≤ 1e-12·max(1, ‖∇F(0)‖). Above 2000 features the
+// dense Hessian is too costly and L-BFGS, with the same line search, runs to
+// the same tolerance instead.
+//
+// With ρ = 0 on separable data the logistic risk has no minimizer; the
+// gradient test then stops at a large finite w, where ‖∇F‖ has decayed
+// exponentially in the margin. Use ρ > 0, as all the papers do.
+func Solve(l loss.Loss, sets []*data.Set, weights []float64) ([]float64, Report, error) {
+	p, err := newProblem(l, sets, weights)
+	if err != nil {
+		return nil, Report{}, err
+	}
+	switch {
+	case l.Kind == loss.LeastSquares:
+		w, err := LeastSquares(sets, weights, l.Rho)
+		if err != nil {
+			return nil, Report{}, err
+		}
+		return w, Report{Method: "closed-form", GradNorm: p.gradNorm(w)}, nil
+	case l.Kind != loss.Logistic:
+		return nil, Report{}, fmt.Errorf("optimum: no solver for loss %v", l.Kind)
+	case p.dim > maxNewtonDim:
+		return p.lbfgs()
+	}
+	return p.newton()
+}
+
+// Local returns the minimizer w_k^o of one agent's risk J_k (thesis
+// Assumption 2.2), computed as Solve does.
+func Local(l loss.Loss, s *data.Set) ([]float64, error) {
+	w, _, err := Solve(l, []*data.Set{s}, []float64{1})
+	return w, err
+}
+
+// Drift returns ξ = max_k ‖w_k^o − w^o‖, the bound on the distance between the
+// local and global minimizers of thesis Assumption 2.2, which sets the MSD
+// plateau of federated learning on non-IID data (thesis §2.6.3, Fig. 2.5).
+func Drift(l loss.Loss, sets []*data.Set, wOpt []float64) (xi float64, err error) {
+	if len(sets) == 0 {
+		return 0, errors.New("optimum: no datasets")
+	}
+	for k, s := range sets {
+		if s.Dim != len(wOpt) {
+			return 0, fmt.Errorf("optimum: agent %d has dimension %d, w^o has %d", k, s.Dim, len(wOpt))
+		}
+		wk, err := Local(l, s)
+		if err != nil {
+			return 0, fmt.Errorf("agent %d: %w", k, err)
+		}
+		xi = max(xi, floats.Distance(wk, wOpt, 2))
+	}
+	return xi, nil
+}
+
+// problem is the weighted aggregate risk F(w) = Σ_k π_k J_k(w).
+type problem struct {
+	l       loss.Loss
+	sets    []*data.Set
+	weights []float64
+	dim     int
+	scratch []float64
+}
+
+// newProblem validates the inputs of Solve.
+func newProblem(l loss.Loss, sets []*data.Set, weights []float64) (*problem, error) {
+	if len(sets) == 0 || len(sets) != len(weights) {
+		return nil, fmt.Errorf("optimum: %d datasets but %d weights", len(sets), len(weights))
+	}
+	if !(l.Rho >= 0) || math.IsInf(l.Rho, 1) {
+		return nil, fmt.Errorf("optimum: ρ must be finite and non-negative, got %v", l.Rho)
+	}
+	var sum float64
+	for k, s := range sets {
+		switch {
+		case s.Len() == 0 || s.Dim < 1:
+			return nil, fmt.Errorf("optimum: dataset %d is empty", k)
+		case s.Dim != sets[0].Dim:
+			return nil, fmt.Errorf("optimum: dataset %d has dimension %d, dataset 0 has %d", k, s.Dim, sets[0].Dim)
+		case !(weights[k] >= 0) || math.IsInf(weights[k], 1):
+			return nil, fmt.Errorf("optimum: weight %d is %v, not finite and non-negative", k, weights[k])
+		}
+		sum += weights[k]
+	}
+	// A computed Perron vector sums to 1 within K·ε; 1e-9 only catches mistakes.
+	if math.Abs(sum-1) > 1e-9 {
+		return nil, fmt.Errorf("optimum: weights sum to %v, not 1", sum)
+	}
+	dim := sets[0].Dim
+	return &problem{l: l, sets: sets, weights: weights, dim: dim, scratch: make([]float64, dim)}, nil
+}
+
+// value returns F(w).
+func (p *problem) value(w []float64) float64 {
+	var f float64
+	for k, s := range p.sets {
+		f += p.weights[k] * p.l.Risk(w, s)
+	}
+	return f
+}
+
+// grad sets dst to ∇F(w). dst must not alias w.
+func (p *problem) grad(dst, w []float64) {
+	clear(dst)
+	for k, s := range p.sets {
+		p.l.FullGrad(p.scratch, w, s)
+		floats.AddScaled(dst, p.weights[k], p.scratch)
+	}
+}
+
+// gradNorm returns ‖∇F(w)‖.
+func (p *problem) gradNorm(w []float64) float64 {
+	g := make([]float64, p.dim)
+	p.grad(g, w)
+	return floats.Norm(g, 2)
+}
+
+// newton runs Newton's method from w = 0 (see Solve).
+func (p *problem) newton() ([]float64, Report, error) {
+	w := make([]float64, p.dim)
+	g := make([]float64, p.dim)
+	d := make([]float64, p.dim)
+	trial := make([]float64, p.dim)
+	p.grad(g, w)
+	tol := relGradTol * max(1, floats.Norm(g, 2))
+	for it := 0; ; it++ {
+		rep := Report{Method: "newton", Iterations: it, GradNorm: floats.Norm(g, 2)}
+		if rep.GradNorm <= tol {
+			return w, rep, nil
+		}
+		if it == maxNewtonIterations {
+			return nil, rep, fmt.Errorf("%w: Newton's method left ‖∇F‖ = %g > %g after %d iterations",
+				ErrNoConvergence, rep.GradNorm, tol, it)
+		}
+		if err := p.newtonDirection(d, w, g); err != nil {
+			return nil, rep, fmt.Errorf("optimum: Newton iteration %d: %w", it, err)
+		}
+		t, err := p.lineSearch(trial, w, d, g)
+		if err != nil {
+			return nil, rep, fmt.Errorf("%w: Newton iteration %d: %w", ErrNoConvergence, it, err)
+		}
+		floats.AddScaled(w, t, d)
+		p.grad(g, w)
+	}
+}
+
+// newtonDirection sets d = −H(w)⁻¹ g.
+func (p *problem) newtonDirection(d, w, g []float64) error {
+	var chol mat.Cholesky
+	if !chol.Factorize(p.hessian(w)) {
+		return errors.New("the Hessian is not positive definite (ρ = 0 with rank-deficient data?)")
+	}
+	dst := mat.NewVecDense(p.dim, d)
+	if err := chol.SolveVecTo(dst, mat.NewVecDense(p.dim, g)); err != nil {
+		return err
+	}
+	floats.Scale(-1, d)
+	return nil
+}
+
+// hessian returns ∇²F(w) = Σ_k π_k (1/N_k) Σ_n ℓ″(x_nᵀw, y_n) x_n x_nᵀ + 2ρ(Σ_k π_k) I,
+// the regularizer weighted as in loss.FullGrad.
+func (p *problem) hessian(w []float64) *mat.SymDense {
+	h := make([]float64, p.dim*p.dim)
+	var total float64
+	for k, s := range p.sets {
+		scale := p.weights[k] / float64(s.Len())
+		total += p.weights[k]
+		for n := 0; n < s.Len(); n++ {
+			c := scale * p.l.Curvature(s.Dot(n, w), s.Y[n])
+			addOuter(h, p.dim, s, n, c)
+		}
+	}
+	for j := 0; j < p.dim; j++ {
+		h[j*p.dim+j] += 2 * p.l.Rho * total
+	}
+	return mat.NewSymDense(p.dim, h)
+}
+
+// addOuter adds c·x_n x_nᵀ to the upper triangle of the row-major dim×dim h,
+// touching only the non-zeros of a sparse row.
+func addOuter(h []float64, dim int, s *data.Set, n int, c float64) {
+	if !s.Sparse() {
+		x := s.Row(n)
+		for i, xi := range x {
+			if xi == 0 {
+				continue
+			}
+			row, a := h[i*dim:(i+1)*dim], c*xi
+			for j := i; j < dim; j++ {
+				row[j] += a * x[j]
+			}
+		}
+		return
+	}
+	lo, hi := s.RowPtr[n], s.RowPtr[n+1]
+	cols, vals := s.Col[lo:hi], s.Val[lo:hi]
+	for a, ca := range cols {
+		v := c * vals[a]
+		for b := a; b < len(cols); b++ {
+			i, j := int(min(ca, cols[b])), int(max(ca, cols[b]))
+			h[i*dim+j] += v * vals[b]
+		}
+	}
+}
+
+// lineSearch returns a step t satisfying the Armijo condition
+// F(w + t d) ≤ F(w) + armijo·t·∇Fᵀd, halving from t = 1, or t = 1 at once when
+// the Newton decrement is below F's rounding level (see fullStepDecrement).
+// trial is scratch.
+func (p *problem) lineSearch(trial, w, d, g []float64) (float64, error) {
+	dec := -floats.Dot(g, d)
+	f := p.value(w)
+	if dec <= fullStepDecrement*(1+math.Abs(f)) {
+		return 1, nil
+	}
+	for t := 1.0; t >= minStep; t /= 2 {
+		floats.AddScaledTo(trial, w, t, d)
+		if p.value(trial) <= f-armijo*t*dec {
+			return t, nil
+		}
+	}
+	return 0, fmt.Errorf("line search found no decrease down to step %g (Newton decrement %g)", minStep, dec)
+}
