@@ -1,0 +1,459 @@
+package scenarios
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Plan is a loaded scenario: the resolved base scenario and the curves it
+// expands into.
+type Plan struct {
+	// File names the scenario in messages; Dir is the directory relative
+	// file paths inside the scenario are resolved against.
+	File, Dir string
+	// Base is the resolved scenario with the command-line overrides applied,
+	// before any curve or sweep setting. It is what run directories record.
+	Base *Scenario
+	// Curves are the resolved scenarios of the curves, in order. A scenario
+	// without curves or sweep has one curve, labelled with its name.
+	Curves []*CurveSpec
+}
+
+// CurveSpec is one curve of a plan.
+type CurveSpec struct {
+	// Label names the curve in outputs.
+	Label string
+	// Settings are the field assignments that distinguish the curve from
+	// the base scenario, in the order they were applied.
+	Settings []Setting
+	// Scenario is the curve's resolved scenario.
+	Scenario *Scenario
+
+	file string
+	pos  map[string]position
+}
+
+// Setting is one field assignment of a curve.
+type Setting struct{ Field, Value string }
+
+type position struct {
+	line   int
+	origin string
+}
+
+// Errorf returns an Error about field of the curve's scenario, located at the
+// line (or override) the field came from, or at its closest enclosing field.
+func (c *CurveSpec) Errorf(field, format string, args ...any) *Error {
+	e := &Error{File: c.file, Field: field, Msg: fmt.Sprintf(format, args...)}
+	for path := field; path != ""; path = parentPath(path) {
+		if p, ok := c.pos[path]; ok {
+			e.Line, e.Origin = p.line, p.origin
+			break
+		}
+	}
+	return e
+}
+
+func parentPath(path string) string {
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		return path[:i]
+	}
+	return ""
+}
+
+// LoadFile reads the scenario at path and applies the overrides, each of the
+// form field.path=value with a YAML value (as given to --set).
+func LoadFile(path string, overrides []string) (*Plan, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read scenario: %v", errUnwrapPath(err))}
+	}
+	return Parse(data, path, filepath.Dir(path), overrides)
+}
+
+func errUnwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// Parse loads a scenario from data. name labels it in messages and dir is the
+// directory its relative file paths are resolved against.
+func Parse(data []byte, name, dir string, overrides []string) (*Plan, error) {
+	l := &loader{file: name, origins: map[*yaml.Node]string{}}
+	root, err := l.parseDocument(data)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range overrides {
+		if err := l.applyOverride(root, o); err != nil {
+			return nil, err
+		}
+	}
+	curves, err := l.takeCurves(root)
+	if err != nil {
+		return nil, err
+	}
+	sweep, err := l.takeSweep(root)
+	if err != nil {
+		return nil, err
+	}
+	base, err := l.resolve(root, nil, name)
+	if err != nil {
+		return nil, err
+	}
+	plan := &Plan{File: name, Dir: dir, Base: base.Scenario}
+	for _, v := range expand(curves, sweep) {
+		tree := cloneNode(root)
+		var settings []Setting
+		for _, a := range v.assignments {
+			if err := l.set(tree, a.field, cloneNode(a.value), a.origin); err != nil {
+				return nil, err
+			}
+			settings = append(settings, Setting{Field: a.field, Value: nodeText(a.value)})
+		}
+		c, err := l.resolve(tree, settings, v.label)
+		if err != nil {
+			return nil, err
+		}
+		plan.Curves = append(plan.Curves, c)
+	}
+	if len(plan.Curves) == 0 {
+		base.Label = base.Scenario.Name
+		plan.Curves = []*CurveSpec{base}
+	}
+	for _, c := range curves {
+		plan.Base.Curves = append(plan.Base.Curves, c.curve)
+	}
+	plan.Base.Sweep = sweep
+	if err := checkLabels(plan); err != nil {
+		return nil, err
+	}
+	return plan, nil
+}
+
+type loader struct {
+	file    string
+	origins map[*yaml.Node]string // nodes that came from --set, by origin
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// parseDocument parses data into the root mapping node.
+func (l *loader) parseDocument(data []byte) (*yaml.Node, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &Error{File: l.file, Msg: "empty scenario: expected a YAML mapping with at least name, data and algorithm"}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		msg := err.Error()
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			return nil, &Error{File: l.file, Line: line, Msg: "malformed YAML: " + m[2]}
+		}
+		return nil, &Error{File: l.file, Msg: "malformed YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+	}
+	if len(doc.Content) == 0 {
+		return nil, &Error{File: l.file, Msg: "empty scenario: expected a YAML mapping"}
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, &Error{File: l.file, Line: root.Line, Msg: "expected a mapping of scenario fields at the top level"}
+	}
+	return root, nil
+}
+
+// applyOverride applies one --set field.path=value.
+func (l *loader) applyOverride(root *yaml.Node, o string) error {
+	origin := "--set " + o
+	field, value, ok := strings.Cut(o, "=")
+	if !ok || field == "" {
+		return &Error{Origin: origin, Msg: "expected field.path=value"}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(value), &doc); err != nil || len(doc.Content) == 0 {
+		return &Error{Origin: origin, Field: field, Msg: fmt.Sprintf("cannot parse value %q as YAML", value)}
+	}
+	return l.set(root, field, doc.Content[0], origin)
+}
+
+// set stores value at the dotted path under root, creating mappings on the
+// way, and remembers where the value came from.
+func (l *loader) set(root *yaml.Node, field string, value *yaml.Node, origin string) error {
+	parts := strings.Split(field, ".")
+	n := root
+	for i, part := range parts {
+		if part == "" {
+			return &Error{Origin: origin, Field: field, Msg: "empty component in field path"}
+		}
+		if n.Kind != yaml.MappingNode {
+			return &Error{Origin: origin, Field: strings.Join(parts[:i], "."), Msg: "is not a mapping, cannot set a field inside it"}
+		}
+		idx := mappingIndex(n, part)
+		if i == len(parts)-1 {
+			markOrigin(l.origins, value, origin)
+			if idx >= 0 {
+				n.Content[idx+1] = value
+			} else {
+				n.Content = append(n.Content, l.keyNode(part, origin), value)
+			}
+			return nil
+		}
+		if idx < 0 {
+			child := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			markOrigin(l.origins, child, origin)
+			n.Content = append(n.Content, l.keyNode(part, origin), child)
+			n = child
+		} else {
+			n = n.Content[idx+1]
+		}
+	}
+	return nil
+}
+
+// keyNode returns a new mapping key, remembered as coming from origin.
+func (l *loader) keyNode(key, origin string) *yaml.Node {
+	k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}
+	markOrigin(l.origins, k, origin)
+	return k
+}
+
+func markOrigin(origins map[*yaml.Node]string, n *yaml.Node, origin string) {
+	if origin == "" {
+		return
+	}
+	origins[n] = origin
+	for _, c := range n.Content {
+		markOrigin(origins, c, origin)
+	}
+}
+
+// mappingIndex returns the index of key in mapping n's Content, or -1.
+func mappingIndex(n *yaml.Node, key string) int {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// take removes key from the mapping and returns its value node, or nil.
+func take(root *yaml.Node, key string) (k, v *yaml.Node) {
+	i := mappingIndex(root, key)
+	if i < 0 {
+		return nil, nil
+	}
+	k, v = root.Content[i], root.Content[i+1]
+	root.Content = append(root.Content[:i:i], root.Content[i+2:]...)
+	return k, v
+}
+
+// parsedCurve is an entry of curves: with its assignments still as nodes.
+type parsedCurve struct {
+	curve       Curve
+	assignments []assignment
+}
+
+type assignment struct {
+	field  string
+	value  *yaml.Node
+	origin string
+}
+
+func (l *loader) errAt(n *yaml.Node, field, format string, args ...any) *Error {
+	return &Error{File: l.file, Line: n.Line, Origin: l.origins[n], Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// takeCurves removes and parses the curves section.
+func (l *loader) takeCurves(root *yaml.Node) ([]parsedCurve, error) {
+	_, n := take(root, "curves")
+	if n == nil {
+		return nil, nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return nil, l.errAt(n, "curves", "expected a list of {label, set} entries")
+	}
+	var out []parsedCurve
+	for i, item := range n.Content {
+		path := fmt.Sprintf("curves[%d]", i)
+		if item.Kind != yaml.MappingNode {
+			return nil, l.errAt(item, path, "expected a mapping with label and set")
+		}
+		var pc parsedCurve
+		for j := 0; j+1 < len(item.Content); j += 2 {
+			k, v := item.Content[j], item.Content[j+1]
+			switch k.Value {
+			case "label":
+				if v.Kind != yaml.ScalarNode || v.Value == "" {
+					return nil, l.errAt(v, path+".label", "expected a non-empty string")
+				}
+				pc.curve.Label = v.Value
+			case "set":
+				if v.Kind != yaml.MappingNode {
+					return nil, l.errAt(v, path+".set", "expected a mapping from field paths to values")
+				}
+				pc.curve.Set = map[string]any{}
+				for m := 0; m+1 < len(v.Content); m += 2 {
+					fk, fv := v.Content[m], v.Content[m+1]
+					pc.assignments = append(pc.assignments, assignment{field: fk.Value, value: fv, origin: l.origins[fv]})
+					var decoded any
+					_ = fv.Decode(&decoded)
+					pc.curve.Set[fk.Value] = decoded
+				}
+			default:
+				return nil, l.errAt(k, path+"."+k.Value, "unknown field (expected label or set)")
+			}
+		}
+		if pc.curve.Label == "" {
+			return nil, l.errAt(item, path+".label", "missing: every curve needs a label")
+		}
+		out = append(out, pc)
+	}
+	return out, nil
+}
+
+// takeSweep removes and parses the sweep section.
+func (l *loader) takeSweep(root *yaml.Node) (Sweep, error) {
+	_, n := take(root, "sweep")
+	if n == nil {
+		return nil, nil
+	}
+	var s Sweep
+	if err := s.UnmarshalYAML(n); err != nil {
+		return nil, l.errAt(n, "sweep", "%v", err)
+	}
+	return s, nil
+}
+
+// variant is one curve of the expansion: its label and assignments.
+type variant struct {
+	label       string
+	assignments []assignment
+}
+
+// expand forms the curves × sweep product.
+func expand(curves []parsedCurve, sweep Sweep) []variant {
+	vs := []variant{{}}
+	if len(curves) > 0 {
+		vs = nil
+		for _, c := range curves {
+			vs = append(vs, variant{label: c.curve.Label, assignments: c.assignments})
+		}
+	}
+	for _, axis := range sweep {
+		var next []variant
+		for _, v := range vs {
+			for _, val := range axis.Values {
+				part := lastPart(axis.Field) + "=" + nodeText(val)
+				label := part
+				if v.label != "" {
+					label = v.label + ", " + part
+				}
+				as := append(append([]assignment(nil), v.assignments...), assignment{field: axis.Field, value: val})
+				next = append(next, variant{label: label, assignments: as})
+			}
+		}
+		vs = next
+	}
+	if len(curves) == 0 && len(sweep) == 0 {
+		return nil
+	}
+	return vs
+}
+
+func lastPart(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }
+
+// nodeText renders a value node compactly, as it would be written in flow
+// style (0.1, atc, [1, 5]).
+func nodeText(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		return n.Value
+	}
+	parts := make([]string, 0, len(n.Content))
+	for _, c := range n.Content {
+		parts = append(parts, nodeText(c))
+	}
+	if n.Kind == yaml.MappingNode {
+		kv := make([]string, 0, len(parts)/2)
+		for i := 0; i+1 < len(parts); i += 2 {
+			kv = append(kv, parts[i]+": "+parts[i+1])
+		}
+		return "{" + strings.Join(kv, ", ") + "}"
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func cloneNode(n *yaml.Node) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	c := *n
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, k := range n.Content {
+		c.Content[i] = cloneNode(k)
+	}
+	return &c
+}
+
+// resolve checks a scenario tree, decodes it over the defaults of its kinds
+// and validates the result.
+func (l *loader) resolve(root *yaml.Node, settings []Setting, label string) (*CurveSpec, error) {
+	c := &CurveSpec{Label: label, Settings: settings, file: l.file, pos: map[string]position{}}
+	w := walker{loader: l, pos: c.pos}
+	if err := w.check(root, scenarioType, ""); err != nil {
+		return nil, err
+	}
+	sc := defaults(scalarAt(root, "algorithm", "kind"), scalarAt(root, "data", "kind"))
+	if err := root.Decode(sc); err != nil {
+		return nil, &Error{File: l.file, Msg: err.Error()}
+	}
+	if sc.Name == "" {
+		sc.Name = strings.TrimSuffix(filepath.Base(l.file), filepath.Ext(l.file))
+	}
+	c.Scenario = sc
+	if err := validate(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// scalarAt returns the scalar at the given mapping path, or "".
+func scalarAt(root *yaml.Node, path ...string) string {
+	n := root
+	for _, p := range path {
+		if n.Kind != yaml.MappingNode {
+			return ""
+		}
+		i := mappingIndex(n, p)
+		if i < 0 {
+			return ""
+		}
+		n = n.Content[i+1]
+	}
+	if n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return n.Value
+}
+
+// checkLabels rejects two curves with the same label, which would merge in
+// the outputs.
+func checkLabels(p *Plan) error {
+	seen := map[string]bool{}
+	for _, c := range p.Curves {
+		if seen[c.Label] {
+			return &Error{File: p.File, Field: "curves", Msg: fmt.Sprintf("two curves are labelled %q; labels must be distinct", c.Label)}
+		}
+		seen[c.Label] = true
+	}
+	return nil
+}

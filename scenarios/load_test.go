@@ -1,0 +1,234 @@
+package scenarios
+
+import (
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+const minimal = `name: t
+data:
+  agents: 20
+  samples: 30
+algorithm:
+  kind: fedavg
+  step_size: 0.1
+  fedavg:
+    participants: 5
+`
+
+func parse(t *testing.T, src string, overrides ...string) *Plan {
+	t.Helper()
+	p, err := Parse([]byte(src), "t.yaml", ".", overrides)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return p
+}
+
+// Each bad scenario must give one line naming the file, the line and the field,
+// and saying what was expected.
+func TestBadScenariosGiveOneClearLine(t *testing.T) {
+	cases := []struct {
+		name, src string
+		overrides []string
+		want      string
+	}{
+		{"empty file", "", nil, "t.yaml: empty scenario"},
+		{"only a comment", "# nothing\n", nil, "t.yaml: empty scenario"},
+		{"malformed YAML", "name: x\n  data: [\n", nil, "t.yaml:2: malformed YAML"},
+		{"not a mapping", "- a\n- b\n", nil, "t.yaml:1: expected a mapping"},
+		{"unknown top-level key", minimal + "colour: red\n", nil, "t.yaml:10: colour: unknown field (expected one of: name, description"},
+		{"unknown nested key", strings.Replace(minimal, "  agents: 20", "  agnets: 20", 1), nil, "t.yaml:3: data.agnets: unknown field (expected one of: kind, agents, samples"},
+		{"wrong type", strings.Replace(minimal, "agents: 20", "agents: many", 1), nil, `t.yaml:3: data.agents: expected an integer, got "many"`},
+		{"float for int", strings.Replace(minimal, "agents: 20", "agents: 2.5", 1), nil, `t.yaml:3: data.agents: expected an integer, got "2.5"`},
+		{"bad range", strings.Replace(minimal, "samples: 30", "samples: [1, 2, 3]", 1), nil, "t.yaml:4: data.samples: expected an integer or a [min, max] pair"},
+		{"missing value", strings.Replace(minimal, "agents: 20", "agents:", 1), nil, "t.yaml:3: data.agents: missing value (expected an integer)"},
+		{"section not a mapping", strings.Replace(minimal, "data:\n  agents: 20\n  samples: 30\n", "data: 7\n", 1), nil, "t.yaml:2: data: expected a mapping of fields"},
+		{"duplicate key", minimal + "name: u\n", nil, "t.yaml:10: name: appears twice"},
+		{"zero agents", strings.Replace(minimal, "agents: 20", "agents: 0", 1), nil, "t.yaml:3: data.agents: must be at least 1, got 0"},
+		{"negative step size", strings.Replace(minimal, "step_size: 0.1", "step_size: -0.1", 1), nil, "t.yaml:7: algorithm.step_size: must be a positive number, got -0.1"},
+		{"L greater than K", strings.Replace(minimal, "participants: 5", "participants: 21", 1), nil, "t.yaml:9: algorithm.fedavg.participants: 21 agents cannot be sampled without replacement from data.agents = 20"},
+		{"batch larger than data", minimal + "    batch: [1, 40]\n", nil, "t.yaml:10: algorithm.fedavg.batch: mini-batches of up to 40 distinct samples"},
+		{"unknown enum", minimal + "    participation: some\n", nil, `t.yaml:10: algorithm.fedavg.participation: unknown participation "some"`},
+		{"wrong family section", minimal + "  diffusion:\n    strategy: atc\n", nil, "t.yaml:11: algorithm.diffusion: does not apply: algorithm.kind is fedavg"},
+		{"topology for fedavg", minimal + "topology:\n  graph: ring\n", nil, "t.yaml:11: topology: does not apply"},
+		{"override of unknown field", minimal, []string{"algorithm.stepsize=0.1"}, "--set algorithm.stepsize=0.1: algorithm.stepsize: unknown field"},
+		{"override with bad value", minimal, []string{"algorithm.step_size=-1"}, "--set algorithm.step_size=-1: algorithm.step_size: must be a positive number"},
+		{"override without =", minimal, []string{"runs"}, "--set runs: expected field.path=value"},
+		{"duplicate curve labels", minimal + "curves:\n  - {label: a, set: {runs: 2}}\n  - {label: a, set: {runs: 3}}\n", nil, `two curves are labelled "a"`},
+		{"curve with bad value", minimal + "curves:\n  - label: a\n    set: {algorithm.step_size: 0}\n", nil, "t.yaml:12: algorithm.step_size: must be a positive number, got 0"},
+		{"sweep not a list", minimal + "sweep:\n  runs: 3\n", nil, "t.yaml:11: sweep: runs: expected a non-empty list"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.src), "t.yaml", ".", c.overrides)
+			if err == nil {
+				t.Fatalf("accepted; want error %q", c.want)
+			}
+			if !IsUserError(err) {
+				t.Errorf("error %v is not a scenario *Error", err)
+			}
+			if msg := err.Error(); !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") {
+				t.Errorf("error\n  %s\nwant one line containing\n  %s", msg, c.want)
+			}
+		})
+	}
+}
+
+func TestDefaultsAreFilledIn(t *testing.T) {
+	p := parse(t, minimal)
+	sc := p.Base
+	fa := sc.Algorithm.FedAvg
+	if sc.Runs != 1 || sc.Iterations != 100 || sc.Loss.Kind != "least-squares" || sc.Data.Regression == nil {
+		t.Errorf("top-level defaults missing: %+v", sc)
+	}
+	if fa.Participation != "without-replacement" || fa.Server != "mean" || !fa.Normalized || fa.LocalSteps != (IntRange{1, 1}) {
+		t.Errorf("fedavg defaults missing: %+v", fa)
+	}
+	if sc.Data.Samples != (IntRange{30, 30}) {
+		t.Errorf("a scalar sample count should be the range [30, 30], got %v", sc.Data.Samples)
+	}
+	if sc.Algorithm.Diffusion != nil || sc.Topology != nil {
+		t.Error("sections of another algorithm kind were filled in")
+	}
+	if len(p.Curves) != 1 || p.Curves[0].Label != "t" || p.Curves[0].Scenario != sc {
+		t.Errorf("a scenario without curves should have one curve labelled with its name, got %+v", p.Curves)
+	}
+}
+
+// An explicit zero must not be mistaken for an unset field.
+func TestExplicitZeroIsKept(t *testing.T) {
+	p := parse(t, minimal+"loss:\n  rho: 0\n")
+	if p.Base.Loss.Rho != 0 {
+		t.Errorf("rho: 0 became %v", p.Base.Loss.Rho)
+	}
+}
+
+func TestParticipantsDefaultFollowsAgents(t *testing.T) {
+	src := strings.Replace(minimal, "  fedavg:\n    participants: 5\n", "", 1)
+	src = strings.Replace(src, "agents: 20", "agents: 4", 1)
+	if got := parse(t, src).Base.Algorithm.FedAvg.Participants; got != 4 {
+		t.Errorf("default participants with 4 agents = %d, want 4", got)
+	}
+}
+
+func TestOverridesApply(t *testing.T) {
+	p := parse(t, minimal, "algorithm.step_size=0.05", "algorithm.fedavg.local_steps=[2, 4]", "output.every=5")
+	sc := p.Base
+	if sc.Algorithm.StepSize != 0.05 || sc.Algorithm.FedAvg.LocalSteps != (IntRange{2, 4}) || sc.Output.Every != 5 {
+		t.Errorf("overrides not applied: step %v, local steps %v, every %d", sc.Algorithm.StepSize, sc.Algorithm.FedAvg.LocalSteps, sc.Output.Every)
+	}
+}
+
+func TestCurvesAndSweepExpand(t *testing.T) {
+	src := minimal + `curves:
+  - label: plain
+    set: {algorithm.fedavg.normalized: false}
+  - label: thesis
+    set: {algorithm.fedavg.normalized: true}
+sweep:
+  algorithm.step_size: [0.1, 0.05]
+  runs: [2, 3]
+`
+	p := parse(t, src)
+	var labels []string
+	for _, c := range p.Curves {
+		labels = append(labels, c.Label)
+	}
+	want := []string{
+		"plain, step_size=0.1, runs=2", "plain, step_size=0.1, runs=3", "plain, step_size=0.05, runs=2", "plain, step_size=0.05, runs=3",
+		"thesis, step_size=0.1, runs=2", "thesis, step_size=0.1, runs=3", "thesis, step_size=0.05, runs=2", "thesis, step_size=0.05, runs=3",
+	}
+	if strings.Join(labels, "|") != strings.Join(want, "|") {
+		t.Fatalf("labels\n  %v\nwant\n  %v", labels, want)
+	}
+	c := p.Curves[2].Scenario
+	if c.Algorithm.FedAvg.Normalized || c.Algorithm.StepSize != 0.05 || c.Runs != 2 {
+		t.Errorf("curve 2 not resolved: normalized %v step %v runs %d", c.Algorithm.FedAvg.Normalized, c.Algorithm.StepSize, c.Runs)
+	}
+	if p.Base.Algorithm.StepSize != 0.1 || len(p.Base.Curves) != 2 || len(p.Base.Sweep) != 2 {
+		t.Error("the base scenario must keep its own values and record curves and sweep")
+	}
+	if got := p.Curves[7].Settings; len(got) != 3 || got[0].Field != "algorithm.fedavg.normalized" || got[2].Value != "3" {
+		t.Errorf("settings of the last curve: %+v", got)
+	}
+}
+
+// The resolved scenario written to run directories must load back to itself.
+func TestResolvedScenarioRoundTrips(t *testing.T) {
+	p := parse(t, minimal+"sweep:\n  algorithm.step_size: [0.1, 0.2]\n")
+	out, err := yaml.Marshal(p.Base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := parse(t, string(out))
+	out2, err := yaml.Marshal(again.Base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != string(out2) {
+		t.Errorf("resolved scenario changed on reload:\n%s\n---\n%s", out, out2)
+	}
+	if len(again.Curves) != 2 {
+		t.Errorf("reloaded plan has %d curves, want 2", len(again.Curves))
+	}
+}
+
+func TestBundledScenariosAreValid(t *testing.T) {
+	err := fs.WalkDir(Bundled(), ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if _, err := LoadBundled(path, nil); err != nil {
+			t.Errorf("%s: %v", path, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadBundled(DefaultScenario, nil); err != nil {
+		t.Fatalf("default scenario: %v", err)
+	}
+	var e *Error
+	if _, err := LoadBundled("nope.yaml", nil); !errors.As(err, &e) {
+		t.Errorf("missing bundled scenario: %v", err)
+	}
+}
+
+func TestLoadFileReportsMissingFile(t *testing.T) {
+	_, err := LoadFile("does/not/exist.yaml", nil)
+	if err == nil || !strings.Contains(err.Error(), "does/not/exist.yaml: cannot read scenario") {
+		t.Errorf("LoadFile on a missing file: %v", err)
+	}
+}
+
+// FuzzParse checks that no input makes the loader panic, and that whatever it
+// accepts is a valid plan.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(minimal))
+	f.Add([]byte(minimal + "sweep:\n  runs: [1, 2]\n"))
+	f.Add([]byte("a: &x [*x]\n"))
+	f.Add([]byte("data: {agents: [1, 2]}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Parse(data, "fuzz.yaml", ".", nil)
+		if err != nil {
+			if !IsUserError(err) {
+				t.Fatalf("error %v is not a scenario *Error", err)
+			}
+			return
+		}
+		if len(p.Curves) == 0 || p.Base == nil {
+			t.Fatalf("accepted plan has no curves")
+		}
+		for _, c := range p.Curves {
+			if c.Scenario.Runs < 1 || c.Scenario.Data.Agents < 1 {
+				t.Fatalf("accepted invalid scenario %+v", c.Scenario)
+			}
+		}
+	})
+}

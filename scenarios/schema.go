@@ -1,0 +1,219 @@
+// Package scenarios defines maple's scenario files: the schema, the strict
+// loader that turns a YAML file (plus command-line overrides) into resolved,
+// validated run plans, and the bundled scenarios that reproduce the papers'
+// experiments.
+//
+// A scenario describes a network, its data, an algorithm, a privacy scheme
+// and a schedule. Every field has a documented default; the resolved scenario,
+// with every default filled in, is written to each run directory. Sweeps and
+// curves turn one file into several curves of the same figure.
+package scenarios
+
+// Scenario is one resolved experiment: everything a run needs.
+type Scenario struct {
+	// Name labels outputs; Description is free text.
+	Name        string `yaml:"name"`
+	Description string `yaml:"description,omitempty"`
+	// Seed is the scenario seed every random stream derives from.
+	Seed uint64 `yaml:"seed"`
+	// Runs is the number of Monte-Carlo runs averaged per curve.
+	Runs int `yaml:"runs"`
+	// Iterations is the number of rounds (iterations) of each run.
+	Iterations int `yaml:"iterations"`
+	// Trace records every message of every run in trace.jsonl.
+	Trace bool `yaml:"trace"`
+
+	Data      Data      `yaml:"data"`
+	Loss      Loss      `yaml:"loss"`
+	Algorithm Algorithm `yaml:"algorithm"`
+	// Topology is the graph and combination matrix of decentralized
+	// algorithms; it must be absent for federated ones.
+	Topology *Topology `yaml:"topology,omitempty"`
+	Privacy  Privacy   `yaml:"privacy"`
+	Network  Network   `yaml:"network"`
+	Output   Output    `yaml:"output"`
+
+	// Curves and Sweep expand the scenario into several curves; see Plan.
+	Curves []Curve `yaml:"curves,omitempty"`
+	Sweep  Sweep   `yaml:"sweep,omitempty"`
+}
+
+// Data describes the agents' local datasets.
+type Data struct {
+	// Kind is regression (synthetic linear regression, thesis eq. 2.70).
+	Kind string `yaml:"kind"`
+	// Agents is the number of agents holding data (K for federated learning,
+	// P for decentralized learning).
+	Agents int `yaml:"agents"`
+	// Samples is N_k, fixed or drawn per agent from a range.
+	Samples IntRange `yaml:"samples"`
+	// Dim is the model dimension M.
+	Dim int `yaml:"dim"`
+	// Regenerate is per-run (fresh data every Monte-Carlo run) or once (the
+	// data of run 0 for every run).
+	Regenerate string `yaml:"regenerate"`
+	// Regression holds the parameters of kind regression.
+	Regression *Regression `yaml:"regression,omitempty"`
+}
+
+// Regression parameterizes synthetic linear-regression data d = uᵀw⋆ + v.
+// The papers leave these unstated; see algorithms/data.RegressionConfig.
+type Regression struct {
+	// CovarianceScale scales the random factor L of R_u = L Lᵀ.
+	CovarianceScale float64 `yaml:"covariance_scale"`
+	// SharedCovariance uses one R_u for every agent (paper 001) instead of
+	// one per agent (thesis ch. 2).
+	SharedCovariance bool `yaml:"shared_covariance"`
+	// NoiseVariance is the range σ²_{v,k} is drawn from per agent.
+	NoiseVariance FloatRange `yaml:"noise_variance"`
+}
+
+// Loss is the regularized loss Q(w; x, y) = ℓ(xᵀw, y) + ρ‖w‖².
+type Loss struct {
+	// Kind is least-squares or logistic.
+	Kind string `yaml:"kind"`
+	// Rho is the regularization weight ρ.
+	Rho float64 `yaml:"rho"`
+}
+
+// Algorithm selects and parameterizes the learning algorithm.
+type Algorithm struct {
+	// Kind is fedavg (federated averaging) or diffusion (decentralized
+	// consensus/CTA/ATC).
+	Kind string `yaml:"kind"`
+	// StepSize is μ.
+	StepSize float64 `yaml:"step_size"`
+	// FedAvg holds the parameters of kind fedavg.
+	FedAvg *FedAvg `yaml:"fedavg,omitempty"`
+	// Diffusion holds the parameters of kind diffusion.
+	Diffusion *Diffusion `yaml:"diffusion,omitempty"`
+}
+
+// FedAvg parameterizes federated averaging (thesis eqs. 1.30–1.31).
+type FedAvg struct {
+	// Participation is without-replacement, with-replacement or full.
+	Participation string `yaml:"participation"`
+	// Participants is L, the number of agents drawn per round.
+	Participants int `yaml:"participants"`
+	// LocalSteps is the range of E_k, the local steps of agent k.
+	LocalSteps IntRange `yaml:"local_steps"`
+	// Batch is the range of B_k, the mini-batch size of agent k.
+	Batch IntRange `yaml:"batch"`
+	// BatchSampling is without-replacement or with-replacement.
+	BatchSampling string `yaml:"batch_sampling"`
+	// Schedule is per-agent (E_k, B_k drawn once) or per-round.
+	Schedule string `yaml:"schedule"`
+	// Normalized divides the local step by E_k (the thesis); false gives
+	// the original FedAvg step.
+	Normalized bool `yaml:"normalized"`
+	// Server names the server behaviour: mean (eq. 1.31) or median.
+	Server string `yaml:"server"`
+}
+
+// Diffusion parameterizes decentralized learning with the generalized
+// recursion of paper 001 eqs. 21–23.
+type Diffusion struct {
+	// Strategy is consensus, cta, atc or general.
+	Strategy string `yaml:"strategy"`
+	// Stages, for strategy general, lists which of the combination steps
+	// a0, a1, a2 use the network matrix A (the others use I).
+	Stages []string `yaml:"stages,omitempty"`
+	// Gradient is full (full local batch), sample (one sample) or batch.
+	Gradient string `yaml:"gradient"`
+	// Batch is the mini-batch size of gradient batch.
+	Batch int `yaml:"batch,omitempty"`
+}
+
+// Topology is the communication graph and combination matrix.
+type Topology struct {
+	// Graph is geometric, erdos-renyi, ring, grid, torus, complete, star,
+	// small-world or file.
+	Graph string `yaml:"graph"`
+	// Radius is the connection radius of geometric graphs (unit square).
+	Radius float64 `yaml:"radius,omitempty"`
+	// Probability is the edge probability of erdos-renyi graphs.
+	Probability float64 `yaml:"probability,omitempty"`
+	// Neighbours is the lattice degree k of small-world graphs and Rewire
+	// their rewiring probability β.
+	Neighbours int     `yaml:"neighbours,omitempty"`
+	Rewire     float64 `yaml:"rewire,omitempty"`
+	// Rows and Cols shape grid and torus graphs (Rows·Cols = data.agents).
+	Rows int `yaml:"rows,omitempty"`
+	Cols int `yaml:"cols,omitempty"`
+	// MinDegree is the minimum degree random graphs are redrawn until they
+	// reach (local graph-homomorphic noise needs 2).
+	MinDegree int `yaml:"min_degree"`
+	// File is an edge list for graph file.
+	File string `yaml:"file,omitempty"`
+	// Weights is metropolis, lazy-metropolis, averaging or file.
+	Weights string `yaml:"weights"`
+	// Matrix is the combination-matrix file of weights file.
+	Matrix string `yaml:"matrix,omitempty"`
+	// Regenerate is once (one graph for every run, the papers' "generated
+	// network") or per-run.
+	Regenerate string `yaml:"regenerate"`
+}
+
+// Privacy selects the privacy scheme.
+type Privacy struct {
+	// Scheme is none; for fedavg model-noise or update-noise (thesis
+	// eqs. 2.56, 2.59–2.60); for diffusion random, graph-homomorphic or
+	// local-graph-homomorphic (paper 001 §III).
+	Scheme string `yaml:"scheme"`
+	// Mechanism is laplace or gaussian.
+	Mechanism string `yaml:"mechanism"`
+	// Variance is σ_g², the per-coordinate variance of the noise.
+	Variance float64 `yaml:"variance"`
+	// SelfNoise also perturbs the self term under the random scheme.
+	SelfNoise bool `yaml:"self_noise,omitempty"`
+	// Form is the graph-homomorphic construction: ratio-free (valid for
+	// every left-stochastic A) or ratio (paper 001 eq. 44, doubly stochastic
+	// A only).
+	Form string `yaml:"form,omitempty"`
+	// Keys is how local graph-homomorphic pairs agree on masks: secure
+	// (X25519 + HKDF), paper (U×Gamma construction) or oracle.
+	Keys string `yaml:"keys,omitempty"`
+	// Roles is how receivers split their neighbours into ± sets:
+	// alternating or parity.
+	Roles string `yaml:"roles,omitempty"`
+	// Accountant configures the ε(i) report.
+	Accountant *Accountant `yaml:"accountant,omitempty"`
+}
+
+// Accountant parameterizes the high-probability sensitivity bound of the
+// papers' ε(i) formulas.
+type Accountant struct {
+	// B and BPrime bound ‖w̃_i‖ and ‖w̃′_i‖ (paper 001 eq. 29).
+	B      float64 `yaml:"b"`
+	BPrime float64 `yaml:"b_prime"`
+	// Epsilon, if positive, is a target ε at the final iteration for which
+	// the summary reports the σ_g that achieves it.
+	Epsilon float64 `yaml:"epsilon,omitempty"`
+}
+
+// Network is the virtual-time model of links and computation.
+type Network struct {
+	// Latency is the delay of every message in virtual seconds.
+	Latency float64 `yaml:"latency"`
+	// Jitter adds a uniform random delay in [0, Jitter) per message.
+	Jitter float64 `yaml:"jitter"`
+	// GradientTime is the virtual compute time of one sample gradient.
+	GradientTime float64 `yaml:"gradient_time"`
+}
+
+// Output controls what a run writes.
+type Output struct {
+	// Every records metrics every Every iterations (and at the last one).
+	Every int `yaml:"every"`
+	// SteadyState is the fraction of final iterations averaged for the
+	// steady-state values of the summary.
+	SteadyState float64 `yaml:"steady_state"`
+	// Plot writes PNG and SVG figures of the curves.
+	Plot bool `yaml:"plot"`
+}
+
+// Curve is one explicitly listed curve: a label and the fields it sets.
+type Curve struct {
+	Label string         `yaml:"label"`
+	Set   map[string]any `yaml:"set"`
+}
