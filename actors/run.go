@@ -154,6 +154,20 @@ func (r *Run) Execute(to ID, m proto.Message) error {
 	return nil
 }
 
+// Messages returns the number of messages sent so far, the harness's
+// included.
+func (r *Run) Messages() uint64 { return r.seq }
+
+// Duration returns the run's virtual duration so far: the latest clock of
+// any actor.
+func (r *Run) Duration() float64 {
+	var d float64
+	for _, c := range r.cells {
+		d = max(d, c.clock)
+	}
+	return d
+}
+
 // Warnings returns the distinct warnings recorded during the run, in order.
 func (r *Run) Warnings() []string { return r.warnings }
 

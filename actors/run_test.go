@@ -78,6 +78,14 @@ func TestRoundsAndVirtualTime(t *testing.T) {
 	if len(w1.ticks) != 4 || len(w2.ticks) != 4 {
 		t.Errorf("workers saw %d and %d ticks, want 4 each", len(w1.ticks), len(w2.ticks))
 	}
+	// The last Done arrives at the scheduler at 12.5 + 3 + 0.5 = 16.
+	if d := r.Duration(); d != 16 {
+		t.Errorf("virtual duration %v, want 16", d)
+	}
+	// 1 Start + 4 rounds × (2 Ticks + 2 Dones).
+	if n := r.Messages(); n != 17 {
+		t.Errorf("%d messages, want 17", n)
+	}
 }
 
 func TestReturnedErrorStopsTheRun(t *testing.T) {

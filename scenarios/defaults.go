@@ -32,8 +32,21 @@ func defaults(algorithm, data string) *Scenario {
 		Privacy:   Privacy{Scheme: "none", Mechanism: "laplace", Variance: 0.01},
 		Output:    Output{Every: 1, SteadyState: 0.1, Plot: true},
 	}
-	if data == "regression" {
+	switch data {
+	case "regression":
 		sc.Data.Regression = &Regression{CovarianceScale: 1, NoiseVariance: FloatRange{0.1, 1.1}}
+	case "logistic":
+		sc.Data.Dim, sc.Data.TestSamples = 22, 1000
+		sc.Data.Logistic = &Logistic{CovarianceScale: 1, ScoreSD: 3, MeanShift: 0.5, LabelFlip: FloatRange{0, 0.1}}
+	case "click":
+		sc.Data.Dim, sc.Data.TestSamples = 1024, 256
+		sc.Data.Click = &Click{Active: 8, ZipfExponent: 1.2, Skew: 0.3, ClickRate: 0.17, WeightScale: 0.5, NoiseVariance: FloatRange{0.01, 0.25}}
+	case "libsvm":
+		sc.Data.TestSamples = 256
+		sc.Data.LIBSVM = &LIBSVM{}
+	}
+	if data != "regression" {
+		sc.Loss.Kind = "logistic"
 	}
 	switch algorithm {
 	case "fedavg":

@@ -41,7 +41,10 @@ type CurveSpec struct {
 }
 
 // Setting is one field assignment of a curve.
-type Setting struct{ Field, Value string }
+type Setting struct {
+	Field string `json:"field"`
+	Value string `json:"value"`
+}
 
 type position struct {
 	line   int

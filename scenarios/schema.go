@@ -40,7 +40,10 @@ type Scenario struct {
 
 // Data describes the agents' local datasets.
 type Data struct {
-	// Kind is regression (synthetic linear regression, thesis eq. 2.70).
+	// Kind is regression (synthetic linear regression, thesis eq. 2.70),
+	// logistic (synthetic dense classification, an ijcnn1 stand-in), click
+	// (synthetic sparse click-through data, an Avazu stand-in) or libsvm (a
+	// user-supplied LIBSVM file split across the agents).
 	Kind string `yaml:"kind"`
 	// Agents is the number of agents holding data (K for federated learning,
 	// P for decentralized learning).
@@ -52,8 +55,59 @@ type Data struct {
 	// Regenerate is per-run (fresh data every Monte-Carlo run) or once (the
 	// data of run 0 for every run).
 	Regenerate string `yaml:"regenerate"`
-	// Regression holds the parameters of kind regression.
+	// TestSamples is the size of the clean held-out test set of the
+	// classification kinds.
+	TestSamples int `yaml:"test_samples,omitempty"`
+	// Regression, Logistic, Click and LIBSVM hold the parameters of their
+	// kinds; only the one matching Kind may be present.
 	Regression *Regression `yaml:"regression,omitempty"`
+	Logistic   *Logistic   `yaml:"logistic,omitempty"`
+	Click      *Click      `yaml:"click,omitempty"`
+	LIBSVM     *LIBSVM     `yaml:"libsvm,omitempty"`
+}
+
+// Logistic parameterizes synthetic dense classification data with labels
+// drawn as Bernoulli(σ(xᵀw⋆)); see algorithms/data.LogisticConfig.
+type Logistic struct {
+	// CovarianceScale and SharedCovariance shape the features as for
+	// regression data.
+	CovarianceScale  float64 `yaml:"covariance_scale"`
+	SharedCovariance bool    `yaml:"shared_covariance"`
+	// ScoreSD is the standard deviation of the clean score xᵀw⋆: it sets how
+	// separable the classes are.
+	ScoreSD float64 `yaml:"score_sd"`
+	// MeanShift is the spread of the agents' feature means (covariate shift).
+	MeanShift float64 `yaml:"mean_shift"`
+	// LabelFlip is the range agents' label-flip probabilities are drawn from.
+	LabelFlip FloatRange `yaml:"label_flip"`
+}
+
+// Click parameterizes synthetic sparse click-through data: Active categorical
+// fields hashed into data.dim slots; see algorithms/data.ClickConfig.
+type Click struct {
+	Active       int     `yaml:"active"`
+	ZipfExponent float64 `yaml:"zipf_exponent"`
+	// Skew is the probability an agent draws a field from its own popularity
+	// ranking (non-IID popularity).
+	Skew float64 `yaml:"skew"`
+	// ClickRate is the click probability of the clean distribution.
+	ClickRate   float64 `yaml:"click_rate"`
+	WeightScale float64 `yaml:"weight_scale"`
+	// NoiseVariance is the range of the per-agent feature-noise variance
+	// (the thesis's non-IID device), added to active entries only.
+	NoiseVariance FloatRange `yaml:"noise_variance"`
+}
+
+// LIBSVM reads a user-supplied LIBSVM/svmlight file and deals it out to the
+// agents, data.samples giving the shape of the per-agent sizes.
+type LIBSVM struct {
+	// File is the path of the file, relative to the scenario.
+	File string `yaml:"file"`
+	// Hash folds feature indices into data.dim slots (feature hashing);
+	// without it indices above data.dim are an error.
+	Hash bool `yaml:"hash"`
+	// NoiseVariance is the range of the per-agent Gaussian feature noise.
+	NoiseVariance FloatRange `yaml:"noise_variance"`
 }
 
 // Regression parameterizes synthetic linear-regression data d = uᵀw⋆ + v.

@@ -14,20 +14,19 @@ import (
 // Names of the values scenario fields accept, where no algorithm package
 // defines them.
 var (
-	algorithmKinds    = []string{"fedavg", "diffusion"}
-	dataKinds         = []string{"regression"}
-	regenerateModes   = []string{"per-run", "once"}
-	fedavgSchemes     = []string{"none", "model-noise", "update-noise"}
-	diffusionSchemes  = []string{"none", "random", "graph-homomorphic", "local-graph-homomorphic"}
-	strategies        = []string{"consensus", "cta", "atc", "general"}
-	stageNames        = []string{"a0", "a1", "a2"}
-	gradientOracles   = []string{"full", "sample", "batch"}
-	graphKinds        = []string{"geometric", "erdos-renyi", "ring", "grid", "torus", "complete", "star", "small-world", "file"}
-	weightRules       = []string{"metropolis", "lazy-metropolis", "averaging", "file"}
-	homomorphicForms  = []string{"ratio-free", "ratio"}
-	keyModes          = []string{"secure", "paper", "oracle"}
-	roleRules         = []string{"alternating", "parity"}
-	classificationSet = []string{}
+	algorithmKinds   = []string{"fedavg", "diffusion"}
+	dataKinds        = []string{"regression", "logistic", "click", "libsvm"}
+	regenerateModes  = []string{"per-run", "once"}
+	fedavgSchemes    = []string{"none", "model-noise", "update-noise"}
+	diffusionSchemes = []string{"none", "random", "graph-homomorphic", "local-graph-homomorphic"}
+	strategies       = []string{"consensus", "cta", "atc", "general"}
+	stageNames       = []string{"a0", "a1", "a2"}
+	gradientOracles  = []string{"full", "sample", "batch"}
+	graphKinds       = []string{"geometric", "erdos-renyi", "ring", "grid", "torus", "complete", "star", "small-world", "file"}
+	weightRules      = []string{"metropolis", "lazy-metropolis", "averaging", "file"}
+	homomorphicForms = []string{"ratio-free", "ratio"}
+	keyModes         = []string{"secure", "paper", "oracle"}
+	roleRules        = []string{"alternating", "parity"}
 )
 
 // validator collects the first problem found in a curve's scenario.
@@ -99,6 +98,9 @@ func validate(c *CurveSpec) error {
 	if sc.Data.Kind == "regression" && sc.Loss.Kind != "least-squares" {
 		v.fail("loss.kind", "regression data need loss least-squares, got %s", sc.Loss.Kind)
 	}
+	if sc.Data.Kind != "regression" && sc.Loss.Kind != "logistic" {
+		v.fail("loss.kind", "classification data (kind %s) need loss logistic, got %s", sc.Data.Kind, sc.Loss.Kind)
+	}
 	v.oneOf("algorithm.kind", sc.Algorithm.Kind, algorithmKinds)
 	v.positive("algorithm.step_size", sc.Algorithm.StepSize)
 	switch sc.Algorithm.Kind {
@@ -133,11 +135,49 @@ func (v *validator) validateData(d *Data) {
 	v.atLeast("data.dim", d.Dim, 1)
 	v.oneOf("data.regenerate", d.Regenerate, regenerateModes)
 	v.absent("data.regression", d.Regression != nil && d.Kind != "regression", "data.kind is "+d.Kind)
-	if r := d.Regression; r != nil && d.Kind == "regression" {
-		v.positive("data.regression.covariance_scale", r.CovarianceScale)
-		if !(r.NoiseVariance.Min >= 0 && r.NoiseVariance.Max >= r.NoiseVariance.Min) {
-			v.fail("data.regression.noise_variance", "need 0 ≤ min ≤ max, got [%v, %v]", r.NoiseVariance.Min, r.NoiseVariance.Max)
+	v.absent("data.logistic", d.Logistic != nil && d.Kind != "logistic", "data.kind is "+d.Kind)
+	v.absent("data.click", d.Click != nil && d.Kind != "click", "data.kind is "+d.Kind)
+	v.absent("data.libsvm", d.LIBSVM != nil && d.Kind != "libsvm", "data.kind is "+d.Kind)
+	switch d.Kind {
+	case "regression":
+		v.absent("data.test_samples", d.TestSamples != 0, "regression data have no test set")
+		v.positive("data.regression.covariance_scale", d.Regression.CovarianceScale)
+		v.floatRange("data.regression.noise_variance", d.Regression.NoiseVariance, 0, math.Inf(1))
+	case "logistic":
+		v.atLeast("data.test_samples", d.TestSamples, 1)
+		v.positive("data.logistic.covariance_scale", d.Logistic.CovarianceScale)
+		v.positive("data.logistic.score_sd", d.Logistic.ScoreSD)
+		v.nonNegative("data.logistic.mean_shift", d.Logistic.MeanShift)
+		v.floatRange("data.logistic.label_flip", d.Logistic.LabelFlip, 0, 0.5)
+	case "click":
+		v.atLeast("data.test_samples", d.TestSamples, 1)
+		c := d.Click
+		v.atLeast("data.click.active", c.Active, 1)
+		if d.Dim < c.Active {
+			v.fail("data.dim", "click data need at least one slot per field: dim %d < click.active %d", d.Dim, c.Active)
 		}
+		if !(c.ZipfExponent > 1) {
+			v.fail("data.click.zipf_exponent", "must exceed 1, got %v", c.ZipfExponent)
+		}
+		v.floatRange("data.click.skew", FloatRange{c.Skew, c.Skew}, 0, 1)
+		if !(c.ClickRate > 0 && c.ClickRate < 1) {
+			v.fail("data.click.click_rate", "must lie in (0, 1), got %v", c.ClickRate)
+		}
+		v.nonNegative("data.click.weight_scale", c.WeightScale)
+		v.floatRange("data.click.noise_variance", c.NoiseVariance, 0, math.Inf(1))
+	case "libsvm":
+		v.atLeast("data.test_samples", d.TestSamples, 0)
+		if d.LIBSVM.File == "" {
+			v.fail("data.libsvm.file", "libsvm data need the path of a LIBSVM file")
+		}
+		v.floatRange("data.libsvm.noise_variance", d.LIBSVM.NoiseVariance, 0, math.Inf(1))
+	}
+}
+
+// floatRange checks lo ≤ min ≤ max ≤ hi.
+func (v *validator) floatRange(field string, r FloatRange, lo, hi float64) {
+	if !(r.Min >= lo && r.Max >= r.Min && r.Max <= hi) {
+		v.fail(field, "need %v ≤ min ≤ max ≤ %v, got [%v, %v]", lo, hi, r.Min, r.Max)
 	}
 }
 

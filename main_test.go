@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// maple runs the command line in-process and returns its exit status and
+// output.
+func maple(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = execute(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func read(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// The default command must work on a fresh machine: the embedded scenario,
+// a run directory with metrics, summary and a plot.
+func TestRunWithoutFileUsesTheEmbeddedScenario(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	code, out, errOut := maple(t, "run", "--out", dir, "--set", "runs=2", "--set", "iterations=20")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, f := range []string{"scenario.yaml", "metrics.csv", "summary.json", "msd.png", "msd.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("run directory lacks %s", f)
+		}
+	}
+	if !strings.Contains(out, "run directory: "+dir) {
+		t.Errorf("output does not name the run directory:\n%s", out)
+	}
+	// One curve: the header and iterations 0–20.
+	if lines := strings.Count(string(read(t, filepath.Join(dir, "metrics.csv"))), "\n"); lines != 22 {
+		t.Errorf("metrics.csv has %d lines, want 22 (header + iterations 0–20)", lines)
+	}
+}
+
+// Same scenario and seed give byte-identical metrics and traces, whatever
+// GOMAXPROCS and the number of parallel runs.
+func TestOutputsAreByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var metrics, traces [][]byte
+	for i, procs := range []int{1, 2, 2} {
+		runtime.GOMAXPROCS(procs)
+		dir := filepath.Join(t.TempDir(), "out")
+		args := []string{"run", "--out", dir, "--trace", "--set", "runs=4", "--set", "iterations=15"}
+		if i == 2 {
+			args = append(args, "--workers", "3")
+		}
+		if code, out, errOut := maple(t, args...); code != 0 {
+			t.Fatalf("GOMAXPROCS=%d: exit %d\n%s%s", procs, code, out, errOut)
+		}
+		metrics = append(metrics, read(t, filepath.Join(dir, "metrics.csv")))
+		traces = append(traces, read(t, filepath.Join(dir, "trace.jsonl")))
+	}
+	for i := 1; i < len(metrics); i++ {
+		if !bytes.Equal(metrics[0], metrics[i]) {
+			t.Errorf("metrics.csv of execution %d differs from execution 0", i)
+		}
+		if !bytes.Equal(traces[0], traces[i]) {
+			t.Errorf("trace.jsonl of execution %d differs from execution 0", i)
+		}
+	}
+}
+
+const badScenario = `name: bad
+data:
+  agents: 10
+  colour: red
+algorithm:
+  kind: fedavg
+`
+
+func TestUserErrorsExitTwoWithOneLine(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte(badScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", bad, "--out", filepath.Join(dir, "o")}, bad + ":4: data.colour: unknown field"},
+		{[]string{"validate", bad}, bad + ":4: data.colour: unknown field"},
+		{[]string{"run", filepath.Join(dir, "missing.yaml")}, "cannot read scenario"},
+		{[]string{"run", "--set", "algorithm.step_size=-1", "--out", filepath.Join(dir, "o2")}, "--set algorithm.step_size=-1: algorithm.step_size: must be a positive number"},
+		{[]string{"run", "--no-such-flag"}, "unknown flag"},
+		{[]string{"run", "a.yaml", "b.yaml"}, "accepts at most 1 arg"},
+		{[]string{"run", "--engine", "quantum"}, "--engine: expected actors or reference"},
+		{[]string{"trace", dir}, "has no trace"},
+	}
+	for _, c := range cases {
+		code, _, errOut := maple(t, c.args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", c.args, code, errOut)
+		}
+		if !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: stderr %q, want one line containing %q", c.args, errOut, c.want)
+		}
+	}
+}
+
+func TestValidateAcceptsTheBundledScenarios(t *testing.T) {
+	files, err := filepath.Glob("scenarios/*/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no bundled scenarios found: %v", err)
+	}
+	files = append(files, "scenarios/quickstart.yaml")
+	code, out, errOut := maple(t, append([]string{"validate"}, files...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if strings.Count(out, ": ok (") != len(files) {
+		t.Errorf("validate output:\n%s", out)
+	}
+}
+
+// A traced run holds one line per message, and maple trace filters it by
+// round, actor and type.
+func TestTraceHoldsEveryMessageAndFilters(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	if code, out, errOut := maple(t, "run", "--out", dir, "--trace", "--set", "runs=1", "--set", "iterations=3",
+		"--set", "data.agents=5", "--set", "algorithm.fedavg.participants=2"); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	// Per round: Tick, 2 GlobalModel, 2 LocalModel, Done; plus one Start.
+	if n := strings.Count(string(read(t, filepath.Join(dir, "trace.jsonl"))), "\n"); n != 1+3*6 {
+		t.Errorf("trace.jsonl has %d lines, want 19", n)
+	}
+	code, out, errOut := maple(t, "trace", dir, "--round", "2", "--type", "GlobalModel")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("round 2 GlobalModel messages:\n%s", out)
+	}
+	for _, l := range lines {
+		if !strings.Contains(l, "round=2 server -> agent/") || !strings.Contains(l, "GlobalModel") || !strings.Contains(l, "dim=2") {
+			t.Errorf("unexpected line %q", l)
+		}
+	}
+	_, out, _ = maple(t, "trace", dir, "--actor", "scheduler", "--json")
+	if n := strings.Count(out, "\n"); n != 1+3*2 {
+		t.Errorf("scheduler sends or receives %d messages, want 7 (Start, and Tick and Done per round):\n%s", n, out)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := maple(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "maple ") {
+		t.Errorf("version: exit %d, output %q", code, out)
+	}
+}

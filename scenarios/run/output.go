@@ -1,0 +1,229 @@
+package run
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"gopkg.in/yaml.v3"
+
+	"maple/scenarios"
+)
+
+// Summary is the content of summary.json: per curve, the final and
+// steady-state metrics, the run seeds, and what the runs reported.
+type Summary struct {
+	Scenario    string         `json:"scenario"`
+	Description string         `json:"description,omitempty"`
+	Version     string         `json:"version"`
+	Engine      Engine         `json:"engine"`
+	Seed        uint64         `json:"seed"`
+	Curves      []CurveSummary `json:"curves"`
+}
+
+// CurveSummary summarizes the runs of one curve.
+type CurveSummary struct {
+	Label    string              `json:"label"`
+	Settings []scenarios.Setting `json:"settings,omitempty"`
+	Runs     int                 `json:"runs"`
+	// RunSeeds are the seeds of the runs, in hexadecimal: run r of every
+	// curve derives all its random streams from RunSeeds[r].
+	RunSeeds   []string `json:"run_seeds"`
+	Iterations int      `json:"iterations"`
+	// Final holds the metrics at the last iteration and SteadyState their
+	// mean over the last output.steady_state fraction of recorded
+	// iterations, averaged over runs (dB columns: dB of the linear mean).
+	Final       map[string]number `json:"final"`
+	SteadyState map[string]number `json:"steady_state"`
+	// Diverged is set when a metric is no longer finite.
+	Diverged bool `json:"diverged,omitempty"`
+	// MessagesPerRun and VirtualTime are the mean message count and virtual
+	// duration of a run (actor engine only).
+	MessagesPerRun number `json:"messages_per_run,omitempty"`
+	VirtualTime    number `json:"virtual_time,omitempty"`
+	// Warnings are the distinct warnings of all runs.
+	Warnings []string `json:"warnings,omitempty"`
+	// Details are family-specific facts of run 0 (the optimum, the
+	// topology, privacy accounting, …).
+	Details map[string]any `json:"details,omitempty"`
+}
+
+// number is a float64 that encodes NaN and ±Inf (a diverged run) as null,
+// which JSON cannot otherwise express.
+type number float64
+
+// MarshalJSON implements json.Marshaler.
+func (n number) MarshalJSON() ([]byte, error) {
+	f := float64(n)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(f)
+}
+
+// writeOutputs averages the runs and writes scenario.yaml, metrics.csv,
+// summary.json and the plots.
+func writeOutputs(plan *scenarios.Plan, jobs []*job, outDir string, opts *Options) ([]string, *Summary, error) {
+	resolved, err := yaml.Marshal(plan.Base)
+	if err != nil {
+		return nil, nil, err
+	}
+	files := []string{"scenario.yaml", "metrics.csv", "summary.json"}
+	if err := os.WriteFile(filepath.Join(outDir, "scenario.yaml"), resolved, 0o644); err != nil {
+		return nil, nil, err
+	}
+	curves := make([]curveResult, len(plan.Curves))
+	for i, c := range plan.Curves {
+		curves[i].spec = c
+		curves[i].cols = columns(c.Scenario)
+	}
+	for _, j := range jobs {
+		curves[j.index].jobs = append(curves[j.index].jobs, j)
+	}
+	for i := range curves {
+		var tables []*table
+		for _, j := range curves[i].jobs {
+			tables = append(tables, j.table)
+		}
+		curves[i].mean = mean(tables)
+	}
+	if err := writeMetrics(filepath.Join(outDir, "metrics.csv"), curves); err != nil {
+		return nil, nil, err
+	}
+	summary := summarize(plan, curves, opts)
+	js, err := json.MarshalIndent(summary, "", "  ")
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := os.WriteFile(filepath.Join(outDir, "summary.json"), append(js, '\n'), 0o644); err != nil {
+		return nil, nil, err
+	}
+	if plan.Base.Output.Plot {
+		plots, err := writePlots(outDir, plan.Base.Name, curves)
+		if err != nil {
+			return nil, nil, err
+		}
+		files = append(files, plots...)
+	}
+	return files, summary, nil
+}
+
+// curveResult gathers a curve's runs and their mean.
+type curveResult struct {
+	spec *scenarios.CurveSpec
+	cols []Column
+	jobs []*job
+	mean *table
+}
+
+// value returns column col of row r of the mean, in dB if db is set.
+func (c *curveResult) value(r, col int, db bool) float64 {
+	v := c.mean.get(r, col)
+	if db {
+		return decibel(v)
+	}
+	return v
+}
+
+// csvHeader lists the CSV columns of cols: each metric, followed by its dB
+// form for mean-square deviations.
+func csvHeader(cols []Column) []string {
+	h := []string{"curve", "iteration"}
+	for _, c := range cols {
+		h = append(h, c.Name)
+		if c.Decibel {
+			h = append(h, c.Name+"_db")
+		}
+	}
+	return h
+}
+
+// writeMetrics writes metrics.csv. Curves of one plan share their columns
+// (they differ only in settings of the same family); if they do not, each
+// block of rows is preceded by its own header.
+func writeMetrics(path string, curves []curveResult) error {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	var last []string
+	for _, c := range curves {
+		header := csvHeader(c.cols)
+		if fmt.Sprint(header) != fmt.Sprint(last) {
+			if err := w.Write(header); err != nil {
+				return err
+			}
+			last = header
+		}
+		for r, it := range c.mean.iterations {
+			row := []string{c.spec.Label, strconv.Itoa(it)}
+			for k, col := range c.cols {
+				row = append(row, formatFloat(c.value(r, k, false)))
+				if col.Decibel {
+					row = append(row, formatFloat(c.value(r, k, true)))
+				}
+			}
+			if err := w.Write(row); err != nil {
+				return err
+			}
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// formatFloat writes the shortest representation that reads back exactly.
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// summarize builds the summary of every curve.
+func summarize(plan *scenarios.Plan, curves []curveResult, opts *Options) *Summary {
+	s := &Summary{
+		Scenario: plan.Base.Name, Description: plan.Base.Description,
+		Version: Version, Engine: opts.Engine, Seed: plan.Base.Seed,
+	}
+	for _, c := range curves {
+		sc := c.spec.Scenario
+		cs := CurveSummary{
+			Label: c.spec.Label, Settings: c.spec.Settings, Runs: sc.Runs, Iterations: sc.Iterations,
+			Final: map[string]number{}, SteadyState: map[string]number{},
+		}
+		last := len(c.mean.iterations) - 1
+		for k, col := range c.cols {
+			final := c.value(last, k, false)
+			steady := steadyState(c.mean, k, sc.Output.SteadyState)
+			cs.Final[col.Name] = number(final)
+			cs.SteadyState[col.Name] = number(steady)
+			if col.Decibel {
+				cs.Final[col.Name+"_db"] = number(decibel(final))
+				cs.SteadyState[col.Name+"_db"] = number(decibel(steady))
+			}
+			if math.IsNaN(final) || math.IsInf(final, 0) {
+				cs.Diverged = true
+			}
+		}
+		seen := map[string]bool{}
+		var messages, duration float64
+		for _, j := range c.jobs {
+			cs.RunSeeds = append(cs.RunSeeds, fmt.Sprintf("%#016x", j.runSeed))
+			messages += float64(j.stats.messages)
+			duration += j.stats.duration
+			for _, w := range j.stats.warnings {
+				if !seen[w] {
+					seen[w] = true
+					cs.Warnings = append(cs.Warnings, w)
+				}
+			}
+		}
+		cs.MessagesPerRun = number(messages / float64(len(c.jobs)))
+		cs.VirtualTime = number(duration / float64(len(c.jobs)))
+		cs.Details = c.jobs[0].stats.details
+		s.Curves = append(s.Curves, cs)
+	}
+	return s
+}

@@ -1,0 +1,124 @@
+package run
+
+import (
+	"os"
+	"path/filepath"
+
+	"maple/algorithms/data"
+	"maple/algorithms/loss"
+	"maple/algorithms/optimum"
+	"maple/scenarios"
+)
+
+// problem is the learning problem of one Monte-Carlo run: the agents' data,
+// the loss and the minimizer w^o that deviations are measured against.
+type problem struct {
+	sets   []*data.Set
+	test   *data.Set // nil for regression
+	loss   loss.Loss
+	wOpt   []float64
+	solver optimum.Report
+}
+
+// buildProblem generates (or reads and splits) the data of a run and solves
+// for w^o, the minimizer of the uniformly averaged risk (1/K) Σ_k J_k
+// (thesis eq. 2.1, paper 001 eq. 1).
+func buildProblem(c *scenarios.CurveSpec, dir string, runSeed uint64) (*problem, error) {
+	sc := c.Scenario
+	kind, err := loss.ParseKind(sc.Loss.Kind)
+	if err != nil {
+		return nil, c.Errorf("loss.kind", "%v", err)
+	}
+	p := &problem{loss: loss.Loss{Kind: kind, Rho: sc.Loss.Rho}}
+	d := &sc.Data
+	switch d.Kind {
+	case "regression":
+		cfg := data.RegressionConfig{
+			Agents: d.Agents, SamplesMin: d.Samples.Min, SamplesMax: d.Samples.Max, Dim: d.Dim,
+			CovScale: d.Regression.CovarianceScale, SharedCovariance: d.Regression.SharedCovariance,
+			NoiseVarMin: d.Regression.NoiseVariance.Min, NoiseVarMax: d.Regression.NoiseVariance.Max,
+		}
+		if err := cfg.Validate(); err != nil {
+			return nil, c.Errorf("data", "%v", err)
+		}
+		p.sets, _ = data.Regression(cfg, runSeed)
+	case "logistic":
+		l := d.Logistic
+		cfg := data.LogisticConfig{
+			Agents: d.Agents, SamplesMin: d.Samples.Min, SamplesMax: d.Samples.Max, Dim: d.Dim,
+			CovScale: l.CovarianceScale, SharedCovariance: l.SharedCovariance, ScoreSD: l.ScoreSD,
+			MeanShift: l.MeanShift, FlipMin: l.LabelFlip.Min, FlipMax: l.LabelFlip.Max, TestSamples: d.TestSamples,
+		}
+		if err := cfg.Validate(); err != nil {
+			return nil, c.Errorf("data", "%v", err)
+		}
+		p.sets, p.test, _ = data.Logistic(cfg, runSeed)
+	case "click":
+		k := d.Click
+		cfg := data.ClickConfig{
+			Agents: d.Agents, SamplesMin: d.Samples.Min, SamplesMax: d.Samples.Max, Dim: d.Dim,
+			Active: k.Active, ZipfExponent: k.ZipfExponent, Skew: k.Skew, ClickRate: k.ClickRate,
+			WeightScale: k.WeightScale, NoiseVarMin: k.NoiseVariance.Min, NoiseVarMax: k.NoiseVariance.Max,
+			TestSamples: d.TestSamples,
+		}
+		if err := cfg.Validate(); err != nil {
+			return nil, c.Errorf("data", "%v", err)
+		}
+		p.sets, p.test, _ = data.Click(cfg, runSeed)
+	case "libsvm":
+		if p.sets, p.test, err = readLIBSVM(c, dir, runSeed); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, c.Errorf("data.kind", "unknown data kind %q", d.Kind)
+	}
+	p.wOpt, p.solver, err = optimum.Solve(p.loss, p.sets, optimum.Uniform(len(p.sets)))
+	if err != nil {
+		return nil, c.Errorf("loss", "cannot compute the minimizer w^o: %v", err)
+	}
+	return p, nil
+}
+
+// readLIBSVM reads the scenario's LIBSVM file and deals it out to the agents.
+func readLIBSVM(c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *data.Set, error) {
+	d := &c.Scenario.Data
+	path := d.LIBSVM.File
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, c.Errorf("data.libsvm.file", "cannot open %s: %v", path, err)
+	}
+	defer f.Close()
+	opt := data.LIBSVMOptions{Dim: d.Dim}
+	if d.LIBSVM.Hash {
+		opt = data.LIBSVMOptions{HashDim: d.Dim}
+	}
+	all, err := data.ReadLIBSVM(f, path, opt)
+	if err != nil {
+		return nil, nil, c.Errorf("data.libsvm.file", "%v", err)
+	}
+	split := data.SplitConfig{
+		Agents: d.Agents, SamplesMin: d.Samples.Min, SamplesMax: d.Samples.Max, TestSamples: d.TestSamples,
+		NoiseVarMin: d.LIBSVM.NoiseVariance.Min, NoiseVarMax: d.LIBSVM.NoiseVariance.Max,
+	}
+	if err := split.Validate(); err != nil {
+		return nil, nil, c.Errorf("data", "%v", err)
+	}
+	sets, test, err := data.Split(all, split, runSeed)
+	if err != nil {
+		return nil, nil, c.Errorf("data", "splitting %s: %v", path, err)
+	}
+	return sets, test, nil
+}
+
+// msd returns ‖w − w^o‖².
+func msd(w, wOpt []float64) float64 {
+	var s float64
+	for j, v := range w {
+		d := v - wOpt[j]
+		s += d * d
+	}
+	return s
+}
