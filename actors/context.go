@@ -58,7 +58,8 @@ func (c *Context) Spend(seconds float64) { c.cell.clock += seconds }
 func (c *Context) Send(to ID, m proto.Message) {
 	run := c.cell.run
 	run.seq++
-	env := &Envelope{
+	env := run.envelope()
+	*env = Envelope{
 		Seq:   run.seq,
 		From:  c.cell.id,
 		To:    to,
@@ -94,7 +95,12 @@ func (c *Context) Warn(message string) { c.cell.run.warn(c.cell.name + ": " + me
 func (c *Context) Name(id ID) string { return c.cell.run.Name(id) }
 
 // Logger returns a logger tagged with the actor's name.
-func (c *Context) Logger() *zap.Logger { return c.cell.logger }
+func (c *Context) Logger() *zap.Logger {
+	if c.cell.logger == nil {
+		c.cell.logger = c.cell.run.opts.Logger.With(zap.String("actor", c.cell.name))
+	}
+	return c.cell.logger
+}
 
 // cell is the protoactor actor that hosts one behaviour.
 type cell struct {
@@ -113,6 +119,9 @@ type cell struct {
 func (c *cell) stream(purpose string) *rand.Rand {
 	r, ok := c.streams[purpose]
 	if !ok {
+		if c.streams == nil {
+			c.streams = map[string]*rand.Rand{}
+		}
 		r = rng.New(c.run.opts.RunSeed, c.name, purpose)
 		c.streams[purpose] = r
 	}
@@ -134,6 +143,7 @@ func (c *cell) Receive(pc actor.Context) {
 	if err := c.behaviour.Receive(&c.ctx, env.Body); err != nil {
 		panic(c.failure(env, err, ""))
 	}
+	c.run.recycle(env)
 }
 
 // recoverPanic turns a panic of the behaviour into a Failure and hands it on

@@ -2,15 +2,12 @@ package actors
 
 import (
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"runtime/debug"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/eventstream"
 	"go.uber.org/zap"
-	"go.uber.org/zap/exp/zapslog"
-	"go.uber.org/zap/zapcore"
 	"google.golang.org/protobuf/proto"
 
 	"maple/actors/trace"
@@ -48,8 +45,11 @@ type Options struct {
 	Trace TraceOptions
 	// Observer receives what behaviours Observe. May be nil.
 	Observer Observer
-	// Logger receives the engine's and protoactor's logs. Nil discards them.
+	// Logger receives the engine's logs. Nil discards them.
 	Logger *zap.Logger
+	// System hosts the run's actors. Nil gives the run a System of its own,
+	// closed with the run.
+	System *System
 }
 
 // Run is one execution of a protocol: a protoactor system hosting one actor
@@ -57,7 +57,8 @@ type Options struct {
 // Close it.
 type Run struct {
 	opts     Options
-	system   *actor.ActorSystem
+	system   *System
+	own      bool // the run created system and closes it
 	root     *actor.RootContext
 	props    []actor.PropsOption
 	cells    []*cell
@@ -67,6 +68,7 @@ type Run struct {
 	warnings []string
 	warned   map[string]bool
 	sub      *eventstream.Subscription
+	free     []*Envelope
 }
 
 // NewRun creates an empty run.
@@ -74,49 +76,31 @@ func NewRun(opts Options) *Run {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
-	r := &Run{opts: opts, warned: map[string]bool{}}
-	r.system = actor.NewActorSystem(actor.WithLoggerFactory(r.slogLogger))
-	propsOpts := []actor.PropsOption{
+	r := &Run{opts: opts, system: opts.System, warned: map[string]bool{}}
+	if r.system == nil {
+		r.system, r.own = NewSystem(opts.Logger), true
+	}
+	as := r.system.actors
+	r.props = []actor.PropsOption{
 		actor.WithDispatcher(actor.NewSynchronizedDispatcher(300)),
 		actor.WithMailbox(actor.Unbounded()),
-		actor.WithGuardian(stopOnFailure{r}),
+		actor.WithGuardian(r.system.supervisor),
 	}
-	r.root = actor.NewRootContext(r.system, nil)
+	r.root = actor.NewRootContext(as, nil)
 	if opts.Trace.Sink != nil {
-		propsOpts = append(propsOpts, actor.WithSenderMiddleware(r.traceMiddleware))
-		r.root = actor.NewRootContext(r.system, nil, r.traceMiddleware)
+		r.props = append(r.props, actor.WithSenderMiddleware(r.traceMiddleware))
+		r.root = actor.NewRootContext(as, nil, r.traceMiddleware)
 	}
-	r.props = propsOpts
-	r.sub = r.system.EventStream.Subscribe(r.onEvent)
+	r.sub = as.EventStream.Subscribe(r.onEvent)
 	return r
-}
-
-// slogLogger routes protoactor's log/slog output into zap. protoactor logs
-// routine events (system start, dead letters) at Info; they are demoted to
-// Debug-visible only by raising the level of its core to Warn unless the
-// logger itself is at Debug.
-func (r *Run) slogLogger(*actor.ActorSystem) *slog.Logger {
-	core := r.opts.Logger.Core()
-	if !core.Enabled(zapcore.DebugLevel) {
-		if raised, err := zapcore.NewIncreaseLevelCore(core, zapcore.WarnLevel); err == nil {
-			core = raised
-		}
-	}
-	return slog.New(zapslog.NewHandler(core, zapslog.WithName("protoactor")))
 }
 
 // Spawn adds an actor named name running b and returns its ID. All actors must
 // be spawned before Execute.
 func (r *Run) Spawn(name string, b Behaviour) ID {
-	c := &cell{
-		run:       r,
-		id:        ID(len(r.cells)),
-		name:      name,
-		behaviour: b,
-		streams:   map[string]*rand.Rand{},
-		logger:    r.opts.Logger.With(zap.String("actor", name)),
-	}
+	c := &cell{run: r, id: ID(len(r.cells)), name: name, behaviour: b}
 	c.pid = r.root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }, r.props...))
+	r.system.cells[c.pid.Id] = c
 	r.cells = append(r.cells, c)
 	return c.id
 }
@@ -174,14 +158,35 @@ func (r *Run) Warnings() []string { return r.warnings }
 // Close stops every actor and releases the actor system. It is safe to call
 // after a failed Execute.
 func (r *Run) Close() {
-	r.system.EventStream.Unsubscribe(r.sub)
+	r.system.actors.EventStream.Unsubscribe(r.sub)
 	for _, c := range r.cells {
 		if !c.stopped {
 			c.stopped = true
 			r.root.Stop(c.pid)
 		}
+		delete(r.system.cells, c.pid.Id)
 	}
-	r.system.Shutdown()
+	if r.own {
+		r.system.Close()
+	}
+}
+
+// envelope returns an envelope from the run's free list, or a new one.
+// Envelopes are recycled once their receiver has handled them: with the
+// synchronized dispatcher nothing refers to them afterwards (the trace copies
+// what it records when the message is sent).
+func (r *Run) envelope() *Envelope {
+	if n := len(r.free); n > 0 {
+		e := r.free[n-1]
+		r.free = r.free[:n-1]
+		return e
+	}
+	return new(Envelope)
+}
+
+func (r *Run) recycle(e *Envelope) {
+	*e = Envelope{}
+	r.free = append(r.free, e)
 }
 
 func (r *Run) latency(c *cell) float64 {
@@ -206,16 +211,6 @@ func (r *Run) warn(message string) {
 		r.warnings = append(r.warnings, message)
 		r.opts.Logger.Warn(message)
 	}
-}
-
-// cellOf returns the cell hosted at pid, or nil.
-func (r *Run) cellOf(pid *actor.PID) *cell {
-	for _, c := range r.cells {
-		if c.pid.Equal(pid) {
-			return c
-		}
-	}
-	return nil
 }
 
 // onEvent fails the run on a dead letter: a message to an actor that has

@@ -31,23 +31,23 @@ func (f *Failure) Error() string {
 // Unwrap returns the cause.
 func (f *Failure) Unwrap() error { return f.Cause }
 
-// stopOnFailure is the supervisor strategy of every actor of a run. Unlike
-// protoactor's default, which restarts a failing actor with fresh state and
-// logs at Info, it records the failure on the run and stops the actor; the
-// run then ends with that error.
-type stopOnFailure struct{ run *Run }
+// stopOnFailure is the supervisor strategy of every actor of a System.
+// Unlike protoactor's default, which restarts a failing actor with fresh
+// state and logs at Info, it records the failure on the actor's run and stops
+// the actor; the run then ends with that error.
+type stopOnFailure struct{ system *System }
 
 // HandleFailure implements actor.SupervisorStrategy.
 func (s stopOnFailure) HandleFailure(_ *actor.ActorSystem, supervisor actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, _ any) {
-	name := child.String()
-	if c := s.run.cellOf(child); c != nil {
-		name = c.name
-		c.stopped = true
+	supervisor.StopChildren(child)
+	c, ok := s.system.cells[child.Id]
+	if !ok {
+		return // not an actor of a live run: nothing to report to
 	}
+	c.stopped = true
 	f, ok := reason.(*Failure)
 	if !ok {
-		f = &Failure{Actor: name, Round: -1, Message: "unknown message", Cause: fmt.Errorf("%v", reason)}
+		f = &Failure{Actor: c.name, Round: -1, Message: "unknown message", Cause: fmt.Errorf("%v", reason)}
 	}
-	s.run.fail(f)
-	supervisor.StopChildren(child)
+	c.run.fail(f)
 }

@@ -54,11 +54,11 @@ func Spawn(r *actors.Run, s Setup) (actors.ID, error) {
 	sched.Targets = []actors.ID{serverID}
 	for k, set := range s.Sets {
 		name := fedavg.AgentName(k)
-		core := fedavg.NewAgent(s.Config, set, s.Loss, fedavg.Streams{
-			Schedule: r.Rand(name, "schedule"),
-			Batch:    r.Rand(name, "batch"),
-			Noise:    r.Rand(name, "noise"),
-		})
+		streams := fedavg.Streams{Schedule: r.Rand(name, "schedule"), Batch: r.Rand(name, "batch")}
+		if s.Config.NoiseStd > 0 {
+			streams.Noise = r.Rand(name, "noise")
+		}
+		core := fedavg.NewAgent(s.Config, set, s.Loss, streams)
 		var b actors.Behaviour = &Agent{Core: core, Share: s.Config.Share, Server: serverID, GradientTime: s.GradientTime}
 		if s.Agent != nil {
 			b = s.Agent(k, b.(*Agent))

@@ -23,7 +23,8 @@ type Agent struct {
 	idx       []int
 }
 
-// Streams are the random streams an agent owns, by purpose.
+// Streams are the random streams an agent owns, by purpose. Noise may be nil
+// when the configuration adds no noise.
 type Streams struct{ Schedule, Batch, Noise *rand.Rand }
 
 // NewAgent returns the agent learning on set. Under the PerAgent schedule it

@@ -25,7 +25,9 @@ func Reference(cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed 
 		a := &agents[k]
 		a.schedule = rng.New(runSeed, AgentName(k), "schedule")
 		a.batch = rng.New(runSeed, AgentName(k), "batch")
-		a.noise = rng.New(runSeed, AgentName(k), "noise")
+		if cfg.NoiseStd > 0 {
+			a.noise = rng.New(runSeed, AgentName(k), "noise")
+		}
 		if cfg.Schedule == PerAgent {
 			a.epochs = sampling.IntInRange(cfg.Epochs.Min, cfg.Epochs.Max, a.schedule)
 			a.batchSize = sampling.IntInRange(cfg.Batch.Min, cfg.Batch.Max, a.schedule)

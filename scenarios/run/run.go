@@ -72,6 +72,7 @@ type job struct {
 	opts    *Options
 	logger  *zap.Logger
 	trace   string // temporary trace file, if tracing
+	system  *actors.System
 
 	table *table
 	stats runStats
@@ -154,7 +155,10 @@ func runJobs(jobs []*job, opts *Options) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			system := actors.NewSystem(opts.Logger)
+			defer system.Close()
 			for j := range next {
+				j.system = system
 				j.err = j.execute()
 				if opts.Progress != nil {
 					mu.Lock()
@@ -224,6 +228,7 @@ func (j *job) options(obs actors.Observer, sink *traceSink) actors.Options {
 		Timing:   actors.Timing{Latency: n.Latency, Jitter: n.Jitter},
 		Observer: obs,
 		Logger:   j.logger,
+		System:   j.system,
 	}
 	if sink != nil {
 		o.Trace = actors.TraceOptions{Sink: sink.write, Payload: j.opts.TracePayload}

@@ -1,0 +1,65 @@
+package fedavg
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"maple/actors"
+	"maple/actors/msg"
+	"maple/algorithms/data"
+	"maple/algorithms/fedavg"
+	"maple/algorithms/loss"
+)
+
+// discard is an observer that ignores reports, so both engines do the same
+// work: the reference's observe callback is a no-op too.
+type discard struct{}
+
+func (discard) Observe(actors.ID, int, string, []float64) {}
+
+// BenchmarkFedAvg runs federated averaging with K = 1000 agents, L = 30 per
+// round, E_k ∈ [1, 5] and B_k ∈ [1, 10] on the actor engine and on the flat
+// reference kernel, in the same benchmark, and reports the time per round of
+// each and their ratio (actor/ref). Both times cover a whole run: the actor
+// time includes spawning and stopping the 1002 actors, the reference time
+// creating its per-agent state.
+func BenchmarkFedAvg(b *testing.B) {
+	const K, L, rounds = 1000, 30, 200
+	for _, dim := range []int{2, 100} {
+		b.Run(fmt.Sprintf("dim=%d", dim), func(b *testing.B) {
+			sets, _ := data.Regression(data.RegressionConfig{
+				Agents: K, SamplesMin: 100, SamplesMax: 100, Dim: dim, CovScale: 1, NoiseVarMin: 0.1, NoiseVarMax: 1,
+			}, 1)
+			l := loss.Loss{Kind: loss.LeastSquares, Rho: 0.001}
+			cfg := fedavg.Config{Agents: K, Participants: L, StepSize: 0.01, Normalized: true,
+				Epochs: fedavg.Range{Min: 1, Max: 5}, Batch: fedavg.Range{Min: 1, Max: 10}}
+			w0 := make([]float64, dim)
+			var actorTime, refTime time.Duration
+			system := actors.NewSystem(nil) // reused across runs, as the runner's workers do
+			defer system.Close()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				start := time.Now()
+				r := actors.NewRun(actors.Options{RunSeed: uint64(i), Observer: discard{}, System: system})
+				sched, err := Spawn(r, Setup{Config: &cfg, Sets: sets, Loss: l, W0: w0, Rounds: rounds, Server: "mean"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := r.Execute(sched, &msg.Start{}); err != nil {
+					b.Fatal(err)
+				}
+				r.Close()
+				actorTime += time.Since(start)
+
+				start = time.Now()
+				fedavg.Reference(cfg, sets, l, w0, uint64(i), rounds, func(int, []float64) {})
+				refTime += time.Since(start)
+			}
+			perRound := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N*rounds) }
+			b.ReportMetric(perRound(actorTime), "actor-ns/round")
+			b.ReportMetric(perRound(refTime), "ref-ns/round")
+			b.ReportMetric(float64(actorTime)/float64(refTime), "actor/ref")
+		})
+	}
+}
