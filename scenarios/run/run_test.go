@@ -1,0 +1,236 @@
+package run
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+	"google.golang.org/protobuf/proto"
+
+	"maple/actors"
+	afedavg "maple/actors/fedavg"
+	"maple/scenarios"
+)
+
+// TestMain checks that executions stop every actor and worker goroutine.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func plan(t *testing.T, src string, overrides ...string) *scenarios.Plan {
+	t.Helper()
+	p, err := scenarios.Parse([]byte(src), "t.yaml", t.TempDir(), overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const small = `name: small
+runs: 3
+iterations: 25
+data: {agents: 12, samples: [20, 30]}
+algorithm:
+  kind: fedavg
+  step_size: 0.05
+  fedavg: {participants: 4, local_steps: [1, 3], batch: [1, 5]}
+`
+
+func execute(t *testing.T, p *scenarios.Plan, opts Options) (string, *Result) {
+	t.Helper()
+	dir := t.TempDir()
+	res, err := Execute(p, dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, res
+}
+
+// The actor engine and the actor-free reference compute the same iterates in
+// the same order, so their metrics files are identical byte for byte.
+func TestEnginesWriteIdenticalMetrics(t *testing.T) {
+	for _, extra := range []string{"privacy.scheme=none", "privacy.scheme=update-noise"} {
+		p := plan(t, small, extra)
+		a, _ := execute(t, p, Options{Engine: Actors})
+		r, _ := execute(t, p, Options{Engine: Reference})
+		ma, _ := os.ReadFile(filepath.Join(a, "metrics.csv"))
+		mr, _ := os.ReadFile(filepath.Join(r, "metrics.csv"))
+		if !bytes.Equal(ma, mr) {
+			t.Errorf("%s: metrics differ between engines:\n%s\n---\n%s", extra, ma, mr)
+		}
+	}
+}
+
+func TestRunDirectoryContents(t *testing.T) {
+	p := plan(t, small+"sweep:\n  algorithm.step_size: [0.05, 0.02]\n")
+	dir, res := execute(t, p, Options{Workers: 2})
+	for _, f := range []string{"scenario.yaml", "metrics.csv", "summary.json", "msd.png", "msd.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("missing %s", f)
+		}
+	}
+	csv, _ := os.ReadFile(filepath.Join(dir, "metrics.csv"))
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	if lines[0] != "curve,iteration,msd,msd_db" || len(lines) != 1+2*26 {
+		t.Errorf("metrics.csv: header %q, %d lines (want 53)", lines[0], len(lines))
+	}
+	if !strings.HasPrefix(lines[27], "step_size=0.02,0,") {
+		t.Errorf("second curve should start at line 28: %q", lines[27])
+	}
+	s := res.Summary
+	if len(s.Curves) != 2 || len(s.Curves[0].RunSeeds) != 3 || s.Curves[0].MessagesPerRun != 1+25*(2+2*4) {
+		t.Errorf("summary: %d curves, run seeds %v, messages %v (want 251: Start and per round Tick, Done, 4+4 models)",
+			len(s.Curves), s.Curves[0].RunSeeds, s.Curves[0].MessagesPerRun)
+	}
+	if s.Curves[0].RunSeeds[1] != s.Curves[1].RunSeeds[1] {
+		t.Error("run r of every curve must share its seed (common random numbers)")
+	}
+	reload, err := scenarios.LoadFile(filepath.Join(dir, "scenario.yaml"), nil)
+	if err != nil || len(reload.Curves) != 2 {
+		t.Errorf("the resolved scenario does not reload to the same plan: %v", err)
+	}
+}
+
+func TestClassificationReportsTestError(t *testing.T) {
+	src := `name: cls
+runs: 2
+iterations: 200
+data: {kind: logistic, agents: 10, samples: [40, 60], dim: 5, test_samples: 2000}
+loss: {kind: logistic, rho: 0.001}
+algorithm:
+  kind: fedavg
+  step_size: 0.2
+  fedavg: {participants: 5, local_steps: [1, 3], batch: [5, 10]}
+`
+	_, res := execute(t, plan(t, src), Options{})
+	c := res.Summary.Curves[0]
+	initial := 1.0 // the all-zero model scores every sample as an error
+	if e := float64(c.Final["test_error"]); !(e > 0 && e < 0.45 && e < initial) {
+		t.Errorf("final test error %v: training should beat chance", e)
+	}
+	if c.Details["solver"] == nil {
+		t.Error("the summary should report how w^o was solved")
+	}
+}
+
+func TestLIBSVMData(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for n := 0; n < 200; n++ {
+		label := "+1"
+		if n%3 == 0 {
+			label = "-1"
+		}
+		fmt.Fprintf(&b, "%s 1:%d 3:%g\n", label, n%5, float64(n%7)/7)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "d.svm"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := `name: svm
+iterations: 5
+data: {kind: libsvm, agents: 4, samples: [1, 2], dim: 3, test_samples: 40, libsvm: {file: d.svm}}
+algorithm: {kind: fedavg, step_size: 0.1, fedavg: {participants: 2}}
+`
+	p, err := scenarios.Parse([]byte(src), filepath.Join(dir, "s.yaml"), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Execute(p, t.TempDir(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	p.Curves[0].Scenario.Data.LIBSVM.File = "missing.svm"
+	_, err = Execute(p, t.TempDir(), Options{})
+	if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data.libsvm.file: cannot open") {
+		t.Errorf("missing LIBSVM file: %v", err)
+	}
+}
+
+// failing is a server behaviour that fails in round 2.
+type failing struct{ afedavg.ServerParts }
+
+func (f *failing) Receive(ctx *actors.Context, m proto.Message) error {
+	if ctx.Round() == 2 {
+		return errors.New("simulated fault")
+	}
+	complete, err := f.Handle(ctx, m)
+	if err == nil && complete {
+		f.Core.Combine()
+		f.EndRound(ctx)
+	}
+	return err
+}
+
+func init() {
+	afedavg.RegisterServer("test-failing", func(p afedavg.ServerParts) actors.Behaviour { return &failing{p} })
+}
+
+func TestActorFailureStopsTheExecution(t *testing.T) {
+	_, err := Execute(plan(t, small, "algorithm.fedavg.server=test-failing"), t.TempDir(), Options{})
+	var f *actors.Failure
+	if !errors.As(err, &f) || scenarios.IsUserError(err) {
+		t.Fatalf("Execute returned %v, want an actor failure", err)
+	}
+	for _, want := range []string{`curve "small", run 0`, "actor server failed in round 2 handling Tick", "simulated fault"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
+
+func TestUserErrorsBeforeRunning(t *testing.T) {
+	cases := []struct {
+		overrides []string
+		opts      Options
+		want      string
+	}{
+		{[]string{"algorithm.fedavg.server=trimmed"}, Options{}, `algorithm.fedavg.server: unknown server behaviour "trimmed"`},
+		{nil, Options{Engine: Reference, Trace: true}, "trace: tracing needs the actor engine"},
+	}
+	for _, c := range cases {
+		_, err := Execute(plan(t, small, c.overrides...), t.TempDir(), c.opts)
+		if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want a user error containing %q", c.overrides, err, c.want)
+		}
+	}
+}
+
+func TestTableRows(t *testing.T) {
+	tb := newTable(10, 3, 2)
+	if fmt.Sprint(tb.iterations) != "[0 3 6 9 10]" {
+		t.Fatalf("recorded iterations %v, want [0 3 6 9 10]", tb.iterations)
+	}
+	for it, want := range map[int]int{0: 0, 3: 1, 9: 3, 10: 4, 4: -1, 11: -1} {
+		if got := tb.row(it); got != want {
+			t.Errorf("row(%d) = %d, want %d", it, got, want)
+		}
+	}
+	a, b := newTable(2, 1, 1), newTable(2, 1, 1)
+	for r := 0; r < 3; r++ {
+		a.set(r, 0, float64(r))
+		b.set(r, 0, float64(r+2))
+	}
+	m := mean([]*table{a, b})
+	if m.get(0, 0) != 1 || m.get(2, 0) != 3 {
+		t.Errorf("mean rows %v", m.values)
+	}
+	// Steady state over the last 2/3 of rows 1 and 3 (rows 1, 2 of the mean).
+	if got := steadyState(m, 0, 2.0/3); got != 2.5 {
+		t.Errorf("steady state %v, want 2.5", got)
+	}
+	if decibel(0.01) != -20 || !math.IsInf(decibel(0), -1) {
+		t.Error("decibel conversion")
+	}
+}
+
+func TestNumberEncodesNonFiniteAsNull(t *testing.T) {
+	for v, want := range map[float64]string{math.NaN(): "null", math.Inf(1): "null", 1.5: "1.5"} {
+		got, err := number(v).MarshalJSON()
+		if err != nil || string(got) != want {
+			t.Errorf("number(%v) = %s, %v; want %s", v, got, err, want)
+		}
+	}
+}
