@@ -35,9 +35,7 @@ func (w *walker) check(n *yaml.Node, t reflect.Type, path string) error {
 	if w.visited++; w.visited > maxNodes {
 		return &Error{File: w.loader.file, Msg: fmt.Sprintf("scenario too large (more than %d values once aliases are expanded)", maxNodes)}
 	}
-	if n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
+	n = resolveAlias(n)
 	if path != "" {
 		w.pos[path] = position{line: n.Line, origin: w.loader.origins[n]}
 	}

@@ -109,6 +109,9 @@ func Parse(data []byte, name, dir string, overrides []string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n := curveCount(curves, sweep); n > maxCurves {
+		return nil, &Error{File: name, Field: "sweep", Msg: fmt.Sprintf("curves × sweep expand to %d curves, more than the %d a plan may have", n, maxCurves)}
+	}
 	base, err := l.resolve(root, nil, name)
 	if err != nil {
 		return nil, err
@@ -337,6 +340,23 @@ func (l *loader) takeSweep(root *yaml.Node) (Sweep, error) {
 	return s, nil
 }
 
+// maxCurves bounds the curves one plan may expand into: beyond it a figure is
+// unreadable, and a typo in a sweep should not exhaust memory.
+const maxCurves = 1000
+
+// curveCount returns the number of curves curves × sweep expands into,
+// saturating at maxCurves+1.
+func curveCount(curves []parsedCurve, sweep Sweep) int {
+	n := max(1, len(curves))
+	for _, a := range sweep {
+		n *= len(a.Values)
+		if n > maxCurves {
+			return maxCurves + 1
+		}
+	}
+	return n
+}
+
 // variant is one curve of the expansion: its label and assignments.
 type variant struct {
 	label       string
@@ -378,6 +398,7 @@ func lastPart(path string) string { return path[strings.LastIndexByte(path, '.')
 // nodeText renders a value node compactly, as it would be written in flow
 // style (0.1, atc, [1, 5]).
 func nodeText(n *yaml.Node) string {
+	n = resolveAlias(n)
 	if n.Kind == yaml.ScalarNode {
 		return n.Value
 	}

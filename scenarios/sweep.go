@@ -26,13 +26,21 @@ func (s *Sweep) UnmarshalYAML(n *yaml.Node) error {
 		return fmt.Errorf("expected a mapping from field paths to lists of values")
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
+		k, v := n.Content[i], resolveAlias(n.Content[i+1])
 		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
 			return fmt.Errorf("%s: expected a non-empty list of values", k.Value)
 		}
 		*s = append(*s, SweepAxis{Field: k.Value, Values: v.Content})
 	}
 	return nil
+}
+
+// resolveAlias returns the node an alias (*name) refers to, or n itself.
+func resolveAlias(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return n.Alias
+	}
+	return n
 }
 
 // MarshalYAML implements yaml.Marshaler, writing the mapping in order.
