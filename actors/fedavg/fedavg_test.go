@@ -162,17 +162,6 @@ func TestMedianServerResistsAnOutlier(t *testing.T) {
 	}
 }
 
-func TestMedian(t *testing.T) {
-	for _, c := range []struct {
-		in   []float64
-		want float64
-	}{{[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}, {[]float64{5}, 5}} {
-		if got := median(append([]float64(nil), c.in...)); got != c.want {
-			t.Errorf("median(%v) = %v, want %v", c.in, got, c.want)
-		}
-	}
-}
-
 func TestUnknownServerIsAnError(t *testing.T) {
 	r := actors.NewRun(actors.Options{})
 	defer r.Close()

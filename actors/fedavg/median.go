@@ -1,24 +1,26 @@
 package fedavg
 
 import (
-	"slices"
-
 	"google.golang.org/protobuf/proto"
 
 	"maple/actors"
 	"maple/algorithms/fedavg"
 )
 
+// This file is the worked example of docs/writing-behaviours.md: a complete
+// server behaviour, registered under a name scenario files can use
+// (algorithm.fedavg.server: median).
+
 func init() {
 	RegisterServer("median", func(p ServerParts) actors.Behaviour { return &medianServer{ServerParts: p} })
 }
 
 // medianServer combines the replies of a round by their coordinate-wise
-// median instead of their mean, a classical defence against agents that send
-// outlying models. With shared updates it applies w ← w − μ·median(ψ).
+// median instead of their mean (fedavg.Median), so that a minority of agents
+// sending outlying models cannot drag the global model away.
 type medianServer struct {
 	ServerParts
-	column []float64 // scratch: one coordinate of every reply
+	column []float64 // scratch reused across rounds
 }
 
 // Receive implements actors.Behaviour.
@@ -27,30 +29,7 @@ func (s *medianServer) Receive(ctx *actors.Context, m proto.Message) error {
 	if err != nil || !complete {
 		return err
 	}
-	replies, model := s.Core.Replies(), s.Core.Model()
-	for j := range model {
-		s.column = s.column[:0]
-		for _, r := range replies {
-			s.column = append(s.column, r[j])
-		}
-		med := median(s.column)
-		if s.Config.Share == fedavg.Updates {
-			model[j] -= s.Config.StepSize * med
-		} else {
-			model[j] = med
-		}
-	}
+	s.column = fedavg.Median(s.Core.Model(), s.Core.Replies(), s.Config.Share, s.Config.StepSize, s.column)
 	s.EndRound(ctx)
 	return nil
-}
-
-// median returns the median of xs (the mean of the two middle values when
-// len(xs) is even), sorting xs in place.
-func median(xs []float64) float64 {
-	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
 }

@@ -191,3 +191,33 @@ func TestParseNames(t *testing.T) {
 		t.Error("unknown participation accepted")
 	}
 }
+
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		in   []float64
+		want float64
+	}{{[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}, {[]float64{5}, 5}} {
+		if got := median(append([]float64(nil), c.in...)); got != c.want {
+			t.Errorf("median(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestCombinations(t *testing.T) {
+	replies := [][]float64{{1, 10}, {2, 20}, {9, 30}}
+	model := []float64{5, 5}
+	Median(model, replies, Models, 0.1, nil)
+	if model[0] != 2 || model[1] != 20 {
+		t.Errorf("median of models = %v, want [2 20]", model)
+	}
+	model = []float64{5, 5}
+	Median(model, replies, Updates, 0.1, nil)
+	if model[0] != 5-0.1*2 || model[1] != 5-0.1*20 {
+		t.Errorf("median update step = %v, want [4.8 3]", model)
+	}
+	model = []float64{5, 5}
+	Mean(model, replies, Updates, 0.1)
+	if model[0] != 5-0.1*12*(1.0/3) || model[1] != 5-0.1*60*(1.0/3) {
+		t.Errorf("mean update step = %v, want [4.6 3]", model)
+	}
+}

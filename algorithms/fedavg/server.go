@@ -80,28 +80,3 @@ func (s *Server) Replies() [][]float64 { return s.replies }
 func (s *Server) Combine() {
 	Mean(s.model, s.replies, s.cfg.Share, s.cfg.StepSize)
 }
-
-// Mean combines replies into model in place: model = mean(replies) when share
-// is Models, model −= μ·mean(replies) when it is Updates.
-func Mean(model []float64, replies [][]float64, share Share, mu float64) {
-	inv := 1 / float64(len(replies))
-	if share == Models {
-		clear(model)
-		for _, r := range replies {
-			for j, v := range r {
-				model[j] += v
-			}
-		}
-		for j := range model {
-			model[j] *= inv
-		}
-		return
-	}
-	for j := range model {
-		var sum float64
-		for _, r := range replies {
-			sum += r[j]
-		}
-		model[j] -= mu * sum * inv
-	}
-}

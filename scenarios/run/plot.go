@@ -20,6 +20,7 @@ func writePlots(outDir, title string, curves []curveResult) ([]string, error) {
 		p.X.Label.Text = "iteration"
 		p.Y.Label.Text = col.Label
 		p.Legend.Top = true
+		p.Add(plotter.NewGrid())
 		for i, c := range curves {
 			if k >= len(c.cols) || c.cols[k].Name != col.Name {
 				continue
