@@ -181,7 +181,8 @@ type Diffusion struct {
 // Topology is the communication graph and combination matrix.
 type Topology struct {
 	// Graph is geometric, erdos-renyi, ring, grid, torus, complete, star,
-	// small-world or file.
+	// small-world, file (an edge list) or matrix (the support of the
+	// combination matrix of weights file).
 	Graph string `yaml:"graph"`
 	// Radius is the connection radius of geometric graphs (unit square).
 	Radius float64 `yaml:"radius,omitempty"`

@@ -262,6 +262,9 @@ func (v *validator) validateTopology(t *Topology, agents int) {
 	if t.Weights != "file" && t.Matrix != "" {
 		v.fail("topology.matrix", "only applies to weights file")
 	}
+	if (t.Graph == "matrix") != (t.Weights == "file") {
+		v.fail("topology.graph", "graph matrix (the support of the matrix file) goes with weights file, and only with it")
+	}
 }
 
 func (v *validator) validatePrivacy(p *Privacy) {

@@ -1,8 +1,7 @@
 package run
 
 import (
-	"os"
-	"path/filepath"
+	"io"
 
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
@@ -82,22 +81,15 @@ func buildProblem(c *scenarios.CurveSpec, dir string, runSeed uint64) (*problem,
 // readLIBSVM reads the scenario's LIBSVM file and deals it out to the agents.
 func readLIBSVM(c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *data.Set, error) {
 	d := &c.Scenario.Data
-	path := d.LIBSVM.File
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(dir, path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, c.Errorf("data.libsvm.file", "cannot open %s: %v", path, err)
-	}
-	defer f.Close()
 	opt := data.LIBSVMOptions{Dim: d.Dim}
 	if d.LIBSVM.Hash {
 		opt = data.LIBSVMOptions{HashDim: d.Dim}
 	}
-	all, err := data.ReadLIBSVM(f, path, opt)
+	all, err := readFile(c, dir, "data.libsvm.file", d.LIBSVM.File, func(r io.Reader, name string) (*data.Set, error) {
+		return data.ReadLIBSVM(r, name, opt)
+	})
 	if err != nil {
-		return nil, nil, c.Errorf("data.libsvm.file", "%v", err)
+		return nil, nil, err
 	}
 	split := data.SplitConfig{
 		Agents: d.Agents, SamplesMin: d.Samples.Min, SamplesMax: d.Samples.Max, TestSamples: d.TestSamples,
@@ -108,7 +100,7 @@ func readLIBSVM(c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set
 	}
 	sets, test, err := data.Split(all, split, runSeed)
 	if err != nil {
-		return nil, nil, c.Errorf("data", "splitting %s: %v", path, err)
+		return nil, nil, c.Errorf("data", "splitting %s: %v", d.LIBSVM.File, err)
 	}
 	return sets, test, nil
 }

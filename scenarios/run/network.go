@@ -1,0 +1,199 @@
+package run
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/gonum/mat"
+
+	"maple/algorithms/rng"
+	"maple/privacy/homomorphic"
+	"maple/scenarios"
+	"maple/topology"
+)
+
+// maxGraphDraws bounds how often a random graph is redrawn until it is
+// connected with the required minimum degree.
+const maxGraphDraws = 1000
+
+// network is the communication graph and combination matrix of a
+// decentralized run.
+type network struct {
+	A      *mat.Dense
+	q      []float64    // Perron vector: A q = q, q > 0, 1ᵀq = 1
+	points [][2]float64 // node positions of geometric graphs, else nil
+	degree []int        // neighbours of each agent, itself excluded
+}
+
+// networkSeed returns the seed the run's graph is drawn with: the scenario's
+// run-0 seed when one graph serves every run, the run's own otherwise.
+func networkSeed(sc *scenarios.Scenario, runSeed uint64) uint64 {
+	if sc.Topology.Regenerate == "once" {
+		return rng.RunSeed(sc.Seed, 0)
+	}
+	return runSeed
+}
+
+// buildNetwork draws or reads the graph, builds the combination matrix and
+// checks what the algorithm and privacy scheme need of it. Every problem is
+// a scenario error naming the topology field at fault.
+func buildNetwork(c *scenarios.CurveSpec, dir string, seed uint64) (*network, error) {
+	sc := c.Scenario
+	t := sc.Topology
+	agents := sc.Data.Agents
+	n := &network{}
+	var g *topology.Graph
+	var err error
+	r := rng.New(seed, "topology", "graph")
+	field := "topology.graph"
+	switch t.Graph {
+	case "geometric":
+		g, n.points, err = topology.Geometric(agents, t.Radius, t.MinDegree, r, maxGraphDraws)
+		field = "topology.radius"
+	case "erdos-renyi":
+		g, err = topology.ErdosRenyi(agents, t.Probability, t.MinDegree, r, maxGraphDraws)
+		field = "topology.probability"
+	case "small-world":
+		g, err = topology.SmallWorld(agents, t.Neighbours, t.Rewire, r, maxGraphDraws)
+	case "ring":
+		g, err = topology.Ring(agents)
+	case "grid", "torus":
+		g, err = topology.Grid(t.Rows, t.Cols, t.Graph == "torus")
+	case "complete":
+		g, err = topology.Complete(agents)
+	case "star":
+		g, err = topology.Star(agents)
+	case "file":
+		g, err = readFile(c, dir, "topology.file", t.File, topology.ReadEdgeList)
+		field = "topology.file"
+	case "matrix":
+		n.A, err = readFile(c, dir, "topology.matrix", t.Matrix, topology.ReadMatrix)
+		field = "topology.matrix"
+	default:
+		return nil, c.Errorf("topology.graph", "unknown graph %q", t.Graph)
+	}
+	if err != nil {
+		return nil, asScenarioError(c, field, err)
+	}
+	if g != nil {
+		if g.Len() != agents {
+			return nil, c.Errorf(field, "the graph has %d nodes but data.agents is %d", g.Len(), agents)
+		}
+		if g.MinDegree() < t.MinDegree {
+			return nil, c.Errorf("topology.min_degree", "graph %s has a node of degree %d, below the minimum %d", t.Graph, g.MinDegree(), t.MinDegree)
+		}
+		n.A = weights(t.Weights, g)
+	}
+	if rows, _ := n.A.Dims(); rows != agents {
+		return nil, c.Errorf(field, "the combination matrix is %d×%d but data.agents is %d", rows, rows, agents)
+	}
+	if err := n.check(c); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// check validates A for the scenario and computes the Perron vector and
+// degrees.
+func (n *network) check(c *scenarios.CurveSpec) error {
+	sc := c.Scenario
+	field := "topology.weights"
+	if sc.Topology.Weights == "file" {
+		field = "topology.matrix"
+	}
+	checks := []func(mat.Matrix) error{
+		func(a mat.Matrix) error { return topology.CheckLeftStochastic(a, topology.DefaultTol) },
+		topology.CheckPrimitive,
+	}
+	if sc.Privacy.Scheme == "graph-homomorphic" {
+		checks = append(checks, topology.CheckSelfWeights)
+	}
+	for _, check := range checks {
+		if err := check(n.A); err != nil {
+			return c.Errorf(field, "%v", err)
+		}
+	}
+	if sc.Privacy.Scheme == "graph-homomorphic" {
+		form, err := homomorphic.ParseForm(sc.Privacy.Form)
+		if err != nil {
+			return c.Errorf("privacy.form", "%v", err)
+		}
+		if err := homomorphic.CheckForm(n.A, form, topology.DefaultTol); err != nil {
+			return c.Errorf("privacy.form", "%v", err)
+		}
+	}
+	q, err := topology.Perron(n.A)
+	if err != nil {
+		return c.Errorf(field, "%v", err)
+	}
+	n.q = q
+	senders, _ := topology.Support(n.A)
+	n.degree = make([]int, len(senders))
+	for p, s := range senders {
+		n.degree[p] = len(s)
+	}
+	return nil
+}
+
+// weights applies the named combination rule to g.
+func weights(rule string, g *topology.Graph) *mat.Dense {
+	switch rule {
+	case "lazy-metropolis":
+		return topology.LazyMetropolis(g)
+	case "averaging":
+		return topology.Averaging(g)
+	}
+	return topology.Metropolis(g)
+}
+
+// readFile opens path (relative to the scenario's directory) and parses it
+// with read; errors carry the field.
+func readFile[T any](c *scenarios.CurveSpec, dir, field, path string, read func(io.Reader, string) (T, error)) (T, error) {
+	var zero T
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return zero, c.Errorf(field, "cannot open %s: %v", path, errNoPath(err))
+	}
+	defer f.Close()
+	v, err := read(f, path)
+	if err != nil {
+		return zero, c.Errorf(field, "%v", err)
+	}
+	return v, nil
+}
+
+// asScenarioError turns a topology error into a scenario error on field,
+// keeping scenario errors as they are.
+func asScenarioError(c *scenarios.CurveSpec, field string, err error) error {
+	if scenarios.IsUserError(err) {
+		return err
+	}
+	return c.Errorf(field, "%v", err)
+}
+
+// errNoPath strips the path an *os.PathError repeats.
+func errNoPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// describe returns the facts about the network that go into the summary.
+func (n *network) describe() map[string]any {
+	d := map[string]any{"perron": n.q, "degrees": n.degree}
+	if l2, err := topology.SecondEigenvalueModulus(n.A); err == nil {
+		d["second_eigenvalue_modulus"] = l2
+	}
+	if rho, err := topology.MixingRate(n.A, n.q); err == nil {
+		d["mixing_rate"] = rho
+	}
+	if n.points != nil {
+		d["points"] = n.points
+	}
+	return d
+}
