@@ -265,6 +265,9 @@ type Output struct {
 	SteadyState float64 `yaml:"steady_state"`
 	// Plot writes PNG and SVG figures of the curves.
 	Plot bool `yaml:"plot"`
+	// GroupBy, a dotted field set by curves or sweep, draws one figure per
+	// value of that field (METRIC-VALUE.png) instead of one with every curve.
+	GroupBy string `yaml:"group_by,omitempty"`
 }
 
 // Curve is one explicitly listed curve: a label and the fields it sets.

@@ -3,6 +3,7 @@ package run
 import (
 	"math"
 	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -10,9 +11,74 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// writePlots draws one figure per metric column, every curve a line, and
-// saves it as PNG and SVG. It returns the file names written.
-func writePlots(outDir, title string, curves []curveResult) ([]string, error) {
+// writePlots draws the figures of the curves: one per metric column, or, with
+// groupBy, one per metric and value of that field. It returns the file names
+// written (PNG and SVG of each).
+func writePlots(outDir, title, groupBy string, curves []curveResult) ([]string, error) {
+	var files []string
+	for _, g := range groupCurves(curves, groupBy) {
+		suffix, heading := "", title
+		if g.value != "" {
+			suffix, heading = "-"+fileSafe(g.value), title+" — "+lastPart(groupBy)+"="+g.value
+		}
+		written, err := writeFigures(outDir, heading, suffix, g.curves)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, written...)
+	}
+	return files, nil
+}
+
+// curveGroup is the curves one figure shows.
+type curveGroup struct {
+	value  string
+	curves []curveResult
+}
+
+// groupCurves splits the curves by the value they set field to, in order of
+// first appearance. Without a field, or when no curve sets it, there is one
+// group.
+func groupCurves(curves []curveResult, field string) []curveGroup {
+	var groups []curveGroup
+	index := map[string]int{}
+	for _, c := range curves {
+		value := ""
+		for _, s := range c.spec.Settings {
+			if field != "" && s.Field == field {
+				value = s.Value
+			}
+		}
+		i, ok := index[value]
+		if !ok {
+			i = len(groups)
+			index[value] = i
+			groups = append(groups, curveGroup{value: value})
+		}
+		groups[i].curves = append(groups[i].curves, c)
+	}
+	return groups
+}
+
+// fileSafe turns a setting's value into a file-name part: [1, 3] becomes
+// 1-3 and a/b becomes a-b.
+func fileSafe(v string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '[', ']', '{', '}', ' ':
+			return -1
+		case ',', '/', ':':
+			return '-'
+		}
+		return r
+	}, v)
+}
+
+func lastPart(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }
+
+// writeFigures draws one figure per metric column of curves, every curve a
+// line, saved as METRIC+suffix.png and .svg.
+func writeFigures(outDir, title, suffix string, curves []curveResult) ([]string, error) {
 	var files []string
 	for k, col := range curves[0].cols {
 		p := plot.New()
@@ -46,7 +112,7 @@ func writePlots(outDir, title string, curves []curveResult) ([]string, error) {
 			p.Legend.Add(c.spec.Label, line)
 		}
 		for _, ext := range []string{".png", ".svg"} {
-			name := col.Name + ext
+			name := col.Name + suffix + ext
 			if err := p.Save(7*vg.Inch, 4.5*vg.Inch, filepath.Join(outDir, name)); err != nil {
 				return nil, err
 			}

@@ -234,3 +234,20 @@ func TestNumberEncodesNonFiniteAsNull(t *testing.T) {
 		}
 	}
 }
+
+func TestGroupByDrawsOneFigurePerValue(t *testing.T) {
+	src := small + `curves:
+  - {label: mean, set: {algorithm.fedavg.server: mean}}
+  - {label: median, set: {algorithm.fedavg.server: median}}
+sweep:
+  algorithm.fedavg.local_steps: [1, [1, 3]]
+output: {group_by: algorithm.fedavg.local_steps}
+`
+	dir, res := execute(t, plan(t, src), Options{})
+	want := []string{"msd-1.png", "msd-1.svg", "msd-1-3.png", "msd-1-3.svg"}
+	for _, f := range want {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("missing figure %s (files: %v)", f, res.Files)
+		}
+	}
+}
