@@ -1,0 +1,178 @@
+package diffusion
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"google.golang.org/protobuf/proto"
+
+	"maple/actors"
+	"maple/actors/msg"
+	"maple/algorithms/diffusion"
+	"maple/privacy/pairmask"
+)
+
+// Observation keys under which agents report to the run's observer (outside
+// the protocol: these are not messages and are not traced).
+const (
+	// KeyModel reports w_{p,i} at the end of every round.
+	KeyModel = "model"
+	// KeySetup reports, at the end of a round in which the agent sent LGH
+	// set-up messages, their counts [roles, keys, relays]
+	// (diffusion.SetupCounts).
+	KeySetup = "lgh-setup"
+)
+
+// NoiseKey returns the key under which an agent reports its graph-homomorphic
+// draw g_p of stage j at the end of every round ("gh-noise/j"), from which the
+// observer evaluates the network residual (diffusion.GHResidual).
+func NoiseKey(j int) string { return "gh-noise/" + strconv.Itoa(j) }
+
+// Agent is the behaviour of one agent: it decodes each message, hands it to
+// its state machine and sends what the state machine puts in its outbox. When
+// an iteration completes it reports the model (and GH draws and set-up counts)
+// to the observer and sends Done to the scheduler.
+type Agent struct {
+	// Core is the agent's state machine.
+	Core *diffusion.Agent
+	// Scheduler is the scheduler's ID; agent q's ID is First + q.
+	Scheduler, First actors.ID
+	// Agents is P.
+	Agents int
+	// GradientTime is the virtual compute time of one sample gradient.
+	GradientTime float64
+
+	in  diffusion.Message // the decoded incoming message, reused
+	box outbox
+}
+
+// Receive implements actors.Behaviour.
+func (a *Agent) Receive(ctx *actors.Context, m proto.Message) error {
+	a.box = outbox{ctx: ctx, first: a.First, gradientTime: a.GradientTime}
+	defer func() { a.box.ctx = nil }()
+	var complete bool
+	var err error
+	if _, ok := m.(*msg.Tick); ok {
+		complete, err = a.Core.Begin(ctx.Round(), &a.box)
+	} else if err = a.decode(ctx, m); err == nil {
+		complete, err = a.Core.Step(ctx.Round(), &a.in, &a.box)
+	}
+	if err != nil || !complete {
+		return err
+	}
+	a.report(ctx)
+	ctx.Send(a.Scheduler, &msg.Done{})
+	return nil
+}
+
+// decode translates a protobuf message into a.in.
+func (a *Agent) decode(ctx *actors.Context, m proto.Message) error {
+	from := int(ctx.Sender() - a.First)
+	if from < 0 || from >= a.Agents {
+		return fmt.Errorf("%s from %s, which is not an agent", messageName(m), ctx.Name(ctx.Sender()))
+	}
+	a.in = diffusion.Message{Peer: from}
+	switch m := m.(type) {
+	case *msg.StageShare:
+		a.in.Kind, a.in.Stage, a.in.Values = diffusion.Share, int(m.GetStage()), m.GetPayload()
+	case *msg.RoleAssign:
+		a.in.Kind, a.in.Role, a.in.Weight = diffusion.Role, roleFromWire(m.GetRole()), m.GetWeight()
+		for _, p := range m.GetPartners() {
+			a.in.Partners = append(a.in.Partners, int(p))
+		}
+	case *msg.PublicKey:
+		a.in.Kind, a.in.Key = diffusion.PublicKey, m.GetKey()
+	case *msg.RelayedPublicKey:
+		a.in.Kind, a.in.Other, a.in.Key = diffusion.RelayedKey, int(m.GetOrigin()), m.GetKey()
+	case *msg.PaperPublic:
+		a.in.Kind, a.in.Other, a.in.Stage, a.in.Values = diffusion.PaperPublic, int(m.GetPartner()), int(m.GetStage()), m.GetValues()
+	case *msg.RelayedPaperPublic:
+		a.in.Kind, a.in.Other, a.in.Stage, a.in.Values = diffusion.RelayedPaper, int(m.GetOrigin()), int(m.GetStage()), m.GetValues()
+	default:
+		return fmt.Errorf("agent cannot handle %s", messageName(m))
+	}
+	return nil
+}
+
+// report tells the observer what the metrics need at the end of a round.
+func (a *Agent) report(ctx *actors.Context) {
+	ctx.Observe(KeyModel, a.Core.Model())
+	for j := range 3 {
+		if g := a.Core.Draw(j); g != nil {
+			ctx.Observe(NoiseKey(j), g)
+		}
+	}
+	if c := a.Core.Counts(); c.Total() > 0 {
+		ctx.Observe(KeySetup, []float64{float64(c.Roles), float64(c.Keys), float64(c.Relays)})
+	}
+}
+
+// outbox turns the state machine's messages into protobuf messages. Every
+// message gets its own copy of the vectors and keys, which the state machine
+// reuses; messages are immutable once sent.
+type outbox struct {
+	ctx          *actors.Context
+	first        actors.ID
+	gradientTime float64
+}
+
+// Send implements diffusion.Outbox.
+func (o *outbox) Send(m *diffusion.Message) {
+	var body proto.Message
+	switch m.Kind {
+	case diffusion.Share:
+		body = &msg.StageShare{Stage: int32(m.Stage), Payload: slices.Clone(m.Values)}
+	case diffusion.Role:
+		r := &msg.RoleAssign{Role: roleToWire(m.Role), Weight: m.Weight}
+		for _, p := range m.Partners {
+			r.Partners = append(r.Partners, int32(p))
+		}
+		body = r
+	case diffusion.PublicKey:
+		body = &msg.PublicKey{Key: slices.Clone(m.Key)}
+	case diffusion.RelayedKey:
+		body = &msg.RelayedPublicKey{Origin: int32(m.Other), Key: slices.Clone(m.Key)}
+	case diffusion.PaperPublic:
+		body = &msg.PaperPublic{Partner: int32(m.Other), Stage: int32(m.Stage), Values: slices.Clone(m.Values)}
+	case diffusion.RelayedPaper:
+		body = &msg.RelayedPaperPublic{Origin: int32(m.Other), Stage: int32(m.Stage), Values: slices.Clone(m.Values)}
+	}
+	o.ctx.Send(o.first+actors.ID(m.Peer), body)
+}
+
+// Spend implements diffusion.Outbox.
+func (o *outbox) Spend(n int) { o.ctx.Spend(float64(n) * o.gradientTime) }
+
+// Warn implements diffusion.Outbox.
+func (o *outbox) Warn(message string) { o.ctx.Warn(message) }
+
+func roleToWire(r pairmask.Role) msg.MaskRole {
+	switch r {
+	case pairmask.Plus:
+		return msg.MaskRole_MASK_ROLE_PLUS
+	case pairmask.Minus:
+		return msg.MaskRole_MASK_ROLE_MINUS
+	case diffusion.Unmasked:
+		return msg.MaskRole_MASK_ROLE_UNMASKED
+	}
+	return msg.MaskRole_MASK_ROLE_UNSPECIFIED
+}
+
+// roleFromWire maps a wire role back; an unknown value becomes an invalid
+// Role, which the state machine rejects.
+func roleFromWire(r msg.MaskRole) pairmask.Role {
+	switch r {
+	case msg.MaskRole_MASK_ROLE_PLUS:
+		return pairmask.Plus
+	case msg.MaskRole_MASK_ROLE_MINUS:
+		return pairmask.Minus
+	case msg.MaskRole_MASK_ROLE_UNMASKED:
+		return diffusion.Unmasked
+	}
+	return pairmask.Role(2) // not a Role: the state machine rejects it
+}
+
+func messageName(m proto.Message) string {
+	return string(m.ProtoReflect().Descriptor().Name())
+}

@@ -1,0 +1,92 @@
+package diffusion
+
+import (
+	"strings"
+
+	"maple/actors"
+	"maple/algorithms/diffusion"
+)
+
+// Collector is an actors.Observer that reassembles what the agents of one run
+// report into network-wide views: once every agent has reported its model of a
+// round it calls Models with the P×M iterates, once every agent has reported
+// its GH draw of a stage it calls Draws, and it adds up the LGH set-up counts.
+// All reports of a round arrive before any of the next (the scheduler's
+// barrier), so a round is complete when P reports have arrived.
+type Collector struct {
+	// Models, if set, receives W[p] = w_{p,i} after round i.
+	Models func(round int, W [][]float64)
+	// Draws, if set, receives G[p] = g_p of stage j in round i.
+	Draws func(round, stage int, G [][]float64)
+	// Setup[p] accumulates the set-up messages agent p sent.
+	Setup []diffusion.SetupCounts
+	// First is the ID of agent/0: the scheduler's ID + 1 (see Spawn), so 1
+	// when the run hosts nothing else. The observer must exist before Spawn
+	// returns the scheduler's ID, so set First after spawning if needed.
+	First actors.ID
+
+	w view
+	g [3]view
+}
+
+// view is one network-wide vector per agent, filled as reports arrive.
+type view struct {
+	rows  [][]float64
+	round int
+	have  int
+}
+
+// NewCollector returns a collector for agents agents of dimension dim on a
+// run that hosts nothing but the scheduler and the agents (First = 1).
+func NewCollector(agents, dim int) *Collector {
+	c := &Collector{First: 1, Setup: make([]diffusion.SetupCounts, agents), w: newView(agents, dim)}
+	for j := range c.g {
+		c.g[j] = newView(agents, dim)
+	}
+	return c
+}
+
+func newView(agents, dim int) view {
+	v := view{rows: make([][]float64, agents)}
+	for p := range v.rows {
+		v.rows[p] = make([]float64, dim)
+	}
+	return v
+}
+
+// add stores agent p's vector of round and reports whether the round is now
+// complete.
+func (v *view) add(p, round int, x []float64) bool {
+	if round != v.round {
+		v.round, v.have = round, 0
+	}
+	copy(v.rows[p], x)
+	v.have++
+	return v.have == len(v.rows)
+}
+
+// Observe implements actors.Observer. Reports from other actors, and keys
+// it does not know, are ignored.
+func (c *Collector) Observe(from actors.ID, round int, key string, v []float64) {
+	p := int(from - c.First)
+	if p < 0 || p >= len(c.Setup) {
+		return
+	}
+	switch {
+	case key == KeyModel:
+		if c.w.add(p, round, v) && c.Models != nil {
+			c.Models(round, c.w.rows)
+		}
+	case key == KeySetup && len(v) == 3:
+		s := &c.Setup[p]
+		s.Roles += int(v[0])
+		s.Keys += int(v[1])
+		s.Relays += int(v[2])
+	case strings.HasPrefix(key, "gh-noise/"):
+		for j := range c.g {
+			if key == NoiseKey(j) && c.g[j].add(p, round, v) && c.Draws != nil {
+				c.Draws(round, j, c.g[j].rows)
+			}
+		}
+	}
+}

@@ -1,0 +1,370 @@
+package diffusion
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/floats"
+
+	"maple/algorithms/data"
+	"maple/algorithms/loss"
+	"maple/algorithms/sampling"
+	"maple/privacy/homomorphic"
+)
+
+// Agent is the state machine of one agent of the generalized recursion
+// (spec §2.2). The actor layer feeds it its round's Tick (Begin) and every
+// message it receives (Step), and sends what it puts in the Outbox. Begin and
+// Step report when the iteration is complete; Model then holds w_{p,i}.
+//
+// Within an iteration the stages run in the order 1, 0, 2. A stage whose
+// matrix is I is a local copy; a communicating stage sends y (w, φ or ψ) plus
+// its noise or masks to every receiver, waits for every sender's message, and
+// combines them with the self term in ascending sender id, whatever the order
+// of arrival. Messages of a later stage of the same iteration, or of the
+// iteration before Begin, are buffered. All per-message work uses buffers
+// allocated once.
+type Agent struct {
+	net   *Network
+	cfg   *Config
+	id    int
+	set   *data.Set
+	loss  loss.Loss
+	batch *rand.Rand // StreamBatch
+	noise *rand.Rand // StreamNoise
+	idx   []int
+
+	w, phi, psi, grad []float64
+
+	next    int  // the iteration in progress, or the next one to begin
+	begun   bool // Begin(next) has been called
+	pos     int  // index in stageOrder of the current stage
+	started bool // the current stage's self term and draws are prepared
+
+	column  []term // the a_mp > 0 of column p, ascending m, self included
+	targets []int  // receivers ∪ {p}, ascending
+	sent    []bool // per target: the current stage's message is out
+	unsent  int    // targets not yet served in the current stage
+	inbox   [3][][]float64
+	got     [3][]bool
+	have    [3]int
+	self    []float64    // the current stage's self term
+	draws   [3][]float64 // the GH draw g_p of each stage
+	out     []float64    // the outgoing payload, reused
+	msg     Message      // the outgoing message, reused
+	lgh     *lgh         // nil unless LGH with a communicating stage
+	counts  SetupCounts  // set-up messages of the round in progress
+	last    SetupCounts  // set-up messages of the last completed round
+	box     Outbox       // the outbox of the call in progress
+}
+
+// term is one weight a_mp of the receiver's column; slot indexes the inbox,
+// or is −1 for the self term.
+type term struct {
+	a    float64
+	slot int
+}
+
+// NewAgent returns the state machine of agent p, learning on set with loss l
+// from the initial model w0, drawing from streams.
+func NewAgent(net *Network, p int, set *data.Set, l loss.Loss, w0 []float64, streams Streams) (*Agent, error) {
+	if err := checkAgent(net, p, set, w0); err != nil {
+		return nil, err
+	}
+	dim := len(w0)
+	a := &Agent{
+		net: net, cfg: &net.cfg, id: p, set: set, loss: l, next: 1,
+		batch: streams(AgentName(p), StreamBatch),
+		noise: streams(AgentName(p), StreamNoise),
+		idx:   make([]int, max(net.cfg.Batch, 1)),
+		w:     slices.Clone(w0),
+		phi:   make([]float64, dim), psi: make([]float64, dim), grad: make([]float64, dim),
+		self: make([]float64, dim), out: make([]float64, dim),
+	}
+	a.layout()
+	if net.cfg.Privacy.Scheme == LocalGraphHomomorphic && net.Communicates() {
+		var err error
+		if a.lgh, err = newLGH(a, streams); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+func checkAgent(net *Network, p int, set *data.Set, w0 []float64) error {
+	switch {
+	case p < 0 || p >= net.Agents():
+		return fmt.Errorf("agent %d does not exist in a network of %d", p, net.Agents())
+	case set == nil || set.Len() == 0:
+		return fmt.Errorf("agent %d has no data", p)
+	case set.Dim != len(w0):
+		return fmt.Errorf("agent %d: data of dimension %d, initial model of dimension %d", p, set.Dim, len(w0))
+	case net.cfg.Gradient == Batch && net.cfg.Batch > set.Len():
+		return fmt.Errorf("agent %d: batches of %d distinct samples, but it holds %d", p, net.cfg.Batch, set.Len())
+	}
+	return nil
+}
+
+// layout allocates the per-stage buffers and the combination order.
+func (a *Agent) layout() {
+	senders := a.net.senders[a.id]
+	for m, slot := 0, 0; m < a.net.Agents(); m++ {
+		switch {
+		case m == a.id:
+			a.column = append(a.column, term{a: a.net.Weight(m, a.id), slot: -1})
+		case slot < len(senders) && senders[slot] == m:
+			a.column = append(a.column, term{a: a.net.Weight(m, a.id), slot: slot})
+			slot++
+		}
+	}
+	a.targets = append(slices.Clone(a.net.receivers[a.id]), a.id)
+	slices.Sort(a.targets)
+	a.sent = make([]bool, len(a.targets))
+	for j := range 3 {
+		if !a.net.uses[j] {
+			continue
+		}
+		a.inbox[j] = make([][]float64, len(senders))
+		for s := range senders {
+			a.inbox[j][s] = make([]float64, len(a.w))
+		}
+		a.got[j] = make([]bool, len(senders))
+		if a.cfg.Privacy.Scheme == GraphHomomorphic {
+			a.draws[j] = make([]float64, len(a.w))
+		}
+	}
+}
+
+// Model returns w_{p,i} after iteration i has completed (w_{p,0} before the
+// first). The slice is the agent's state: copy it to keep it.
+func (a *Agent) Model() []float64 { return a.w }
+
+// Draw returns the graph-homomorphic draw g_p of stage j in the last
+// iteration that reached that stage, or nil if stage j adds no GH noise. The
+// observer uses it to evaluate the network residual; it is never a message.
+func (a *Agent) Draw(j int) []float64 { return a.draws[j] }
+
+// Counts returns the LGH set-up messages the agent sent in the last completed
+// round.
+func (a *Agent) Counts() SetupCounts { return a.last }
+
+// Begin starts iteration i, which must be the one after the last completed.
+// It reports whether the iteration completed at once (it does when no stage
+// communicates).
+func (a *Agent) Begin(i int, out Outbox) (complete bool, err error) {
+	if a.begun || i != a.next {
+		return false, fmt.Errorf("agent %d: iteration %d begins, but the next iteration is %d (in progress: %v)", a.id, i, a.next, a.begun)
+	}
+	a.box = out
+	a.begun, a.pos, a.started = true, 0, false
+	if a.lgh != nil {
+		a.lgh.begin(i)
+	}
+	return a.pump()
+}
+
+// Step handles message m of iteration i (the envelope's round). Messages of
+// the iteration in progress, or of the next one before Begin, are accepted;
+// any other message is a protocol error. It reports whether the message
+// completed the iteration.
+func (a *Agent) Step(i int, m *Message, out Outbox) (complete bool, err error) {
+	if i != a.next {
+		return false, fmt.Errorf("agent %d: %v message from agent %d of iteration %d while iteration %d is open", a.id, m.Kind, m.Peer, i, a.next)
+	}
+	a.box = out
+	if m.Kind == Share {
+		err = a.accept(m)
+	} else if a.lgh == nil {
+		err = fmt.Errorf("agent %d: unexpected %v message from agent %d: scheme %v has no key protocol", a.id, m.Kind, m.Peer, a.cfg.Privacy.Scheme)
+	} else {
+		err = a.lgh.step(m)
+	}
+	if err != nil || !a.begun {
+		return false, err
+	}
+	return a.pump()
+}
+
+// accept buffers a Share.
+func (a *Agent) accept(m *Message) error {
+	j := m.Stage
+	if j < 0 || j > 2 || !a.net.uses[j] {
+		return fmt.Errorf("agent %d: share of stage %d from agent %d, which does not communicate", a.id, j, m.Peer)
+	}
+	if a.begun && slices.Index(stageOrder[:], j) < a.pos {
+		return fmt.Errorf("agent %d: share of stage %d from agent %d after that stage was combined", a.id, j, m.Peer)
+	}
+	s, ok := slices.BinarySearch(a.net.senders[a.id], m.Peer)
+	switch {
+	case !ok:
+		return fmt.Errorf("agent %d: share from agent %d, which it does not listen to", a.id, m.Peer)
+	case a.got[j][s]:
+		return fmt.Errorf("agent %d: second share of stage %d from agent %d", a.id, j, m.Peer)
+	case len(m.Values) != len(a.w):
+		return fmt.Errorf("agent %d: share of dimension %d from agent %d, model has %d", a.id, len(m.Values), m.Peer, len(a.w))
+	}
+	copy(a.inbox[j][s], m.Values)
+	a.got[j][s] = true
+	a.have[j]++
+	return nil
+}
+
+// pump advances through the stages as far as the messages received allow.
+func (a *Agent) pump() (bool, error) {
+	for a.pos < len(stageOrder) {
+		j := stageOrder[a.pos]
+		if !a.net.uses[j] {
+			a.combineLocal(j)
+			a.pos++
+			continue
+		}
+		if !a.started {
+			a.startStage(j)
+		}
+		if err := a.emit(j); err != nil {
+			return false, err
+		}
+		if a.unsent > 0 || a.have[j] < len(a.got[j]) {
+			return false, nil
+		}
+		a.combine(j)
+		a.pos++
+		a.started = false
+	}
+	a.finish()
+	return true, nil
+}
+
+// input and output return the vectors a stage reads and writes: stage 1
+// maps w to φ, stage 0 φ to ψ, stage 2 ψ to w.
+func (a *Agent) input(j int) []float64 {
+	return [3][]float64{Stage0: a.phi, Stage1: a.w, Stage2: a.psi}[j]
+}
+
+func (a *Agent) output(j int) []float64 {
+	return [3][]float64{Stage0: a.psi, Stage1: a.phi, Stage2: a.w}[j]
+}
+
+// startStage prepares the self term (with the GH self-correction) and the
+// send list of communicating stage j.
+func (a *Agent) startStage(j int) {
+	copy(a.self, a.input(j))
+	if pr := &a.cfg.Privacy; pr.Scheme == GraphHomomorphic {
+		pr.Mechanism.Fill(a.draws[j], pr.Std, a.noise)
+		floats.AddScaled(a.self, homomorphic.SelfCoefficient(a.net.a, a.id), a.draws[j])
+	}
+	clear(a.sent)
+	a.unsent = len(a.targets)
+	a.started = true
+}
+
+// emit sends the messages of stage j that are ready and not yet sent, in
+// ascending receiver order. Under the random scheme that order is also the
+// order of the noise draws, the self term's (if any) at its own position.
+func (a *Agent) emit(j int) error {
+	pr := &a.cfg.Privacy
+	for t, p := range a.targets {
+		if a.sent[t] {
+			continue
+		}
+		if p == a.id {
+			if pr.SelfNoise {
+				pr.Mechanism.Add(a.self, pr.Std, a.noise)
+			}
+		} else if ready, err := a.payload(j, p); err != nil {
+			return err
+		} else if !ready {
+			continue
+		} else {
+			a.msg = Message{Kind: Share, Peer: p, Stage: j, Values: a.out}
+			a.box.Send(&a.msg)
+		}
+		a.sent[t] = true
+		a.unsent--
+	}
+	return nil
+}
+
+// payload writes the stage-j message for receiver p into a.out, or reports
+// that its masks are not ready yet.
+func (a *Agent) payload(j, p int) (bool, error) {
+	pr := &a.cfg.Privacy
+	if pr.Scheme == LocalGraphHomomorphic && !a.lgh.ready(p, j) {
+		return false, nil
+	}
+	copy(a.out, a.input(j))
+	switch pr.Scheme {
+	case Random:
+		pr.Mechanism.Add(a.out, pr.Std, a.noise)
+	case GraphHomomorphic:
+		floats.AddScaled(a.out, homomorphic.EdgeCoefficient(a.net.a, pr.Form, a.id, p), a.draws[j])
+	case LocalGraphHomomorphic:
+		return true, a.lgh.apply(a.out, p, j)
+	}
+	return true, nil
+}
+
+// combine forms the stage-j aggregate Σ_m a_mp x_m in ascending m.
+func (a *Agent) combine(j int) {
+	z := a.output(j)
+	clear(z)
+	for _, c := range a.column {
+		x := a.self
+		if c.slot >= 0 {
+			x = a.inbox[j][c.slot]
+		}
+		floats.AddScaled(z, c.a, x)
+	}
+	a.have[j] = 0
+	clear(a.got[j])
+	if j == Stage0 {
+		a.adapt(z)
+	}
+}
+
+// combineLocal runs stage j with matrix I: a copy, plus the gradient step at
+// stage 0.
+func (a *Agent) combineLocal(j int) {
+	z := a.output(j)
+	copy(z, a.input(j))
+	if j == Stage0 {
+		a.adapt(z)
+	}
+}
+
+// adapt subtracts μ∇̂J_p(φ_p) from z, the gradient at the agent's own,
+// noise-free φ_p.
+func (a *Agent) adapt(z []float64) {
+	a.box.Spend(gradient(a.grad, a.phi, a.set, a.loss, a.cfg, a.idx, a.batch))
+	floats.AddScaled(z, -a.cfg.StepSize, a.grad)
+}
+
+// finish closes the iteration.
+func (a *Agent) finish() {
+	a.begun = false
+	a.next++
+	a.last, a.counts = a.counts, SetupCounts{}
+	if a.lgh != nil {
+		a.lgh.endIteration()
+	}
+}
+
+// gradient sets dst to the oracle's gradient ∇̂J(w) on set and returns the
+// number of sample gradients it took: the full local gradient, or the mean
+// over cfg.Batch (1 for Sample) distinct samples drawn from r into idx. It is
+// shared by Agent and Reference so that both take the same gradients.
+func gradient(dst, w []float64, set *data.Set, l loss.Loss, cfg *Config, idx []int, r *rand.Rand) int {
+	switch cfg.Gradient {
+	case Sample:
+		idx = idx[:1]
+	case Batch:
+		idx = idx[:cfg.Batch]
+	default:
+		l.FullGrad(dst, w, set)
+		return set.Len()
+	}
+	sampling.WithoutReplacement(idx, set.Len(), r)
+	l.Grad(dst, w, set, idx, nil)
+	return len(idx)
+}

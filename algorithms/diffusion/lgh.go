@@ -1,0 +1,413 @@
+package diffusion
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"maple/privacy/noise"
+	"maple/privacy/pairmask"
+)
+
+// lgh is an agent's part of the local graph-homomorphic protocol: as a
+// receiver it announces roles and relays its senders' public keys or values;
+// as a sender it keeps, per receiver, its role, the weight the receiver gives
+// it and the mask source shared with each partner.
+type lgh struct {
+	a       *Agent
+	mode    pairmask.Mode
+	paper   pairmask.PaperParams
+	keys    *pairmask.KeyPair // secure mode; never leaves the agent
+	links   []link            // parallel to the agent's receivers
+	relayed []bool            // per sender: its public key was relayed (secure)
+	mask    []float64         // one pair mask, reused
+	public  []float64         // paper public values, reused
+}
+
+// link is the agent's relation, as a sender, to one receiver.
+type link struct {
+	receiver int
+	known    bool // the role is known (announced, or computed in oracle mode)
+	role     pairmask.Role
+	weight   float64 // a_{ℓk}, the weight the receiver gives this agent
+	partners []partner
+	paper    *rand.Rand // PaperStream(receiver)
+	drawn    int        // the last iteration whose paper keys were drawn
+}
+
+// partner is the mask source the agent shares with one partner at one
+// receiver.
+type partner struct {
+	id     int
+	stream *pairmask.MaskStream // secure: from the X25519 secret
+	oracle *rand.Rand           // oracle: the pair's stream at the receiver
+	keys   [3]pairmask.PaperKeys
+	peer   [3][]float64 // paper: the partner's public values, per stage
+	got    [3]bool      // paper: peer[j] is this iteration's
+}
+
+func newLGH(a *Agent, streams Streams) (*lgh, error) {
+	pr := &a.cfg.Privacy
+	l := &lgh{
+		a: a, mode: pr.Keys, paper: pairmask.PaperParams{T: 1, Sigma: pr.Std},
+		relayed: make([]bool, len(a.net.senders[a.id])),
+		mask:    make([]float64, len(a.w)),
+		public:  make([]float64, 2*len(a.w)),
+	}
+	switch l.mode {
+	case pairmask.Secure:
+		kp, err := pairmask.NewKeyPair(streams(AgentName(a.id), StreamKey))
+		if err != nil {
+			return nil, err
+		}
+		l.keys = kp
+	case pairmask.Paper:
+		if err := l.paper.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range a.net.receivers[a.id] {
+		ln := link{receiver: k}
+		if l.mode == pairmask.Paper {
+			ln.paper = streams(AgentName(a.id), PaperStream(k))
+		}
+		l.links = append(l.links, ln)
+	}
+	if l.mode == pairmask.Oracle {
+		return l, l.computeRoles(streams)
+	}
+	return l, nil
+}
+
+// computeRoles fills in the links of the oracle mode, which has no set-up
+// messages: roles follow from the public topology and weights.
+func (l *lgh) computeRoles(streams Streams) error {
+	for i := range l.links {
+		ln := &l.links[i]
+		as, err := l.a.net.assignment(l.a.id, ln.receiver)
+		if err != nil {
+			return err
+		}
+		ln.known, ln.role, ln.weight = true, as.role, l.a.net.Weight(l.a.id, ln.receiver)
+		for _, m := range as.partners {
+			ln.partners = append(ln.partners, partner{id: m, oracle: streams(OracleStream(l.a.id, m, ln.receiver))})
+		}
+	}
+	return nil
+}
+
+// begin starts iteration i: in the first, the receiver announces roles and
+// warns if it cannot mask; in paper mode the sender draws this iteration's
+// keys for every receiver whose role it knows.
+func (l *lgh) begin(i int) {
+	a := l.a
+	if i == 1 {
+		if n := len(a.net.senders[a.id]); !a.net.maskable[a.id] && n > 0 {
+			a.box.Warn(fmt.Sprintf("agent %d listens to %d agent(s) besides itself, fewer than the two local graph-homomorphic masks need: messages from %v reach it unmasked", a.id, n, a.net.senders[a.id]))
+		}
+		if a.cfg.Privacy.exchangesKeys() {
+			l.announce()
+		}
+	}
+	for idx := range l.links {
+		l.drawPaper(&l.links[idx], i)
+	}
+}
+
+// announce sends every sender its role, the weight this receiver gives it
+// (unless A is symmetric, when the sender knows it) and its partners.
+func (l *lgh) announce() {
+	a := l.a
+	for s, sender := range a.net.senders[a.id] {
+		as := a.net.roles[a.id][s]
+		a.msg = Message{Kind: Role, Peer: sender, Role: as.role, Partners: as.partners}
+		if !a.net.symmetric {
+			a.msg.Weight = a.net.Weight(sender, a.id)
+		}
+		a.box.Send(&a.msg)
+		a.counts.Roles++
+	}
+}
+
+// drawPaper draws the paper-mode keys of iteration i for one receiver, once,
+// and sends their public values, stage by stage and partner by partner.
+func (l *lgh) drawPaper(ln *link, i int) {
+	a := l.a
+	if l.mode != pairmask.Paper || !ln.known || ln.role == Unmasked || ln.drawn == i || !a.begun {
+		return
+	}
+	ln.drawn = i
+	for _, j := range stageOrder {
+		if !a.net.uses[j] {
+			continue
+		}
+		for pi := range ln.partners {
+			keys := ln.partners[pi].keys[j]
+			keys.Draw(ln.role, ln.paper)
+			keys.Public(l.public)
+			a.msg = Message{Kind: PaperPublic, Peer: ln.receiver, Other: ln.partners[pi].id, Stage: j, Values: l.public}
+			a.box.Send(&a.msg)
+			a.counts.Keys++
+		}
+	}
+}
+
+// step handles a protocol message.
+func (l *lgh) step(m *Message) error {
+	if !l.expects(m.Kind) {
+		return fmt.Errorf("agent %d: unexpected %v message from agent %d in %v mode", l.a.id, m.Kind, m.Peer, l.mode)
+	}
+	switch m.Kind {
+	case Role:
+		return l.onRole(m)
+	case PublicKey:
+		return l.onPublicKey(m)
+	case RelayedKey:
+		return l.onRelayedKey(m)
+	case PaperPublic:
+		return l.onPaperPublic(m)
+	default:
+		return l.onRelayedPaper(m)
+	}
+}
+
+// expects reports whether messages of kind k belong to the key mode.
+func (l *lgh) expects(k Kind) bool {
+	switch k {
+	case Role:
+		return l.mode != pairmask.Oracle
+	case PublicKey, RelayedKey:
+		return l.mode == pairmask.Secure
+	case PaperPublic, RelayedPaper:
+		return l.mode == pairmask.Paper
+	}
+	return false
+}
+
+// link returns the link to receiver k.
+func (l *lgh) link(k int) (*link, error) {
+	i, ok := slices.BinarySearch(l.a.net.receivers[l.a.id], k)
+	if !ok {
+		return nil, fmt.Errorf("agent %d: message from agent %d, which does not listen to it", l.a.id, k)
+	}
+	return &l.links[i], nil
+}
+
+// onRole records receiver m.Peer's announcement and, in secure mode, sends it
+// this agent's public key for relaying.
+func (l *lgh) onRole(m *Message) error {
+	ln, err := l.link(m.Peer)
+	if err != nil {
+		return err
+	}
+	if ln.known {
+		return fmt.Errorf("agent %d: second role announcement from agent %d", l.a.id, m.Peer)
+	}
+	if err := l.checkRole(m); err != nil {
+		return err
+	}
+	ln.known, ln.role, ln.weight = true, m.Role, m.Weight
+	if ln.weight == 0 {
+		ln.weight = l.a.net.Weight(m.Peer, l.a.id) // symmetric A: a_{ℓk} = a_{kℓ}
+	}
+	for _, id := range m.Partners {
+		p := partner{id: id}
+		for j := range 3 {
+			if l.a.net.uses[j] && l.mode == pairmask.Paper {
+				p.keys[j], p.peer[j] = pairmask.NewPaperKeys(len(l.a.w)), make([]float64, 2*len(l.a.w))
+			}
+		}
+		ln.partners = append(ln.partners, p)
+	}
+	if ln.role == Unmasked {
+		return nil
+	}
+	if l.mode == pairmask.Secure {
+		l.a.msg = Message{Kind: PublicKey, Peer: m.Peer, Key: l.keys.PublicBytes()}
+		l.a.box.Send(&l.a.msg)
+		l.a.counts.Keys++
+	}
+	l.drawPaper(ln, l.a.next)
+	return nil
+}
+
+// checkRole validates a role announcement.
+func (l *lgh) checkRole(m *Message) error {
+	a := l.a
+	switch {
+	case m.Role == Unmasked:
+		if len(m.Partners) > 0 {
+			return fmt.Errorf("agent %d: unmasked role from agent %d lists partners %v", a.id, m.Peer, m.Partners)
+		}
+		return nil
+	case m.Role != pairmask.Plus && m.Role != pairmask.Minus:
+		return fmt.Errorf("agent %d: invalid role %d from agent %d", a.id, m.Role, m.Peer)
+	case m.Weight < 0 || m.Weight > 1 || math.IsNaN(m.Weight) || (m.Weight == 0 && !a.net.symmetric):
+		return fmt.Errorf("agent %d: agent %d announced the weight %g; a masking receiver must announce a weight in (0, 1] unless A is symmetric", a.id, m.Peer, m.Weight)
+	case len(m.Partners) == 0 || !slices.IsSorted(m.Partners):
+		return fmt.Errorf("agent %d: agent %d announced the partners %v; they must be non-empty and ascending", a.id, m.Peer, m.Partners)
+	}
+	for i, p := range m.Partners {
+		if p < 0 || p >= a.net.Agents() || p == a.id || p == m.Peer || (i > 0 && p == m.Partners[i-1]) {
+			return fmt.Errorf("agent %d: agent %d announced an invalid partner list %v", a.id, m.Peer, m.Partners)
+		}
+	}
+	return nil
+}
+
+// senderRole returns the role of sender s at this receiver.
+func (l *lgh) senderRole(s int) (assignment, int, error) {
+	a := l.a
+	idx, ok := slices.BinarySearch(a.net.senders[a.id], s)
+	if !ok || a.net.roles[a.id][idx].role == Unmasked {
+		return assignment{}, 0, fmt.Errorf("agent %d: key material from agent %d, which has no masking role here", a.id, s)
+	}
+	return a.net.roles[a.id][idx], idx, nil
+}
+
+// onPublicKey relays a sender's public key to each of its partners.
+func (l *lgh) onPublicKey(m *Message) error {
+	as, idx, err := l.senderRole(m.Peer)
+	if err != nil {
+		return err
+	}
+	if l.relayed[idx] {
+		return fmt.Errorf("agent %d: second public key from agent %d", l.a.id, m.Peer)
+	}
+	l.relayed[idx] = true
+	for _, p := range as.partners {
+		l.a.msg = Message{Kind: RelayedKey, Peer: p, Other: m.Peer, Key: m.Key}
+		l.a.box.Send(&l.a.msg)
+		l.a.counts.Relays++
+	}
+	return nil
+}
+
+// partner returns the partner other at the link to receiver k.
+func (l *lgh) partner(k, other int) (*link, *partner, error) {
+	ln, err := l.link(k)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ln.known {
+		return nil, nil, fmt.Errorf("agent %d: key material relayed by agent %d before its role announcement", l.a.id, k)
+	}
+	for i := range ln.partners {
+		if ln.partners[i].id == other {
+			return ln, &ln.partners[i], nil
+		}
+	}
+	return nil, nil, fmt.Errorf("agent %d: agent %d relayed key material of agent %d, which is not its partner there", l.a.id, k, other)
+}
+
+// onRelayedKey completes the key agreement with one partner.
+func (l *lgh) onRelayedKey(m *Message) error {
+	_, p, err := l.partner(m.Peer, m.Other)
+	if err != nil {
+		return err
+	}
+	if p.stream != nil {
+		return fmt.Errorf("agent %d: second public key of agent %d relayed by agent %d", l.a.id, m.Other, m.Peer)
+	}
+	secret, err := l.keys.Shared(m.Key)
+	if err != nil {
+		return fmt.Errorf("agent %d: public key of agent %d relayed by agent %d: %w", l.a.id, m.Other, m.Peer, err)
+	}
+	p.stream = pairmask.NewMaskStream(secret)
+	return nil
+}
+
+// onPaperPublic relays a sender's paper public values to the partner they are
+// meant for.
+func (l *lgh) onPaperPublic(m *Message) error {
+	as, _, err := l.senderRole(m.Peer)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(as.partners, m.Other) {
+		return fmt.Errorf("agent %d: agent %d sent public values for agent %d, which is not its partner here", l.a.id, m.Peer, m.Other)
+	}
+	if err := l.checkPaperValues(m); err != nil {
+		return err
+	}
+	l.a.msg = Message{Kind: RelayedPaper, Peer: m.Other, Other: m.Peer, Stage: m.Stage, Values: m.Values}
+	l.a.box.Send(&l.a.msg)
+	l.a.counts.Relays++
+	return nil
+}
+
+func (l *lgh) checkPaperValues(m *Message) error {
+	if m.Stage < 0 || m.Stage > 2 || !l.a.net.uses[m.Stage] {
+		return fmt.Errorf("agent %d: public values of stage %d from agent %d, which does not communicate", l.a.id, m.Stage, m.Peer)
+	}
+	if len(m.Values) != 2*len(l.a.w) {
+		return fmt.Errorf("agent %d: %d public values from agent %d, want %d", l.a.id, len(m.Values), m.Peer, 2*len(l.a.w))
+	}
+	return nil
+}
+
+// onRelayedPaper stores a partner's public values for this iteration.
+func (l *lgh) onRelayedPaper(m *Message) error {
+	if err := l.checkPaperValues(m); err != nil {
+		return err
+	}
+	_, p, err := l.partner(m.Peer, m.Other)
+	if err != nil {
+		return err
+	}
+	if p.got[m.Stage] {
+		return fmt.Errorf("agent %d: second public values of agent %d for stage %d relayed by agent %d", l.a.id, m.Other, m.Stage, m.Peer)
+	}
+	copy(p.peer[m.Stage], m.Values)
+	p.got[m.Stage] = true
+	return nil
+}
+
+// ready reports whether the stage-j message to receiver k can be masked now.
+func (l *lgh) ready(k, j int) bool {
+	ln, err := l.link(k)
+	if err != nil || !ln.known {
+		return false
+	}
+	for i := range ln.partners {
+		p := &ln.partners[i]
+		if (l.mode == pairmask.Secure && p.stream == nil) || (l.mode == pairmask.Paper && !p.got[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+// apply adds this agent's masks for receiver k at stage j of the iteration in
+// progress to dst: ±Σ_partners g/a_{ℓk}, partners in ascending order
+// (pairmask.ApplyMask).
+func (l *lgh) apply(dst []float64, k, j int) error {
+	ln, err := l.link(k)
+	if err != nil {
+		return err
+	}
+	std := l.a.cfg.Privacy.Std
+	for i := range ln.partners {
+		p := &ln.partners[i]
+		switch l.mode {
+		case pairmask.Secure:
+			p.stream.Fill(l.mask, pairmask.Slot{Receiver: k, Iteration: l.a.next, Stage: j}, std)
+		case pairmask.Oracle:
+			noise.Laplace.Fill(l.mask, std, p.oracle)
+		default:
+			l.paper.Mask(l.mask, p.keys[j], p.peer[j])
+		}
+		pairmask.ApplyMask(dst, l.mask, ln.role, ln.weight)
+	}
+	return nil
+}
+
+// endIteration forgets the partners' paper values of the iteration that ended.
+func (l *lgh) endIteration() {
+	for i := range l.links {
+		for pi := range l.links[i].partners {
+			l.links[i].partners[pi].got = [3]bool{}
+		}
+	}
+}

@@ -1,0 +1,337 @@
+package diffusion
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"maple/algorithms/data"
+	"maple/algorithms/loss"
+	"maple/privacy/homomorphic"
+	"maple/privacy/noise"
+	"maple/privacy/pairmask"
+)
+
+// Problem is what a run learns from: the combination matrix A (A.At(m, p) =
+// a_mp, the weight receiver p gives sender m), agent p's dataset Sets[p], the
+// loss and the initial model W0 shared by every agent.
+type Problem struct {
+	// A is the P×P combination matrix.
+	A mat.Matrix
+	// Sets[p] is agent p's local dataset.
+	Sets []*data.Set
+	// Loss is the regularized loss every agent minimizes.
+	Loss loss.Loss
+	// W0 is every agent's initial model.
+	W0 []float64
+}
+
+// Hooks receive what Reference computes; any may be nil. The slices are the
+// reference's state: copy them to keep them.
+type Hooks struct {
+	// Models receives the P×M iterates W[p] = w_{p,i} after iteration i.
+	Models func(i int, W [][]float64)
+	// Draws receives the GH draws G[p] = g_p of stage j in iteration i.
+	Draws func(i, j int, G [][]float64)
+}
+
+// Reference runs iterations iterations of the whole recursion in matrix form,
+// without actors or messages: the P×M state is updated stage by stage, each
+// receiver's aggregate Σ_m a_mp·(y_m + noise_mp) formed in ascending m. It is
+// the oracle of the actor engine and the flat baseline of its benchmarks:
+// written apart from Agent, it draws from the same named streams in the same
+// order, so for the same run seed it yields the same iterates. LGH masks come
+// from the same derivations (package pairmask) as the agents'.
+func Reference(cfg Config, prob Problem, runSeed uint64, iterations int, h Hooks) error {
+	r, err := newReference(cfg, prob, SeedStreams(runSeed))
+	if err != nil {
+		return err
+	}
+	for i := 1; i <= iterations; i++ {
+		r.iterate(i, h)
+		if h.Models != nil {
+			h.Models(i, r.state[Stage1])
+		}
+	}
+	return nil
+}
+
+// reference is the state of a Reference run.
+type reference struct {
+	cfg          Config
+	a            mat.Matrix
+	prob         Problem
+	uses         [3]bool
+	batch, noise []*rand.Rand
+	state        [3][][]float64 // the input of each stage: w, φ, ψ by stage 1, 0, 2
+	draws        [][]float64
+	msg, grad    []float64
+	idx          []int
+	masks        *referenceMasks
+}
+
+func newReference(cfg Config, prob Problem, streams Streams) (*reference, error) {
+	net, err := NewNetwork(prob.A, cfg)
+	if err != nil {
+		return nil, err
+	}
+	P, M := net.Agents(), len(prob.W0)
+	if len(prob.Sets) != P {
+		return nil, fmt.Errorf("%d datasets for %d agents", len(prob.Sets), P)
+	}
+	r := &reference{cfg: cfg, a: prob.A, prob: prob, uses: cfg.Uses(),
+		msg: make([]float64, M), grad: make([]float64, M), idx: make([]int, max(cfg.Batch, 1))}
+	for p := range P {
+		if err := checkAgent(net, p, prob.Sets[p], prob.W0); err != nil {
+			return nil, err
+		}
+		r.batch = append(r.batch, streams(AgentName(p), StreamBatch))
+		r.noise = append(r.noise, streams(AgentName(p), StreamNoise))
+		r.draws = append(r.draws, make([]float64, M))
+	}
+	for j := range r.state {
+		r.state[j] = make([][]float64, P)
+		for p := range P {
+			r.state[j][p] = make([]float64, M)
+		}
+	}
+	for p := range P {
+		copy(r.state[Stage1][p], prob.W0)
+	}
+	if cfg.Privacy.Scheme == LocalGraphHomomorphic {
+		r.masks, err = newReferenceMasks(cfg, prob.A, M, streams)
+	}
+	return r, err
+}
+
+// iterate runs iteration i: stage 1 (w → φ), stage 0 (φ → ψ, with the
+// gradient step) and stage 2 (ψ → w).
+func (r *reference) iterate(i int, h Hooks) {
+	w, phi, psi := r.state[Stage1], r.state[Stage0], r.state[Stage2]
+	r.stage(i, Stage1, w, phi, h)
+	r.stage(i, Stage0, phi, psi, h)
+	for p := range psi {
+		gradient(r.grad, phi[p], r.prob.Sets[p], r.prob.Loss, &r.cfg, r.idx, r.batch[p])
+		floats.AddScaled(psi[p], -r.cfg.StepSize, r.grad)
+	}
+	r.stage(i, Stage2, psi, w, h)
+}
+
+// stage sets Z to the stage-j combination of Y: a copy when A_j = I,
+// otherwise Z[p] = Σ_m a_mp·(message m → p) for every receiver p.
+func (r *reference) stage(i, j int, Y, Z [][]float64, h Hooks) {
+	if !r.uses[j] {
+		for p := range Y {
+			copy(Z[p], Y[p])
+		}
+		return
+	}
+	pr := &r.cfg.Privacy
+	if pr.Scheme == GraphHomomorphic {
+		for m := range Y {
+			pr.Mechanism.Fill(r.draws[m], pr.Std, r.noise[m])
+		}
+		if h.Draws != nil {
+			h.Draws(i, j, r.draws)
+		}
+	}
+	for p := range Z {
+		if r.masks != nil {
+			r.masks.prepare(p, i, j)
+		}
+		clear(Z[p])
+		for m := range Y {
+			if a := r.a.At(m, p); a != 0 {
+				r.message(Y[m], m, p)
+				floats.AddScaled(Z[p], a, r.msg)
+			}
+		}
+	}
+}
+
+// message sets r.msg to what sender m sends receiver p (or uses as its self
+// term when m = p). Receivers are visited in ascending order, so each sender's
+// noise stream is consumed receiver by receiver, as Agent does.
+func (r *reference) message(y []float64, m, p int) {
+	pr := &r.cfg.Privacy
+	copy(r.msg, y)
+	switch {
+	case pr.Scheme == Random && (m != p || pr.SelfNoise):
+		pr.Mechanism.Add(r.msg, pr.Std, r.noise[m])
+	case pr.Scheme == GraphHomomorphic:
+		floats.AddScaled(r.msg, homomorphic.EdgeCoefficient(r.a, pr.Form, m, p), r.draws[m])
+	case pr.Scheme == LocalGraphHomomorphic && m != p:
+		r.masks.apply(r.msg, m, p)
+	}
+}
+
+// referenceMasks derives the LGH masks of every receiver. The mask of pair
+// (ℓ, m) at receiver k is computed once per stage and iteration and added, with
+// opposite signs, to both senders' messages.
+type referenceMasks struct {
+	mode    pairmask.Mode
+	std     float64
+	a       mat.Matrix
+	params  pairmask.PaperParams
+	plus    [][]int                  // per receiver: N₊ (nil if unmaskable)
+	minus   [][]int                  // per receiver: N₋
+	secure  [][]*pairmask.MaskStream // [ℓ][m] for ℓ < m
+	oracle  [][][]*rand.Rand         // [k][plus index][minus index]
+	paper   [][]*rand.Rand           // [ℓ][k]: PaperStream(k) of agent ℓ
+	keys    [][][]pairmask.PaperKeys // [k][ℓ][partner index]
+	public  []float64
+	current [][][]float64 // masks of the prepared receiver, [plus index][minus index]
+}
+
+func newReferenceMasks(cfg Config, A mat.Matrix, dim int, streams Streams) (*referenceMasks, error) {
+	P, _ := A.Dims()
+	rm := &referenceMasks{mode: cfg.Privacy.Keys, std: cfg.Privacy.Std, a: A,
+		params: pairmask.PaperParams{T: 1, Sigma: cfg.Privacy.Std},
+		plus:   make([][]int, P), minus: make([][]int, P), public: make([]float64, 2*dim)}
+	width := 0
+	for k := range P {
+		var senders []int
+		for m := range P {
+			if m != k && A.At(m, k) > 0 {
+				senders = append(senders, m)
+			}
+		}
+		if plus, minus, ok := pairmask.SplitRoles(cfg.Privacy.Roles, k, senders); ok {
+			rm.plus[k], rm.minus[k] = plus, minus
+			width = max(width, len(plus), len(minus))
+		}
+	}
+	rm.current = make([][][]float64, width)
+	for i := range rm.current {
+		rm.current[i] = make([][]float64, width)
+		for j := range rm.current[i] {
+			rm.current[i][j] = make([]float64, dim)
+		}
+	}
+	return rm, rm.sources(P, dim, streams)
+}
+
+// sources opens the mask sources of the key mode.
+func (rm *referenceMasks) sources(P, dim int, streams Streams) error {
+	switch rm.mode {
+	case pairmask.Secure:
+		return rm.agreeKeys(P, streams)
+	case pairmask.Oracle:
+		rm.oracle = make([][][]*rand.Rand, P)
+		for k := range P {
+			for _, l := range rm.plus[k] {
+				var row []*rand.Rand
+				for _, m := range rm.minus[k] {
+					row = append(row, streams(OracleStream(l, m, k)))
+				}
+				rm.oracle[k] = append(rm.oracle[k], row)
+			}
+		}
+	default:
+		rm.paper = make([][]*rand.Rand, P)
+		rm.keys = make([][][]pairmask.PaperKeys, P)
+		for k := range P {
+			rm.keys[k] = make([][]pairmask.PaperKeys, P)
+			for _, set := range [2][]int{rm.plus[k], rm.minus[k]} {
+				for _, l := range set {
+					if rm.paper[l] == nil {
+						rm.paper[l] = make([]*rand.Rand, P)
+					}
+					rm.paper[l][k] = streams(AgentName(l), PaperStream(k))
+					for range rm.partners(k, l) {
+						rm.keys[k][l] = append(rm.keys[k][l], pairmask.NewPaperKeys(dim))
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// agreeKeys computes every pair's X25519 secret from the agents' key streams.
+func (rm *referenceMasks) agreeKeys(P int, streams Streams) error {
+	pairs := make([]*pairmask.KeyPair, P)
+	for p := range P {
+		kp, err := pairmask.NewKeyPair(streams(AgentName(p), StreamKey))
+		if err != nil {
+			return err
+		}
+		pairs[p] = kp
+	}
+	rm.secure = make([][]*pairmask.MaskStream, P)
+	for l := range P {
+		rm.secure[l] = make([]*pairmask.MaskStream, P)
+		for m := l + 1; m < P; m++ {
+			s, err := pairs[l].Shared(pairs[m].PublicBytes())
+			if err != nil {
+				return err
+			}
+			rm.secure[l][m] = pairmask.NewMaskStream(s)
+		}
+	}
+	return nil
+}
+
+// partners returns the opposite set of sender l at receiver k.
+func (rm *referenceMasks) partners(k, l int) []int {
+	if slices.Contains(rm.plus[k], l) {
+		return rm.minus[k]
+	}
+	return rm.plus[k]
+}
+
+// prepare computes the masks of every pair at receiver k for stage j of
+// iteration i.
+func (rm *referenceMasks) prepare(k, i, j int) {
+	if rm.plus[k] == nil {
+		return
+	}
+	if rm.mode == pairmask.Paper {
+		for _, set := range [2][]int{rm.plus[k], rm.minus[k]} {
+			for _, l := range set {
+				role := pairmask.Plus
+				if slices.Contains(rm.minus[k], l) {
+					role = pairmask.Minus
+				}
+				for _, keys := range rm.keys[k][l] {
+					keys.Draw(role, rm.paper[l][k])
+				}
+			}
+		}
+	}
+	for pi, l := range rm.plus[k] {
+		for mi, m := range rm.minus[k] {
+			dst := rm.current[pi][mi]
+			switch rm.mode {
+			case pairmask.Secure:
+				rm.secure[min(l, m)][max(l, m)].Fill(dst, pairmask.Slot{Receiver: k, Iteration: i, Stage: j}, rm.std)
+			case pairmask.Oracle:
+				noise.Laplace.Fill(dst, rm.std, rm.oracle[k][pi][mi])
+			default:
+				rm.keys[k][m][pi].Public(rm.public)
+				rm.params.Mask(dst, rm.keys[k][l][mi], rm.public)
+			}
+		}
+	}
+}
+
+// apply adds sender l's masks at receiver k to msg, partners ascending.
+func (rm *referenceMasks) apply(msg []float64, l, k int) {
+	if rm.plus[k] == nil {
+		return
+	}
+	w := rm.a.At(l, k)
+	if pi := slices.Index(rm.plus[k], l); pi >= 0 {
+		for mi := range rm.minus[k] {
+			pairmask.ApplyMask(msg, rm.current[pi][mi], pairmask.Plus, w)
+		}
+		return
+	}
+	mi := slices.Index(rm.minus[k], l)
+	for pi := range rm.plus[k] {
+		pairmask.ApplyMask(msg, rm.current[pi][mi], pairmask.Minus, w)
+	}
+}
