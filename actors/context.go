@@ -28,7 +28,6 @@ type Observer interface {
 // It is only valid during that call.
 type Context struct {
 	cell  *cell
-	pc    actor.Context
 	env   *Envelope
 	round int
 }
@@ -54,20 +53,10 @@ func (c *Context) Now() float64 { return c.cell.clock }
 func (c *Context) Spend(seconds float64) { c.cell.clock += seconds }
 
 // Send sends m to the actor to. The message arrives at the sender's clock plus
-// the link latency. m must not be modified after sending.
+// the link latency; messages on one link arrive in the order they were sent.
+// m must not be modified after sending.
 func (c *Context) Send(to ID, m proto.Message) {
-	run := c.cell.run
-	run.seq++
-	env := run.envelope()
-	*env = Envelope{
-		Seq:   run.seq,
-		From:  c.cell.id,
-		To:    to,
-		Round: c.round,
-		Time:  c.cell.clock + run.latency(c.cell),
-		Body:  m,
-	}
-	c.pc.Send(run.cells[to].pid, env)
+	c.cell.run.send(c.cell, to, c.round, m)
 }
 
 // Rand returns the actor's random stream for purpose, derived from the run
@@ -138,7 +127,7 @@ func (c *cell) Receive(pc actor.Context) {
 	if env.Time > c.clock {
 		c.clock = env.Time
 	}
-	c.ctx = Context{cell: c, pc: pc, env: env, round: env.Round}
+	c.ctx = Context{cell: c, env: env, round: env.Round}
 	defer c.recoverPanic(env)
 	if err := c.behaviour.Receive(&c.ctx, env.Body); err != nil {
 		panic(c.failure(env, err, ""))

@@ -29,18 +29,21 @@
 // is a message. A returned error or a panic stops the run with an error that
 // names the actor, the round and the message.
 //
-// # Determinism
+// # Determinism and virtual time
 //
-// Actors run on protoactor's synchronized dispatcher: a message is processed on
-// the sender's goroutine as soon as the receiver is idle, otherwise queued in
-// the receiver's mailbox. Within one run the delivery order is therefore a
-// pure function of the protocol, and the same run seed gives byte-identical
-// traces and metrics whatever GOMAXPROCS is. Parallelism comes from running
-// Monte-Carlo runs side by side, each with its own Run.
+// The engine is a discrete-event simulation on top of protoactor. Messages in
+// flight wait in a queue ordered by virtual arrival time (ties in send order);
+// Execute delivers them one at a time through protoactor, whose synchronized
+// dispatcher runs the receiver on the calling goroutine. Every actor thus
+// handles its messages in the order they arrive in virtual time, and the
+// delivery order is a pure function of the protocol and the run seed: the
+// same seed gives byte-identical traces and metrics whatever GOMAXPROCS is.
+// Parallelism comes from running Monte-Carlo runs side by side, each with its
+// own Run (and, for speed, one System per worker).
 //
-// # Virtual time
-//
-// Each actor has a clock. A message arrives at the sender's clock plus the link
-// latency (Timing); receiving it advances the receiver's clock to at least that
-// time, and Context.Spend advances it by modelled compute time. Nothing sleeps.
+// Each actor has a clock. A message arrives at the sender's clock plus the
+// link latency (Timing); handling it starts at the later of its arrival and
+// the receiver's clock, and Context.Spend advances the clock by modelled
+// compute time, so a busy actor queues what arrives meanwhile. Links deliver
+// in send order even with jitter. Nothing sleeps on the wall clock.
 package actors

@@ -19,7 +19,7 @@ const Environment ID = -1
 // Envelope is a message in flight with its routing metadata. Payloads are
 // treated as immutable once sent.
 type Envelope struct {
-	// Seq numbers the messages of a run in send order, from 1.
+	// Seq numbers the messages of a run in delivery order, from 1.
 	Seq uint64
 	// From and To are the sender and receiver.
 	From, To ID
@@ -29,6 +29,8 @@ type Envelope struct {
 	Time float64
 	// Body is the payload.
 	Body proto.Message
+
+	sent uint64 // send order, which breaks ties between equal arrival times
 }
 
 // Wire returns the protobuf form of the envelope, for crossing processes.

@@ -25,7 +25,7 @@ type Timing struct {
 
 // TraceOptions switches message tracing on.
 type TraceOptions struct {
-	// Sink receives one record per message, in send order. Nil disables
+	// Sink receives one record per message, in delivery order. Nil disables
 	// tracing: no middleware is installed and messages cost nothing extra.
 	Sink func(*trace.Record) error
 	// Payload records the vectors of every message in full.
@@ -62,7 +62,10 @@ type Run struct {
 	root     *actor.RootContext
 	props    []actor.PropsOption
 	cells    []*cell
-	seq      uint64
+	inflight queue
+	sent     uint64            // messages sent so far
+	seq      uint64            // messages delivered so far
+	links    map[[2]ID]float64 // last arrival time per link, with jitter
 	finished bool
 	failure  error
 	warnings []string
@@ -88,7 +91,6 @@ func NewRun(opts Options) *Run {
 	}
 	r.root = actor.NewRootContext(as, nil)
 	if opts.Trace.Sink != nil {
-		r.props = append(r.props, actor.WithSenderMiddleware(r.traceMiddleware))
 		r.root = actor.NewRootContext(as, nil, r.traceMiddleware)
 	}
 	r.sub = as.EventStream.Subscribe(r.onEvent)
@@ -122,13 +124,26 @@ func (r *Run) Rand(name, purpose string) *rand.Rand {
 	return rng.New(r.opts.RunSeed, name, purpose)
 }
 
-// Execute delivers m from the environment to actor to and runs the protocol
-// until an actor calls Finish or fails. Because every actor runs on the
-// synchronized dispatcher, the whole run happens inside the delivery; if it
-// returns without Finish, nothing is left in flight and the run has stalled.
+// Execute sends m from the environment to actor to and runs the protocol
+// until an actor calls Finish or fails. Messages are delivered one at a time
+// in order of virtual arrival time (ties in send order); each delivery runs
+// the receiver on protoactor's synchronized dispatcher, on this goroutine.
+// When no message is left in flight and no actor has called Finish, the run
+// has stalled.
 func (r *Run) Execute(to ID, m proto.Message) error {
-	r.seq++
-	r.root.Send(r.cells[to].pid, &Envelope{Seq: r.seq, From: Environment, To: to, Body: m})
+	r.push(&Envelope{From: Environment, To: to, Body: m})
+	for r.inflight.Len() > 0 && !r.finished && r.failure == nil {
+		env := r.inflight.pop()
+		c := r.cells[env.To]
+		if c.stopped {
+			r.fail(&Failure{Actor: c.name, Round: env.Round, Message: messageName(env.Body),
+				Cause: fmt.Errorf("message from %s to a stopped actor", r.Name(env.From))})
+			break
+		}
+		r.seq++
+		env.Seq = r.seq
+		r.root.Send(c.pid, env)
+	}
 	if r.failure != nil {
 		return r.failure
 	}
@@ -138,8 +153,31 @@ func (r *Run) Execute(to ID, m proto.Message) error {
 	return nil
 }
 
-// Messages returns the number of messages sent so far, the harness's
-// included.
+// send queues m from actor c to actor to, arriving after the link latency.
+func (r *Run) send(c *cell, to ID, round int, m proto.Message) {
+	env := r.envelope()
+	*env = Envelope{From: c.id, To: to, Round: round, Time: c.clock + r.latency(c), Body: m}
+	r.push(env)
+}
+
+// push stamps env with its send order and queues it. With jitter, arrival
+// times are raised so that a link still delivers in send order.
+func (r *Run) push(env *Envelope) {
+	r.sent++
+	env.sent = r.sent
+	if r.opts.Timing.Jitter > 0 {
+		if r.links == nil {
+			r.links = map[[2]ID]float64{}
+		}
+		link := [2]ID{env.From, env.To}
+		env.Time = max(env.Time, r.links[link])
+		r.links[link] = env.Time
+	}
+	r.inflight.push(env)
+}
+
+// Messages returns the number of messages delivered so far, the harness's
+// Start included.
 func (r *Run) Messages() uint64 { return r.seq }
 
 // Duration returns the run's virtual duration so far: the latest clock of
@@ -172,9 +210,8 @@ func (r *Run) Close() {
 }
 
 // envelope returns an envelope from the run's free list, or a new one.
-// Envelopes are recycled once their receiver has handled them: with the
-// synchronized dispatcher nothing refers to them afterwards (the trace copies
-// what it records when the message is sent).
+// Envelopes are recycled once their receiver has handled them: nothing refers
+// to them afterwards (the trace copies what it records on delivery).
 func (r *Run) envelope() *Envelope {
 	if n := len(r.free); n > 0 {
 		e := r.free[n-1]
@@ -226,7 +263,8 @@ func (r *Run) onEvent(evt any) {
 	}
 }
 
-// traceMiddleware records every envelope as it is sent.
+// traceMiddleware records every envelope as it is delivered, in delivery
+// order: the root context that delivers messages carries it.
 func (r *Run) traceMiddleware(next actor.SenderFunc) actor.SenderFunc {
 	return func(ctx actor.SenderContext, target *actor.PID, me *actor.MessageEnvelope) {
 		if env, ok := me.Message.(*Envelope); ok && r.failure == nil {

@@ -520,3 +520,22 @@ func TestProtocolViolationStopsTheRun(t *testing.T) {
 		t.Fatalf("error %v, want a failure of agent/0 handling StageShare from a non-agent", err)
 	}
 }
+
+// Virtual time: with equal datasets, an ATC round with full-batch gradients
+// lasts L (the Tick) + N·G (the local gradient) + L (the shares) + L (Done), so
+// T rounds take exactly T·(3L + N·G); every quantity is a multiple of a power
+// of two here, so the sum is exact.
+func TestVirtualDurationOfAnATCRound(t *testing.T) {
+	sets, l := problem(t)
+	for k := range sets {
+		sets[k] = sets[0] // every agent holds N = sets[0].Len() samples
+	}
+	const L, G = 1.0 / 64, 1.0 / 1024
+	s := Setup{Config: diffusion.Config{Strategy: diffusion.ATC, StepSize: 0.1}, A: topology.Metropolis(network(t)),
+		Sets: sets, Loss: l, W0: make([]float64, dim), Iterations: 25, GradientTime: G}
+	_, _, r := run(t, s, actors.Options{RunSeed: seed, Timing: actors.Timing{Latency: L}})
+	n := float64(sets[0].Len())
+	if got, want := r.Duration(), 25*(3*L+n*G); got != want {
+		t.Errorf("virtual duration %v, want 25·(3L + N·G) = %v", got, want)
+	}
+}

@@ -49,9 +49,8 @@
 // # Virtual time
 //
 // An agent spends GradientTime per sample gradient before the messages that
-// depend on the gradient. The engine advances an actor's clock to the arrival
-// time of every message it handles, and a neighbour's share can be handled
-// before the agent's own Tick; the compute time of one round can then add up
-// along chains of agents, so durations are upper bounds of what a model that
-// processes messages in virtual-time order would give.
+// depend on the gradient. The engine delivers messages in order of virtual
+// arrival time, so an ATC round with full-batch gradients over N samples and
+// link latency L lasts L (Tick) + N·GradientTime + L (shares) + L (Done) when
+// every agent holds N samples; the slowest agent sets the pace otherwise.
 package diffusion

@@ -24,7 +24,7 @@ import (
 
 // Record is one line of a trace.
 type Record struct {
-	// Seq numbers the messages of one run in send order, from 1.
+	// Seq numbers the messages of one run in delivery order, from 1.
 	Seq uint64 `json:"seq"`
 	// Run is the Monte-Carlo run index and Curve the label of the curve
 	// (sweep point) the run belongs to.
