@@ -6,9 +6,12 @@ import (
 	"slices"
 	"strings"
 
+	"maple/algorithms/diffusion"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/loss"
+	"maple/privacy/homomorphic"
 	"maple/privacy/noise"
+	"maple/privacy/pairmask"
 )
 
 // Names of the values scenario fields accept, where no algorithm package
@@ -93,7 +96,8 @@ func validate(c *CurveSpec) error {
 	v.atLeast("runs", sc.Runs, 1)
 	v.atLeast("iterations", sc.Iterations, 1)
 	v.validateData(&sc.Data)
-	v.oneOf("loss.kind", sc.Loss.Kind, []string{loss.LeastSquares.String(), loss.Logistic.String()})
+	_, err := loss.ParseKind(sc.Loss.Kind)
+	v.parse("loss.kind", err)
 	v.nonNegative("loss.rho", sc.Loss.Rho)
 	if sc.Data.Kind == "regression" && sc.Loss.Kind != "least-squares" {
 		v.fail("loss.kind", "regression data need loss least-squares, got %s", sc.Loss.Kind)
@@ -112,7 +116,8 @@ func validate(c *CurveSpec) error {
 	case "diffusion":
 		v.absent("algorithm.fedavg", sc.Algorithm.FedAvg != nil, "algorithm.kind is diffusion")
 		v.validateDiffusion(sc)
-		v.oneOf("privacy.scheme", sc.Privacy.Scheme, diffusionSchemes)
+		_, err := diffusion.ParseScheme(sc.Privacy.Scheme)
+		v.parse("privacy.scheme", err)
 	}
 	v.validatePrivacy(&sc.Privacy)
 	v.nonNegative("network.latency", sc.Network.Latency)
@@ -204,9 +209,11 @@ func (v *validator) validateFedAvg(sc *Scenario) {
 
 func (v *validator) validateDiffusion(sc *Scenario) {
 	d := sc.Algorithm.Diffusion
-	v.oneOf("algorithm.diffusion.strategy", d.Strategy, strategies)
+	_, err := diffusion.ParseStrategy(d.Strategy)
+	v.parse("algorithm.diffusion.strategy", err)
 	for i, s := range d.Stages {
-		v.oneOf(fmt.Sprintf("algorithm.diffusion.stages[%d]", i), s, stageNames)
+		_, err := diffusion.ParseStage(s)
+		v.parse(fmt.Sprintf("algorithm.diffusion.stages[%d]", i), err)
 	}
 	switch {
 	case d.Strategy == "general" && len(d.Stages) == 0:
@@ -214,7 +221,8 @@ func (v *validator) validateDiffusion(sc *Scenario) {
 	case d.Strategy != "general" && len(d.Stages) > 0:
 		v.fail("algorithm.diffusion.stages", "only applies to strategy general (strategy %s fixes its stages)", d.Strategy)
 	}
-	v.oneOf("algorithm.diffusion.gradient", d.Gradient, gradientOracles)
+	_, err = diffusion.ParseGradient(d.Gradient)
+	v.parse("algorithm.diffusion.gradient", err)
 	if d.Gradient == "batch" {
 		v.atLeast("algorithm.diffusion.batch", d.Batch, 1)
 		if d.Batch > sc.Data.Samples.Min {
@@ -278,12 +286,15 @@ func (v *validator) validatePrivacy(p *Privacy) {
 	v.absent("privacy.self_noise", p.SelfNoise && p.Scheme != "random", "only the random scheme perturbs self terms")
 	if p.Form != "" {
 		v.absent("privacy.form", p.Scheme != "graph-homomorphic", "only applies to scheme graph-homomorphic")
-		v.oneOf("privacy.form", p.Form, homomorphicForms)
+		_, err := homomorphic.ParseForm(p.Form)
+		v.parse("privacy.form", err)
 	}
 	if p.Keys != "" || p.Roles != "" {
 		v.absent("privacy.keys", p.Scheme != "local-graph-homomorphic", "keys and roles only apply to scheme local-graph-homomorphic")
-		v.oneOf("privacy.keys", p.Keys, keyModes)
-		v.oneOf("privacy.roles", p.Roles, roleRules)
+		_, err := pairmask.ParseMode(p.Keys)
+		v.parse("privacy.keys", err)
+		_, err = pairmask.ParseRule(p.Roles)
+		v.parse("privacy.roles", err)
 	}
 	if a := p.Accountant; a != nil {
 		v.absent("privacy.accountant", p.Scheme == "none", "there is no privacy noise to account for")

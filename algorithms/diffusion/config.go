@@ -2,8 +2,8 @@ package diffusion
 
 import (
 	"fmt"
+	"maple/algorithms/enum"
 	"math"
-	"strconv"
 
 	"maple/privacy/homomorphic"
 	"maple/privacy/noise"
@@ -55,25 +55,13 @@ const (
 	General
 )
 
-var strategyNames = []string{"consensus", "cta", "atc", "general"}
+var strategyNames = enum.Of[Strategy]("strategy", "consensus", "cta", "atc", "general")
 
-// String returns the scenario-file name of s.
-func (s Strategy) String() string {
-	if s < 0 || int(s) >= len(strategyNames) {
-		return "Strategy(" + strconv.Itoa(int(s)) + ")"
-	}
-	return strategyNames[s]
-}
+// String returns the scenario-file name of the value.
+func (v Strategy) String() string { return strategyNames.String(v) }
 
-// ParseStrategy returns the strategy named s.
-func ParseStrategy(s string) (Strategy, error) {
-	for i, n := range strategyNames {
-		if n == s {
-			return Strategy(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown strategy %q (expected consensus, cta, atc or general)", s)
-}
+// ParseStrategy returns the value named s.
+func ParseStrategy(s string) (Strategy, error) { return strategyNames.Parse(s) }
 
 // Gradient is the gradient oracle ∇̂J_p.
 type Gradient int
@@ -87,25 +75,13 @@ const (
 	Batch
 )
 
-var gradientNames = []string{"full", "sample", "batch"}
+var gradientNames = enum.Of[Gradient]("gradient oracle", "full", "sample", "batch")
 
-// String returns the scenario-file name of g.
-func (g Gradient) String() string {
-	if g < 0 || int(g) >= len(gradientNames) {
-		return "Gradient(" + strconv.Itoa(int(g)) + ")"
-	}
-	return gradientNames[g]
-}
+// String returns the scenario-file name of the value.
+func (v Gradient) String() string { return gradientNames.String(v) }
 
-// ParseGradient returns the gradient oracle named s.
-func ParseGradient(s string) (Gradient, error) {
-	for i, n := range gradientNames {
-		if n == s {
-			return Gradient(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown gradient oracle %q (expected full, sample or batch)", s)
-}
+// ParseGradient returns the value named s.
+func ParseGradient(s string) (Gradient, error) { return gradientNames.Parse(s) }
 
 // Scheme is the privacy scheme applied to every message (spec §3).
 type Scheme int
@@ -125,25 +101,13 @@ const (
 	LocalGraphHomomorphic
 )
 
-var schemeNames = []string{"none", "random", "graph-homomorphic", "local-graph-homomorphic"}
+var schemeNames = enum.Of[Scheme]("privacy scheme", "none", "random", "graph-homomorphic", "local-graph-homomorphic")
 
-// String returns the scenario-file name of s.
-func (s Scheme) String() string {
-	if s < 0 || int(s) >= len(schemeNames) {
-		return "Scheme(" + strconv.Itoa(int(s)) + ")"
-	}
-	return schemeNames[s]
-}
+// String returns the scenario-file name of the value.
+func (v Scheme) String() string { return schemeNames.String(v) }
 
-// ParseScheme returns the privacy scheme named s.
-func ParseScheme(s string) (Scheme, error) {
-	for i, n := range schemeNames {
-		if n == s {
-			return Scheme(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown privacy scheme %q (expected none, random, graph-homomorphic or local-graph-homomorphic)", s)
-}
+// ParseScheme returns the value named s.
+func ParseScheme(s string) (Scheme, error) { return schemeNames.Parse(s) }
 
 // Privacy configures the privacy scheme. Its zero value is no privacy; the
 // zero values of Form, Keys and Roles are the defaults ratio-free, secure and

@@ -21,7 +21,7 @@
 package fedavg
 
 import (
-	"fmt"
+	"maple/algorithms/enum"
 	"strconv"
 
 	"maple/privacy/noise"
@@ -46,20 +46,13 @@ const (
 	Full
 )
 
-var participationNames = []string{"without-replacement", "with-replacement", "full"}
+var participationNames = enum.Of[Participation]("participation", "without-replacement", "with-replacement", "full")
 
-// String returns the scenario-file name of p.
-func (p Participation) String() string { return participationNames[p] }
+// String returns the scenario-file name of the value.
+func (v Participation) String() string { return participationNames.String(v) }
 
-// ParseParticipation returns the participation named s.
-func ParseParticipation(s string) (Participation, error) {
-	for i, n := range participationNames {
-		if n == s {
-			return Participation(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown participation %q (expected without-replacement, with-replacement or full)", s)
-}
+// ParseParticipation returns the value named s.
+func ParseParticipation(s string) (Participation, error) { return participationNames.Parse(s) }
 
 // Schedule says when an agent draws its number of local steps E_k and its
 // mini-batch size B_k from their ranges.
@@ -72,20 +65,13 @@ const (
 	PerRound
 )
 
-var scheduleNames = []string{"per-agent", "per-round"}
+var scheduleNames = enum.Of[Schedule]("schedule", "per-agent", "per-round")
 
-// String returns the scenario-file name of s.
-func (s Schedule) String() string { return scheduleNames[s] }
+// String returns the scenario-file name of the value.
+func (v Schedule) String() string { return scheduleNames.String(v) }
 
-// ParseSchedule returns the schedule named s.
-func ParseSchedule(s string) (Schedule, error) {
-	for i, n := range scheduleNames {
-		if n == s {
-			return Schedule(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown schedule %q (expected per-agent or per-round)", s)
-}
+// ParseSchedule returns the value named s.
+func ParseSchedule(s string) (Schedule, error) { return scheduleNames.Parse(s) }
 
 // Share is what agents send back to the server.
 type Share int
@@ -97,20 +83,13 @@ const (
 	Updates
 )
 
-var shareNames = []string{"models", "updates"}
+var shareNames = enum.Of[Share]("share", "models", "updates")
 
-// String returns the scenario-file name of s.
-func (s Share) String() string { return shareNames[s] }
+// String returns the scenario-file name of the value.
+func (v Share) String() string { return shareNames.String(v) }
 
-// ParseShare returns the share named s.
-func ParseShare(s string) (Share, error) {
-	for i, n := range shareNames {
-		if n == s {
-			return Share(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown share %q (expected models or updates)", s)
-}
+// ParseShare returns the value named s.
+func ParseShare(s string) (Share, error) { return shareNames.Parse(s) }
 
 // Range is a closed integer range [Min, Max].
 type Range struct{ Min, Max int }

@@ -9,7 +9,7 @@
 package loss
 
 import (
-	"fmt"
+	"maple/algorithms/enum"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
@@ -27,27 +27,13 @@ const (
 	Logistic
 )
 
+var kindNames = enum.Of[Kind]("loss", "least-squares", "logistic")
+
 // String returns the scenario-file name of the kind.
-func (k Kind) String() string {
-	switch k {
-	case LeastSquares:
-		return "least-squares"
-	case Logistic:
-		return "logistic"
-	}
-	return fmt.Sprintf("Kind(%d)", int(k))
-}
+func (k Kind) String() string { return kindNames.String(k) }
 
 // ParseKind returns the kind named s ("least-squares" or "logistic").
-func ParseKind(s string) (Kind, error) {
-	switch s {
-	case "least-squares":
-		return LeastSquares, nil
-	case "logistic":
-		return Logistic, nil
-	}
-	return 0, fmt.Errorf("unknown loss %q (expected least-squares or logistic)", s)
-}
+func ParseKind(s string) (Kind, error) { return kindNames.Parse(s) }
 
 // Loss is a regularized generalized linear loss.
 type Loss struct {

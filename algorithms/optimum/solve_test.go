@@ -207,7 +207,7 @@ func TestSolveRejectsBadInput(t *testing.T) {
 		{"negative rho", loss.Loss{Kind: loss.Logistic, Rho: -1}, sets, Uniform(4), "ρ must be finite"},
 		{"dimensions", lg, []*data.Set{sets[0], other}, Uniform(2), "dataset 1 has dimension 2"},
 		{"empty set", lg, []*data.Set{{Dim: 3}}, []float64{1}, "dataset 0 is empty"},
-		{"unknown loss", loss.Loss{Kind: 7}, sets, Uniform(4), "no solver for loss Kind(7)"},
+		{"unknown loss", loss.Loss{Kind: 7}, sets, Uniform(4), "no solver for loss loss(7)"},
 		{"singular Hessian", loss.Loss{Kind: loss.Logistic}, []*data.Set{rankOne}, []float64{1}, "not positive definite"},
 	} {
 		if _, _, err := Solve(tc.l, tc.sets, tc.weights); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -2,6 +2,7 @@ package accountant
 
 import (
 	"fmt"
+	"maple/algorithms/enum"
 	"math"
 )
 
@@ -98,27 +99,13 @@ const (
 	L1
 )
 
+var normNames = enum.Of[Norm]("privacy norm", "l2", "l1")
+
 // String returns the scenario-file name of the norm.
-func (n Norm) String() string {
-	switch n {
-	case L2:
-		return "l2"
-	case L1:
-		return "l1"
-	}
-	return fmt.Sprintf("Norm(%d)", int(n))
-}
+func (n Norm) String() string { return normNames.String(n) }
 
 // ParseNorm returns the norm named s ("l2" or "l1").
-func ParseNorm(s string) (Norm, error) {
-	switch s {
-	case "l2":
-		return L2, nil
-	case "l1":
-		return L1, nil
-	}
-	return 0, fmt.Errorf("unknown privacy norm %q (expected l2 or l1)", s)
-}
+func ParseNorm(s string) (Norm, error) { return normNames.Parse(s) }
 
 // NormFactor returns the factor by which ε (and σ_g for a target ε) computed
 // from ℓ2 sensitivities is multiplied under the norm convention: 1 for L2, √M

@@ -2,6 +2,7 @@ package homomorphic
 
 import (
 	"fmt"
+	"maple/algorithms/enum"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
@@ -21,27 +22,13 @@ const (
 	Ratio
 )
 
+var formNames = enum.Of[Form]("graph-homomorphic form", "ratio-free", "ratio")
+
 // String returns the scenario-file name of the form.
-func (f Form) String() string {
-	switch f {
-	case RatioFree:
-		return "ratio-free"
-	case Ratio:
-		return "ratio"
-	}
-	return fmt.Sprintf("Form(%d)", int(f))
-}
+func (f Form) String() string { return formNames.String(f) }
 
 // ParseForm returns the form named s ("ratio-free" or "ratio").
-func ParseForm(s string) (Form, error) {
-	switch s {
-	case "ratio-free":
-		return RatioFree, nil
-	case "ratio":
-		return Ratio, nil
-	}
-	return 0, fmt.Errorf("unknown graph-homomorphic form %q (expected ratio-free or ratio)", s)
-}
+func ParseForm(s string) (Form, error) { return formNames.Parse(s) }
 
 // CheckForm reports whether GH noise of the given form cancels in the
 // Perron-weighted network sum for the combination matrix A. Sums of weights are

@@ -2,6 +2,7 @@ package noise
 
 import (
 	"fmt"
+	"maple/algorithms/enum"
 	"math"
 	"math/rand/v2"
 )
@@ -16,27 +17,13 @@ const (
 	Gaussian
 )
 
+var mechanismNames = enum.Of[Mechanism]("noise mechanism", "laplace", "gaussian")
+
 // String returns the scenario-file name of the mechanism.
-func (m Mechanism) String() string {
-	switch m {
-	case Laplace:
-		return "laplace"
-	case Gaussian:
-		return "gaussian"
-	}
-	return fmt.Sprintf("Mechanism(%d)", int(m))
-}
+func (m Mechanism) String() string { return mechanismNames.String(m) }
 
 // ParseMechanism returns the mechanism named s ("laplace" or "gaussian").
-func ParseMechanism(s string) (Mechanism, error) {
-	switch s {
-	case "laplace":
-		return Laplace, nil
-	case "gaussian":
-		return Gaussian, nil
-	}
-	return 0, fmt.Errorf("unknown noise mechanism %q (expected laplace or gaussian)", s)
-}
+func ParseMechanism(s string) (Mechanism, error) { return mechanismNames.Parse(s) }
 
 // LaplaceScale returns the Laplace scale b = std/√2 whose variance 2b² is std².
 func LaplaceScale(std float64) float64 {

@@ -1,6 +1,6 @@
 package pairmask
 
-import "fmt"
+import "maple/algorithms/enum"
 
 // Mode is how the pairs of a receiver's neighbourhood obtain their shared masks.
 type Mode int
@@ -17,28 +17,10 @@ const (
 	Oracle
 )
 
+var modeNames = enum.Of[Mode]("LGH mask mode", "secure", "paper", "oracle")
+
 // String returns the scenario-file name of the mode.
-func (m Mode) String() string {
-	switch m {
-	case Secure:
-		return "secure"
-	case Paper:
-		return "paper"
-	case Oracle:
-		return "oracle"
-	}
-	return fmt.Sprintf("Mode(%d)", int(m))
-}
+func (m Mode) String() string { return modeNames.String(m) }
 
 // ParseMode returns the mode named s ("secure", "paper" or "oracle").
-func ParseMode(s string) (Mode, error) {
-	switch s {
-	case "secure":
-		return Secure, nil
-	case "paper":
-		return Paper, nil
-	case "oracle":
-		return Oracle, nil
-	}
-	return 0, fmt.Errorf("unknown LGH mask mode %q (expected secure, paper or oracle)", s)
-}
+func ParseMode(s string) (Mode, error) { return modeNames.Parse(s) }

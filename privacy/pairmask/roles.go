@@ -2,6 +2,7 @@ package pairmask
 
 import (
 	"fmt"
+	"maple/algorithms/enum"
 	"slices"
 
 	"gonum.org/v1/gonum/floats"
@@ -20,27 +21,13 @@ const (
 	Parity
 )
 
+var ruleNames = enum.Of[Rule]("role-split rule", "alternating", "parity")
+
 // String returns the scenario-file name of the rule.
-func (r Rule) String() string {
-	switch r {
-	case Alternating:
-		return "alternating"
-	case Parity:
-		return "parity"
-	}
-	return fmt.Sprintf("Rule(%d)", int(r))
-}
+func (r Rule) String() string { return ruleNames.String(r) }
 
 // ParseRule returns the rule named s ("alternating" or "parity").
-func ParseRule(s string) (Rule, error) {
-	switch s {
-	case "alternating":
-		return Alternating, nil
-	case "parity":
-		return Parity, nil
-	}
-	return 0, fmt.Errorf("unknown role-split rule %q (expected alternating or parity)", s)
-}
+func ParseRule(s string) (Rule, error) { return ruleNames.Parse(s) }
 
 // Role is the set a neighbour belongs to for one receiver.
 type Role int8

@@ -9,7 +9,7 @@ import (
 // scenario errors, without running anything.
 func Check(plan *scenarios.Plan) error {
 	for _, c := range plan.Curves {
-		if err := checkFamily(c); err != nil {
+		if err := checkFamily(c, plan.Dir); err != nil {
 			return err
 		}
 	}
@@ -18,11 +18,13 @@ func Check(plan *scenarios.Plan) error {
 
 // checkFamily checks what only the algorithm family can: names of registered
 // behaviours, whether a topology can be built, and so on.
-func checkFamily(c *scenarios.CurveSpec) error {
+func checkFamily(c *scenarios.CurveSpec, dir string) error {
 	switch c.Scenario.Algorithm.Kind {
 	case "fedavg":
 		_, err := fedavgConfig(c)
 		return err
+	case "diffusion":
+		return checkDiffusion(c, dir)
 	}
 	return c.Errorf("algorithm.kind", "unknown algorithm %q", c.Scenario.Algorithm.Kind)
 }
@@ -37,6 +39,8 @@ func columns(sc *scenarios.Scenario) []Column {
 			cols = append(cols, Column{Name: "test_error", Label: "test error"})
 		}
 		return cols
+	case "diffusion":
+		return diffusionColumns(classification)
 	}
 	return nil
 }
@@ -46,6 +50,8 @@ func runFamily(j *job, p *problem, sink *traceSink) error {
 	switch j.curve.Scenario.Algorithm.Kind {
 	case "fedavg":
 		return runFedAvg(j, p, sink)
+	case "diffusion":
+		return runDiffusion(j, p, sink)
 	}
 	return j.curve.Errorf("algorithm.kind", "unknown algorithm %q", j.curve.Scenario.Algorithm.Kind)
 }

@@ -94,7 +94,7 @@ func runFedAvg(j *job, p *problem, sink *traceSink) error {
 	j.table = obs.t
 	if j.opts.Engine == Reference {
 		fedavg.Reference(*cfg, p.sets, p.loss, w0, j.runSeed, sc.Iterations, obs.record)
-		return nil
+		return j.account(p, len(p.sets), true)
 	}
 	r := actors.NewRun(j.options(obs, sink))
 	defer r.Close()
@@ -109,5 +109,5 @@ func runFedAvg(j *job, p *problem, sink *traceSink) error {
 		return err
 	}
 	j.finish(r)
-	return nil
+	return j.account(p, len(p.sets), true)
 }

@@ -1,0 +1,234 @@
+package run
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"maple/actors"
+	adiffusion "maple/actors/diffusion"
+	"maple/actors/msg"
+	"maple/algorithms/data"
+	"maple/algorithms/diffusion"
+	"maple/privacy/homomorphic"
+	"maple/privacy/noise"
+	"maple/privacy/pairmask"
+	"maple/scenarios"
+	"maple/topology"
+)
+
+// diffusionConfig translates a curve's scenario into the algorithm's
+// configuration, naming the field of any unknown value.
+func diffusionConfig(c *scenarios.CurveSpec) (diffusion.Config, error) {
+	sc := c.Scenario
+	d := sc.Algorithm.Diffusion
+	var cfg diffusion.Config
+	var err error
+	if cfg.Strategy, err = diffusion.ParseStrategy(d.Strategy); err != nil {
+		return cfg, c.Errorf("algorithm.diffusion.strategy", "%v", err)
+	}
+	for i, s := range d.Stages {
+		j, err := diffusion.ParseStage(s)
+		if err != nil {
+			return cfg, c.Errorf(fmt.Sprintf("algorithm.diffusion.stages[%d]", i), "%v", err)
+		}
+		cfg.Stages[j] = true
+	}
+	if cfg.Gradient, err = diffusion.ParseGradient(d.Gradient); err != nil {
+		return cfg, c.Errorf("algorithm.diffusion.gradient", "%v", err)
+	}
+	cfg.StepSize, cfg.Batch = sc.Algorithm.StepSize, d.Batch
+	p := &cfg.Privacy
+	if p.Scheme, err = diffusion.ParseScheme(sc.Privacy.Scheme); err != nil {
+		return cfg, c.Errorf("privacy.scheme", "%v", err)
+	}
+	if p.Mechanism, err = noise.ParseMechanism(sc.Privacy.Mechanism); err != nil {
+		return cfg, c.Errorf("privacy.mechanism", "%v", err)
+	}
+	p.Std, p.SelfNoise = math.Sqrt(sc.Privacy.Variance), sc.Privacy.SelfNoise
+	if sc.Privacy.Form != "" {
+		if p.Form, err = homomorphic.ParseForm(sc.Privacy.Form); err != nil {
+			return cfg, c.Errorf("privacy.form", "%v", err)
+		}
+	}
+	if sc.Privacy.Keys != "" {
+		if p.Keys, err = pairmask.ParseMode(sc.Privacy.Keys); err != nil {
+			return cfg, c.Errorf("privacy.keys", "%v", err)
+		}
+	}
+	if sc.Privacy.Roles != "" {
+		if p.Roles, err = pairmask.ParseRule(sc.Privacy.Roles); err != nil {
+			return cfg, c.Errorf("privacy.roles", "%v", err)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, c.Errorf("algorithm.diffusion", "%v", err)
+	}
+	return cfg, nil
+}
+
+// checkDiffusion builds the configuration and the run-0 network, so that a
+// bad topology is reported before anything runs.
+func checkDiffusion(c *scenarios.CurveSpec, dir string) error {
+	cfg, err := diffusionConfig(c)
+	if err != nil {
+		return err
+	}
+	sc := c.Scenario
+	n, err := buildNetwork(c, dir, networkSeed(sc, 0))
+	if err != nil {
+		return err
+	}
+	if _, err := diffusion.NewNetwork(n.A, cfg); err != nil {
+		return c.Errorf("topology", "%v", err)
+	}
+	return nil
+}
+
+// diffusionColumns are the metrics of a decentralized run: paper 001's
+// centroid and average MSD (eqs. 58–59), the network disagreement, and for
+// classification the test errors of the centroid and of the agents.
+func diffusionColumns(classification bool) []Column {
+	cols := []Column{
+		{Name: "msd_centroid", Decibel: true, Label: "centroid MSD ‖w_c,i − w^o‖² (dB)"},
+		{Name: "msd_average", Decibel: true, Label: "average MSD (1/P)Σ‖w_p,i − w^o‖² (dB)"},
+		{Name: "disagreement", Decibel: true, Label: "disagreement (1/P)Σ‖w_p,i − w_c,i‖² (dB)"},
+	}
+	if classification {
+		cols = append(cols,
+			Column{Name: "test_error_centroid", Label: "test error of the centroid"},
+			Column{Name: "test_error_average", Label: "average test error of the agents"})
+	}
+	return cols
+}
+
+// diffusionObserver turns the agents' models of a round into a metrics row
+// and tracks the graph-homomorphic residual.
+type diffusionObserver struct {
+	t        *table
+	q, wOpt  []float64
+	test     *data.Set
+	centroid []float64
+	m        diffusion.Metrics
+
+	a        *mat.Dense
+	form     homomorphic.Form
+	residual []float64
+	maxGH    float64 // largest |coordinate| of a stage's Perron-weighted noise sum
+}
+
+func (o *diffusionObserver) models(round int, W [][]float64) {
+	row := o.t.row(round)
+	if row < 0 {
+		return
+	}
+	diffusion.Measure(&o.m, o.centroid, o.q, W, o.wOpt, o.test)
+	o.t.set(row, 0, o.m.CentroidMSD)
+	o.t.set(row, 1, o.m.AverageMSD)
+	o.t.set(row, 2, o.m.Disagreement)
+	if o.test != nil {
+		o.t.set(row, 3, o.m.CentroidTestError)
+		o.t.set(row, 4, o.m.AverageTestError)
+	}
+}
+
+func (o *diffusionObserver) draws(_, _ int, G [][]float64) {
+	diffusion.GHResidual(o.residual, o.a, o.q, G, o.form)
+	for _, v := range o.residual {
+		o.maxGH = max(o.maxGH, math.Abs(v))
+	}
+}
+
+// runDiffusion executes one decentralized run on the job's engine.
+func runDiffusion(j *job, p *problem, sink *traceSink) error {
+	c := j.curve
+	sc := c.Scenario
+	cfg, err := diffusionConfig(c)
+	if err != nil {
+		return err
+	}
+	net, err := buildNetwork(c, j.dir, networkSeed(sc, j.runSeed))
+	if err != nil {
+		return err
+	}
+	dim := p.sets[0].Dim
+	w0 := make([]float64, dim)
+	obs := &diffusionObserver{
+		t: newTable(sc.Iterations, sc.Output.Every, len(diffusionColumns(p.test != nil))),
+		q: net.q, wOpt: p.wOpt, test: p.test, centroid: make([]float64, dim),
+		a: net.A, form: cfg.Privacy.Form, residual: make([]float64, dim),
+	}
+	initial := make([][]float64, len(p.sets))
+	for k := range initial {
+		initial[k] = w0
+	}
+	obs.models(0, initial)
+	j.table = obs.t
+	setup := adiffusion.Setup{Config: cfg, A: net.A, Sets: p.sets, Loss: p.loss, W0: w0,
+		Iterations: sc.Iterations, GradientTime: sc.Network.GradientTime}
+	var setupCounts []diffusion.SetupCounts
+	if j.opts.Engine == Reference {
+		prob := diffusion.Problem{A: net.A, Sets: p.sets, Loss: p.loss, W0: w0}
+		if err := diffusion.Reference(cfg, prob, j.runSeed, sc.Iterations, diffusion.Hooks{Models: obs.models, Draws: obs.draws}); err != nil {
+			return err
+		}
+	} else {
+		collector := adiffusion.NewCollector(len(p.sets), dim)
+		collector.Models, collector.Draws = obs.models, obs.draws
+		r := actors.NewRun(j.options(collector, sink))
+		defer r.Close()
+		sched, err := adiffusion.Spawn(r, setup)
+		if err != nil {
+			return err
+		}
+		collector.First = sched + 1
+		if err := r.Execute(sched, &msg.Start{}); err != nil {
+			return err
+		}
+		j.finish(r)
+		setupCounts = collector.Setup
+	}
+	return j.describeDiffusion(p, net, setup, obs, setupCounts)
+}
+
+// describeDiffusion records what the summary reports of a decentralized run:
+// the network, the noise-cancellation residual, the LGH set-up cost and the
+// unmasked edges, and a warning when A is not doubly stochastic.
+func (j *job) describeDiffusion(p *problem, net *network, setup adiffusion.Setup, obs *diffusionObserver, counts []diffusion.SetupCounts) error {
+	sc := j.curve.Scenario
+	d := j.stats.details
+	d["network"] = net.describe()
+	if topology.CheckDoublyStochastic(net.A, topology.DefaultTol) != nil {
+		j.stats.warnings = append(j.stats.warnings, "the combination matrix is not doubly stochastic: the agents converge to the minimizer of Σ_p q_p J_p (Perron weights), not to the uniform-average w^o the MSD is measured against")
+	}
+	switch sc.Privacy.Scheme {
+	case "graph-homomorphic":
+		d["gh_residual_max"] = obs.maxGH
+		d["gh_noise_std"] = setup.Config.Privacy.Std
+	case "local-graph-homomorphic":
+		unmasked, err := setup.UnmaskedEdges()
+		if err != nil {
+			return err
+		}
+		edges := make([][2]int, len(unmasked))
+		for i, e := range unmasked {
+			edges[i] = [2]int{e.From, e.To}
+		}
+		d["unmasked_edges"] = edges
+		if counts != nil {
+			bounds, err := setup.SetupBounds()
+			if err != nil {
+				return err
+			}
+			sent := make([]int, len(counts))
+			within := true
+			for k, c := range counts {
+				sent[k] = c.Roles + c.Keys
+				within = within && float64(sent[k]) <= bounds[k]
+			}
+			d["lgh_setup"] = map[string]any{"sent": sent, "bound": bounds, "within_bound": within, "counts": counts}
+		}
+	}
+	return j.account(p, len(p.sets), false)
+}
