@@ -46,7 +46,9 @@ func diffusionConfig(c *scenarios.CurveSpec) (diffusion.Config, error) {
 	if p.Mechanism, err = noise.ParseMechanism(sc.Privacy.Mechanism); err != nil {
 		return cfg, c.Errorf("privacy.mechanism", "%v", err)
 	}
-	p.Std, p.SelfNoise = math.Sqrt(sc.Privacy.Variance), sc.Privacy.SelfNoise
+	if p.Scheme != diffusion.None {
+		p.Std, p.SelfNoise = math.Sqrt(sc.Privacy.Variance), sc.Privacy.SelfNoise
+	}
 	if sc.Privacy.Form != "" {
 		if p.Form, err = homomorphic.ParseForm(sc.Privacy.Form); err != nil {
 			return cfg, c.Errorf("privacy.form", "%v", err)
@@ -221,13 +223,13 @@ func (j *job) describeDiffusion(p *problem, net *network, setup adiffusion.Setup
 			if err != nil {
 				return err
 			}
-			sent := make([]int, len(counts))
+			roles, keys, relays := make([]int, len(counts)), make([]int, len(counts)), make([]int, len(counts))
 			within := true
 			for k, c := range counts {
-				sent[k] = c.Roles + c.Keys
-				within = within && float64(sent[k]) <= bounds[k]
+				roles[k], keys[k], relays[k] = c.Roles, c.Keys, c.Relays
+				within = within && float64(c.Roles+c.Keys) <= bounds[k]
 			}
-			d["lgh_setup"] = map[string]any{"sent": sent, "bound": bounds, "within_bound": within, "counts": counts}
+			d["lgh_setup"] = map[string]any{"roles": roles, "keys": keys, "relays": relays, "bound": bounds, "within_bound": within}
 		}
 	}
 	return j.account(p, len(p.sets), false)

@@ -21,7 +21,7 @@ func writePlots(outDir, title, groupBy string, curves []curveResult) ([]string, 
 		if g.value != "" {
 			suffix, heading = "-"+fileSafe(g.value), title+" — "+lastPart(groupBy)+"="+g.value
 		}
-		written, err := writeFigures(outDir, heading, suffix, g.curves)
+		written, err := writeFigures(outDir, heading, suffix, lastPart(groupBy)+"="+g.value, g.curves)
 		if err != nil {
 			return nil, err
 		}
@@ -74,11 +74,27 @@ func fileSafe(v string) string {
 	}, v)
 }
 
+// legendLabel drops the part common from a curve label made of ", "-joined
+// parts, unless nothing would be left.
+func legendLabel(label, common string) string {
+	var kept []string
+	for _, part := range strings.Split(label, ", ") {
+		if part != common {
+			kept = append(kept, part)
+		}
+	}
+	if len(kept) == 0 {
+		return label
+	}
+	return strings.Join(kept, ", ")
+}
+
 func lastPart(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }
 
 // writeFigures draws one figure per metric column of curves, every curve a
-// line, saved as METRIC+suffix.png and .svg.
-func writeFigures(outDir, title, suffix string, curves []curveResult) ([]string, error) {
+// line, saved as METRIC+suffix.png and .svg. The label part common, which
+// the title already states, is left out of the legend.
+func writeFigures(outDir, title, suffix, common string, curves []curveResult) ([]string, error) {
 	var files []string
 	for k, col := range curves[0].cols {
 		p := plot.New()
@@ -109,7 +125,7 @@ func writeFigures(outDir, title, suffix string, curves []curveResult) ([]string,
 			line.Dashes = plotutil.Dashes(i / len(plotutil.DefaultColors))
 			line.Width = vg.Points(1.2)
 			p.Add(line)
-			p.Legend.Add(c.spec.Label, line)
+			p.Legend.Add(legendLabel(c.spec.Label, common), line)
 		}
 		for _, ext := range []string{".png", ".svg"} {
 			name := col.Name + suffix + ext
