@@ -167,3 +167,75 @@ func TestVersion(t *testing.T) {
 		t.Errorf("version: exit %d, output %q", code, out)
 	}
 }
+
+const decentralized = `name: ring
+runs: 1
+iterations: 3
+data: {agents: 4, samples: 20, dim: 2}
+loss: {rho: 0.01}
+algorithm: {kind: diffusion, step_size: 0.1}
+topology: {graph: file, file: edges.txt, min_degree: 1}
+`
+
+// A bad topology is a user error: exit 2 and one line naming the field, the
+// file and what is wrong with it.
+func TestBadTopologyExitsTwo(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	write("edges.txt", "0 1\n2 3\n") // two components
+	write("bad.txt", "0.5 0.5 0 0\n0.5 0.5 0 0\n0 0 0.5 0.5\n0 0 0.4 0.5\n")
+	disconnected := write("disconnected.yaml", decentralized)
+	matrix := write("matrix.yaml", strings.Replace(decentralized, "graph: file, file: edges.txt", "graph: matrix, weights: file, matrix: bad.txt", 1))
+	cases := []struct {
+		path string
+		want []string
+	}{
+		{disconnected, []string{"disconnected.yaml:7: topology.file:", "not strongly connected", "agent 2 never receives information from agent 0"}},
+		{matrix, []string{"matrix.yaml:7: topology.matrix:", "column 2 (the weights receiver 2 uses) sums to 0.9, not 1"}},
+	}
+	for _, c := range cases {
+		for _, cmd := range []string{"validate", "run"} {
+			args := []string{cmd, c.path}
+			if cmd == "run" {
+				args = append(args, "--out", filepath.Join(dir, "o"))
+			}
+			code, _, errOut := maple(t, args...)
+			if code != 2 || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("%s %s: exit %d, stderr %q; want exit 2 and one line", cmd, c.path, code, errOut)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("%s %s: stderr %q lacks %q", cmd, c.path, errOut, w)
+				}
+			}
+		}
+	}
+}
+
+// A traced local graph-homomorphic run shows the whole protocol on the links:
+// role announcements, public keys and their relays, and the masked shares.
+func TestTracedLocalGraphHomomorphicRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	code, out, errOut := maple(t, "run", "scenarios/decentralized/fig4.yaml", "--out", dir, "--trace",
+		"--set", "runs=1", "--set", "iterations=2", "--set", "curves=[{label: lgh, set: {privacy.scheme: local-graph-homomorphic}}]",
+		"--set", "sweep={algorithm.diffusion.strategy: [atc]}")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, typ := range []string{"RoleAssign", "PublicKey", "RelayedPublicKey", "StageShare"} {
+		_, out, _ := maple(t, "trace", dir, "--type", typ, "--round", "1")
+		if !strings.Contains(out, " "+typ+" ") {
+			t.Errorf("round 1 has no %s message", typ)
+		}
+	}
+	_, out, _ = maple(t, "trace", dir, "--type", "RoleAssign", "--json")
+	if !strings.Contains(out, `"role":"MASK_ROLE_PLUS"`) || !strings.Contains(out, `"role":"MASK_ROLE_MINUS"`) {
+		t.Errorf("role announcements do not show the roles:\n%.400s", out)
+	}
+}

@@ -25,7 +25,7 @@ var (
 	strategies       = []string{"consensus", "cta", "atc", "general"}
 	stageNames       = []string{"a0", "a1", "a2"}
 	gradientOracles  = []string{"full", "sample", "batch"}
-	graphKinds       = []string{"geometric", "erdos-renyi", "ring", "grid", "torus", "complete", "star", "small-world", "file"}
+	graphKinds       = []string{"geometric", "erdos-renyi", "ring", "grid", "torus", "complete", "star", "small-world", "file", "matrix"}
 	weightRules      = []string{"metropolis", "lazy-metropolis", "averaging", "file"}
 	homomorphicForms = []string{"ratio-free", "ratio"}
 	keyModes         = []string{"secure", "paper", "oracle"}

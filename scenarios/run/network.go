@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -88,20 +89,19 @@ func buildNetwork(c *scenarios.CurveSpec, dir string, seed uint64) (*network, er
 	if rows, _ := n.A.Dims(); rows != agents {
 		return nil, c.Errorf(field, "the combination matrix is %d×%d but data.agents is %d", rows, rows, agents)
 	}
-	if err := n.check(c); err != nil {
+	if t.Graph != "file" && t.Graph != "matrix" {
+		field = "topology.weights" // generated graphs are connected: a problem is the rule's
+	}
+	if err := n.check(c, field); err != nil {
 		return nil, err
 	}
 	return n, nil
 }
 
-// check validates A for the scenario and computes the Perron vector and
-// degrees.
-func (n *network) check(c *scenarios.CurveSpec) error {
+// check validates A for the scenario, reporting problems on field (the
+// topology field A comes from), and computes the Perron vector and degrees.
+func (n *network) check(c *scenarios.CurveSpec, field string) error {
 	sc := c.Scenario
-	field := "topology.weights"
-	if sc.Topology.Weights == "file" {
-		field = "topology.matrix"
-	}
 	checks := []func(mat.Matrix) error{
 		func(a mat.Matrix) error { return topology.CheckLeftStochastic(a, topology.DefaultTol) },
 		topology.CheckPrimitive,
@@ -111,7 +111,7 @@ func (n *network) check(c *scenarios.CurveSpec) error {
 	}
 	for _, check := range checks {
 		if err := check(n.A); err != nil {
-			return c.Errorf(field, "%v", err)
+			return c.Errorf(field, "%s", strings.TrimPrefix(err.Error(), "topology: "))
 		}
 	}
 	if sc.Privacy.Scheme == "graph-homomorphic" {
