@@ -109,6 +109,11 @@ func writeFigures(outDir, title, suffix, common string, curves []curveResult) ([
 			}
 			pts := make(plotter.XYs, 0, len(c.mean.iterations))
 			for r, it := range c.mean.iterations {
+				// The initial model's test error (100%: it scores every
+				// sample 0) would flatten the figure; it stays in metrics.csv.
+				if it == 0 && !col.Decibel {
+					continue
+				}
 				y := c.value(r, k, col.Decibel)
 				if math.IsNaN(y) || math.IsInf(y, 0) {
 					continue
