@@ -8,8 +8,10 @@ import "container/heap"
 // order they arrive, whatever order they were produced in.
 type queue []*Envelope
 
+// Len implements heap.Interface.
 func (q queue) Len() int { return len(q) }
 
+// Less implements heap.Interface: earlier arrival first, then earlier send.
 func (q queue) Less(i, j int) bool {
 	if q[i].Time != q[j].Time {
 		return q[i].Time < q[j].Time
@@ -17,6 +19,7 @@ func (q queue) Less(i, j int) bool {
 	return q[i].sent < q[j].sent
 }
 
+// Swap implements heap.Interface.
 func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
 
 // Push implements heap.Interface; use heap.Push.

@@ -282,6 +282,7 @@ func (r *Run) traceMiddleware(next actor.SenderFunc) actor.SenderFunc {
 // panicError carries a non-error panic value.
 type panicError struct{ value any }
 
+// Error implements error.
 func (p panicError) Error() string { return fmt.Sprintf("panic: %v", p.value) }
 
 func stack() string { return string(debug.Stack()) }

@@ -15,6 +15,9 @@ var ErrStalled = errors.New("run stalled: no message in flight and the scheduler
 // Failure is the error that stops a run when an actor's behaviour returns an
 // error or panics. It names the actor, the round and the message being handled.
 type Failure struct {
+	// Actor is the name of the failing actor, Round the round of the message
+	// it was handling and Message that message's type; Cause is the error
+	// returned or the panic value.
 	Actor   string
 	Round   int
 	Message string

@@ -15,11 +15,13 @@ type Error struct {
 	// for values that came from a --set override.
 	File   string
 	Origin string
-	Line   int
+	// Line is the line of the offending value, 0 when unknown.
+	Line int
 	// Field is the dotted path of the offending field (empty for file-level
 	// problems such as malformed YAML).
 	Field string
-	Msg   string
+	// Msg says what is wrong and what was expected.
+	Msg string
 }
 
 // Error implements error.

@@ -42,6 +42,7 @@ type CurveSpec struct {
 
 // Setting is one field assignment of a curve.
 type Setting struct {
+	// Field is the dotted path set and Value the value, in YAML flow style.
 	Field string `json:"field"`
 	Value string `json:"value"`
 }

@@ -23,15 +23,18 @@ type Scenario struct {
 	// Trace records every message of every run in trace.jsonl.
 	Trace bool `yaml:"trace"`
 
+	// Data, Loss and Algorithm are the learning problem and how it is solved.
 	Data      Data      `yaml:"data"`
 	Loss      Loss      `yaml:"loss"`
 	Algorithm Algorithm `yaml:"algorithm"`
 	// Topology is the graph and combination matrix of decentralized
 	// algorithms; it must be absent for federated ones.
 	Topology *Topology `yaml:"topology,omitempty"`
-	Privacy  Privacy   `yaml:"privacy"`
-	Network  Network   `yaml:"network"`
-	Output   Output    `yaml:"output"`
+	// Privacy, Network and Output are the privacy scheme, the virtual-time
+	// model and what to write.
+	Privacy Privacy `yaml:"privacy"`
+	Network Network `yaml:"network"`
+	Output  Output  `yaml:"output"`
 
 	// Curves and Sweep expand the scenario into several curves; see Plan.
 	Curves []Curve `yaml:"curves,omitempty"`

@@ -172,7 +172,10 @@ func CheckPrimitive(A mat.Matrix) error {
 // notPrimitive marks a connectivity failure as also being a primitivity failure.
 type notPrimitive struct{ error }
 
-func (e notPrimitive) Unwrap() error        { return e.error }
+// Unwrap returns the connectivity error.
+func (e notPrimitive) Unwrap() error { return e.error }
+
+// Is reports that the error is also ErrNotPrimitive.
 func (e notPrimitive) Is(target error) bool { return target == ErrNotPrimitive }
 
 // gcd returns the greatest common divisor of |a| and |b|, with gcd(0, b) = |b|.

@@ -95,6 +95,7 @@ func (e *edgeError) describe() string {
 	}
 }
 
+// Error implements error.
 func (e *edgeError) Error() string {
 	msg := fmt.Sprintf("topology: edge #%d: %s", e.index, e.describe())
 	if e.problem == duplicate {

@@ -26,6 +26,7 @@ type ParseError struct {
 	Msg  string // what is wrong
 }
 
+// Error implements error, as "name:LINE: msg".
 func (e *ParseError) Error() string {
 	if e.Line == 0 {
 		return e.Name + ": " + e.Msg

@@ -18,23 +18,30 @@ import (
 // Summary is the content of summary.json: per curve, the final and
 // steady-state metrics, the run seeds, and what the runs reported.
 type Summary struct {
-	Scenario    string         `json:"scenario"`
-	Description string         `json:"description,omitempty"`
-	Version     string         `json:"version"`
-	Engine      Engine         `json:"engine"`
-	Seed        uint64         `json:"seed"`
-	Curves      []CurveSummary `json:"curves"`
+	// Scenario and Description are the scenario's name and description.
+	Scenario    string `json:"scenario"`
+	Description string `json:"description,omitempty"`
+	// Version is maple's version and Engine the engine that ran the plan.
+	Version string `json:"version"`
+	Engine  Engine `json:"engine"`
+	// Seed is the scenario seed the run seeds derive from.
+	Seed uint64 `json:"seed"`
+	// Curves summarizes each curve, in plan order.
+	Curves []CurveSummary `json:"curves"`
 }
 
 // CurveSummary summarizes the runs of one curve.
 type CurveSummary struct {
+	// Label names the curve and Settings are the fields that define it.
 	Label    string              `json:"label"`
 	Settings []scenarios.Setting `json:"settings,omitempty"`
-	Runs     int                 `json:"runs"`
+	// Runs is the number of Monte-Carlo runs averaged.
+	Runs int `json:"runs"`
 	// RunSeeds are the seeds of the runs, in hexadecimal: run r of every
 	// curve derives all its random streams from RunSeeds[r].
-	RunSeeds   []string `json:"run_seeds"`
-	Iterations int      `json:"iterations"`
+	RunSeeds []string `json:"run_seeds"`
+	// Iterations is the number of iterations of each run.
+	Iterations int `json:"iterations"`
 	// Final holds the metrics at the last iteration and SteadyState their
 	// mean over the last output.steady_state fraction of recorded
 	// iterations, averaged over runs (dB columns: dB of the linear mean).
