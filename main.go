@@ -185,6 +185,7 @@ func runScenario(cmd *cobra.Command, g *globalFlags, f *runFlags, a []string) er
 		_ = bar.Finish()
 	}
 	if err != nil {
+		_ = os.Remove(out) // only if it is still empty: partial results stay for inspection
 		return err
 	}
 	logger.Info("run finished", zap.String("dir", out), zap.Duration("elapsed", time.Since(start)))
