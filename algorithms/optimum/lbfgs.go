@@ -1,8 +1,6 @@
 package optimum
 
 import (
-	"fmt"
-
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -26,36 +24,7 @@ const (
 // where the decrease it must certify is below the rounding error of F; this
 // solver's unchecked full step near the optimum is what reaches the tolerance.
 func (p *problem) lbfgs() ([]float64, Report, error) {
-	w := make([]float64, p.dim)
-	g := make([]float64, p.dim)
-	next := make([]float64, p.dim)
-	d := make([]float64, p.dim)
-	trial := make([]float64, p.dim)
-	p.grad(g, w)
-	tol := relGradTol * max(1, floats.Norm(g, 2))
-	var mem curvatureMemory
-	for it := 0; ; it++ {
-		rep := Report{Method: "lbfgs", Iterations: it, GradNorm: floats.Norm(g, 2)}
-		if rep.GradNorm <= tol {
-			return w, rep, nil
-		}
-		if it == maxLBFGSIterations {
-			return nil, rep, fmt.Errorf("%w: L-BFGS left ‖∇F‖ = %g > %g after %d iterations",
-				ErrNoConvergence, rep.GradNorm, tol, it)
-		}
-		mem.direction(d, g)
-		t, err := p.lineSearch(trial, w, d, g)
-		if err != nil {
-			return nil, rep, fmt.Errorf("%w: L-BFGS iteration %d: %w", ErrNoConvergence, it, err)
-		}
-		floats.AddScaled(w, t, d)
-		p.grad(next, w)
-		floats.Scale(t, d)  // d is now the step s
-		floats.Sub(g, next) // g is now −y
-		floats.Scale(-1, g) // and now y
-		mem.push(d, g)
-		g, next = next, g
-	}
+	return p.descend("lbfgs", "L-BFGS", maxLBFGSIterations, &curvatureMemory{})
 }
 
 // curvatureMemory holds the last lbfgsMemory pairs (s, y) = (w' − w, ∇F(w') − ∇F(w)).
@@ -64,9 +33,9 @@ type curvatureMemory struct {
 	rho  []float64 // 1/(yᵀs)
 }
 
-// push records a pair, copying it, if it has positive curvature yᵀs > 0 (always
+// observe records the pair (s, y) of the last step, copying it, if it has positive curvature yᵀs > 0 (always
 // true for a strictly convex F; skipping it otherwise keeps H positive definite).
-func (m *curvatureMemory) push(s, y []float64) {
+func (m *curvatureMemory) observe(s, y []float64) {
 	ys := floats.Dot(y, s)
 	if !(ys > 0) {
 		return
@@ -84,8 +53,9 @@ func (m *curvatureMemory) push(s, y []float64) {
 }
 
 // direction sets d = −H g by the two-loop recursion (Nocedal & Wright,
-// Algorithm 7.4) with the initial scaling H₀ = (sᵀy / yᵀy)·I of the newest pair.
-func (m *curvatureMemory) direction(d, g []float64) {
+// Algorithm 7.4) with the initial scaling H₀ = (sᵀy / yᵀy)·I of the newest
+// pair; L-BFGS does not need w.
+func (m *curvatureMemory) direction(d, _, g []float64) error {
 	copy(d, g)
 	alpha := make([]float64, len(m.s))
 	for i := len(m.s) - 1; i >= 0; i-- {
@@ -100,4 +70,5 @@ func (m *curvatureMemory) direction(d, g []float64) {
 		floats.AddScaled(d, alpha[i]-beta, m.s[i])
 	}
 	floats.Scale(-1, d)
+	return nil
 }

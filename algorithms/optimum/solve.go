@@ -182,30 +182,59 @@ func (p *problem) gradNorm(w []float64) float64 {
 
 // newton runs Newton's method from w = 0 (see Solve).
 func (p *problem) newton() ([]float64, Report, error) {
+	return p.descend("newton", "Newton's method", maxNewtonIterations, newtonSteps{p})
+}
+
+// newtonSteps are the search directions of Newton's method.
+type newtonSteps struct{ p *problem }
+
+func (n newtonSteps) direction(d, w, g []float64) error { return n.p.newtonDirection(d, w, g) }
+
+func (newtonSteps) observe(s, y []float64) {}
+
+// descentMethod supplies the search directions of a line-search descent.
+type descentMethod interface {
+	// direction sets d to a descent direction at w, where the gradient is g.
+	direction(d, w, g []float64) error
+	// observe learns from a step s = w′ − w with gradient change
+	// y = ∇F(w′) − ∇F(w).
+	observe(s, y []float64)
+}
+
+// descend minimizes F from w = 0 with m's directions and the backtracking
+// line search, until ‖∇F‖ ≤ relGradTol·max(1, ‖∇F(0)‖) or maxIter
+// iterations; method names the result's Report and what names the method in
+// errors.
+func (p *problem) descend(method, what string, maxIter int, m descentMethod) ([]float64, Report, error) {
 	w := make([]float64, p.dim)
 	g := make([]float64, p.dim)
+	next := make([]float64, p.dim)
 	d := make([]float64, p.dim)
 	trial := make([]float64, p.dim)
 	p.grad(g, w)
 	tol := relGradTol * max(1, floats.Norm(g, 2))
 	for it := 0; ; it++ {
-		rep := Report{Method: "newton", Iterations: it, GradNorm: floats.Norm(g, 2)}
+		rep := Report{Method: method, Iterations: it, GradNorm: floats.Norm(g, 2)}
 		if rep.GradNorm <= tol {
 			return w, rep, nil
 		}
-		if it == maxNewtonIterations {
-			return nil, rep, fmt.Errorf("%w: Newton's method left ‖∇F‖ = %g > %g after %d iterations",
-				ErrNoConvergence, rep.GradNorm, tol, it)
+		if it == maxIter {
+			return nil, rep, fmt.Errorf("%w: %s left ‖∇F‖ = %g > %g after %d iterations",
+				ErrNoConvergence, what, rep.GradNorm, tol, it)
 		}
-		if err := p.newtonDirection(d, w, g); err != nil {
-			return nil, rep, fmt.Errorf("optimum: Newton iteration %d: %w", it, err)
+		if err := m.direction(d, w, g); err != nil {
+			return nil, rep, fmt.Errorf("optimum: %s, iteration %d: %w", what, it, err)
 		}
 		t, err := p.lineSearch(trial, w, d, g)
 		if err != nil {
-			return nil, rep, fmt.Errorf("%w: Newton iteration %d: %w", ErrNoConvergence, it, err)
+			return nil, rep, fmt.Errorf("%w: %s, iteration %d: %w", ErrNoConvergence, what, it, err)
 		}
 		floats.AddScaled(w, t, d)
-		p.grad(g, w)
+		p.grad(next, w)
+		floats.Scale(t, d)       // d is now the step s
+		floats.SubTo(g, next, g) // g is now y = ∇F(w′) − ∇F(w)
+		m.observe(d, g)
+		g, next = next, g
 	}
 }
 

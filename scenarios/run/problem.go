@@ -3,6 +3,8 @@ package run
 import (
 	"io"
 
+	"gonum.org/v1/gonum/floats"
+
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
 	"maple/algorithms/optimum"
@@ -107,10 +109,6 @@ func readLIBSVM(c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set
 
 // msd returns ‖w − w^o‖².
 func msd(w, wOpt []float64) float64 {
-	var s float64
-	for j, v := range w {
-		d := v - wOpt[j]
-		s += d * d
-	}
-	return s
+	d := floats.Distance(w, wOpt, 2)
+	return d * d
 }
