@@ -6,7 +6,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"maple/algorithms/optimum"
 	"maple/topology"
 )
 
@@ -96,15 +95,7 @@ func TestATCConvergesToFixedPoint(t *testing.T) {
 // MSD/(μ²‖c‖²) − 1 must halve with μ (ratio within [0.4, 0.6], i.e. the
 // next-order term is O(μ)), and be within 10% at μ = 0.01.
 func TestCentroidBiasIsSecondOrder(t *testing.T) {
-	A, sets, l := regressionNetwork(t, topology.Metropolis)
-	wo, err := optimum.LeastSquares(sets, optimum.Uniform(len(sets)), l.Rho)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := topology.Perron(A)
-	if err != nil {
-		t.Fatal(err)
-	}
+	A, sets, l, wo, q := metropolisProblem(t)
 	c := firstOrderBias(A, q, sets, l, wo)
 	c2 := sqDist(c, make([]float64, len(c)))
 	if c2 == 0 {

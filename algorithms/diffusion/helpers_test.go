@@ -7,6 +7,7 @@ import (
 
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
+	"maple/algorithms/optimum"
 	"maple/algorithms/rng"
 	"maple/topology"
 )
@@ -142,4 +143,20 @@ func regressionNetwork(t *testing.T, rule func(*topology.Graph) *mat.Dense) (*ma
 		Agents: 10, SamplesMin: 20, SamplesMax: 30, Dim: 3, CovScale: 0.5, NoiseVarMin: 0.1, NoiseVarMax: 1,
 	}, 99)
 	return rule(g), sets, loss.Loss{Kind: loss.LeastSquares, Rho: 0.01}
+}
+
+// metropolisProblem returns the test network with Metropolis weights, its
+// data and loss, the optimum w^o and the Perron vector q.
+func metropolisProblem(t *testing.T) (*mat.Dense, []*data.Set, loss.Loss, []float64, []float64) {
+	t.Helper()
+	A, sets, l := regressionNetwork(t, topology.Metropolis)
+	wo, err := optimum.LeastSquares(sets, optimum.Uniform(len(sets)), l.Rho)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := topology.Perron(A)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return A, sets, l, wo, q
 }

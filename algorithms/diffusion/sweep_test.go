@@ -6,10 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
-	"maple/algorithms/optimum"
 	"maple/algorithms/rng"
 	"maple/privacy/pairmask"
-	"maple/topology"
 )
 
 // steadyCentroidMSD returns the centroid MSD ‖w_c − w^o‖² of full-batch ATC
@@ -18,15 +16,7 @@ import (
 // and over runs.
 func steadyCentroidMSD(t *testing.T, p Privacy, mu float64, runs int) float64 {
 	t.Helper()
-	A, sets, l := regressionNetwork(t, topology.Metropolis)
-	wo, err := optimum.LeastSquares(sets, optimum.Uniform(len(sets)), l.Rho)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := topology.Perron(A)
-	if err != nil {
-		t.Fatal(err)
-	}
+	A, sets, l, wo, q := metropolisProblem(t)
 	iterations := int(60 / mu)
 	centroid := make([]float64, len(wo))
 	var sum float64
