@@ -50,29 +50,37 @@ func TestRunWithoutFileUsesTheEmbeddedScenario(t *testing.T) {
 }
 
 // Same scenario and seed give byte-identical metrics and traces, whatever
-// GOMAXPROCS and the number of parallel runs.
+// GOMAXPROCS and the number of parallel runs: for federated averaging (the
+// default scenario) and for decentralized learning with every privacy scheme,
+// whose local graph-homomorphic traces carry X25519 public keys.
 func TestOutputsAreByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	var metrics, traces [][]byte
-	for i, procs := range []int{1, 2, 2} {
-		runtime.GOMAXPROCS(procs)
-		dir := filepath.Join(t.TempDir(), "out")
-		args := []string{"run", "--out", dir, "--trace", "--set", "runs=4", "--set", "iterations=15"}
-		if i == 2 {
-			args = append(args, "--workers", "3")
-		}
-		if code, out, errOut := maple(t, args...); code != 0 {
-			t.Fatalf("GOMAXPROCS=%d: exit %d\n%s%s", procs, code, out, errOut)
-		}
-		metrics = append(metrics, read(t, filepath.Join(dir, "metrics.csv")))
-		traces = append(traces, read(t, filepath.Join(dir, "trace.jsonl")))
+	scenarios := map[string][]string{
+		"fedavg":    {"--set", "runs=4", "--set", "iterations=15"},
+		"diffusion": {"scenarios/decentralized/fig4.yaml", "--set", "runs=2", "--set", "iterations=4", "--set", "sweep={algorithm.diffusion.strategy: [cta]}"},
 	}
-	for i := 1; i < len(metrics); i++ {
-		if !bytes.Equal(metrics[0], metrics[i]) {
-			t.Errorf("metrics.csv of execution %d differs from execution 0", i)
+	for name, extra := range scenarios {
+		var metrics, traces [][]byte
+		for i, procs := range []int{1, 2, 2} {
+			runtime.GOMAXPROCS(procs)
+			dir := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"run", "--out", dir, "--trace"}, extra...)
+			if i == 2 {
+				args = append(args, "--workers", "3")
+			}
+			if code, out, errOut := maple(t, args...); code != 0 {
+				t.Fatalf("%s, GOMAXPROCS=%d: exit %d\n%s%s", name, procs, code, out, errOut)
+			}
+			metrics = append(metrics, read(t, filepath.Join(dir, "metrics.csv")))
+			traces = append(traces, read(t, filepath.Join(dir, "trace.jsonl")))
 		}
-		if !bytes.Equal(traces[0], traces[i]) {
-			t.Errorf("trace.jsonl of execution %d differs from execution 0", i)
+		for i := 1; i < len(metrics); i++ {
+			if !bytes.Equal(metrics[0], metrics[i]) {
+				t.Errorf("%s: metrics.csv of execution %d differs from execution 0", name, i)
+			}
+			if !bytes.Equal(traces[0], traces[i]) {
+				t.Errorf("%s: trace.jsonl of execution %d differs from execution 0", name, i)
+			}
 		}
 	}
 }

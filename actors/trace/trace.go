@@ -89,19 +89,47 @@ func Describe(rec *Record, m proto.Message, payload bool) {
 	}
 }
 
-// fieldValue renders a non-vector field for JSON: bytes as hex, enums by name,
-// lists and nested messages through their string form.
+// fieldValue renders a non-vector field for JSON: lists as arrays, maps as
+// objects, nested messages as objects of their populated fields, bytes as
+// hex and enums by name, so that a record is a readable, deterministic
+// function of the message.
 func fieldValue(fd protoreflect.FieldDescriptor, v protoreflect.Value) any {
 	switch {
-	case fd.IsList() || fd.IsMap() || fd.Kind() == protoreflect.MessageKind:
-		return v.String()
-	case fd.Kind() == protoreflect.BytesKind:
+	case fd.IsList():
+		list := v.List()
+		out := make([]any, list.Len())
+		for i := range out {
+			out[i] = scalarValue(fd, list.Get(i))
+		}
+		return out
+	case fd.IsMap():
+		out := map[string]any{}
+		v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+			out[k.String()] = scalarValue(fd.MapValue(), mv)
+			return true
+		})
+		return out
+	}
+	return scalarValue(fd, v)
+}
+
+// scalarValue renders one value of a field's kind.
+func scalarValue(fd protoreflect.FieldDescriptor, v protoreflect.Value) any {
+	switch fd.Kind() {
+	case protoreflect.BytesKind:
 		return hex.EncodeToString(v.Bytes())
-	case fd.Kind() == protoreflect.EnumKind:
+	case protoreflect.EnumKind:
 		if ev := fd.Enum().Values().ByNumber(v.Enum()); ev != nil {
 			return string(ev.Name())
 		}
 		return int32(v.Enum())
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		out := map[string]any{}
+		v.Message().Range(func(f protoreflect.FieldDescriptor, fv protoreflect.Value) bool {
+			out[string(f.Name())] = fieldValue(f, fv)
+			return true
+		})
+		return out
 	}
 	return v.Interface()
 }

@@ -2,6 +2,8 @@ package trace
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -46,11 +48,19 @@ func TestDescribeRendersBytesAsHex(t *testing.T) {
 	if empty.Type != "Tick" || empty.Size != 0 || empty.Dim != 0 || empty.Fields != nil {
 		t.Errorf("empty message described as %+v", empty)
 	}
+	// Lists, maps and nested messages are rendered by value, never as Go
+	// pointers, so that traces are reproducible.
+	var role Record
+	Describe(&role, &msg.RoleAssign{Role: msg.MaskRole_MASK_ROLE_PLUS, Weight: 0.25, Partners: []int32{3, 7}}, false)
+	if got := fmt.Sprint(role.Fields["partners"]); got != "[3 7]" || role.Fields["role"] != "MASK_ROLE_PLUS" {
+		t.Errorf("RoleAssign fields rendered as %v", role.Fields)
+	}
 	var nested Record
-	s, _ := structpb.NewStruct(map[string]any{"a": 1})
+	s, _ := structpb.NewStruct(map[string]any{"a": 1.5, "b": "x"})
 	Describe(&nested, s, false)
-	if _, ok := nested.Fields["fields"]; !ok {
-		t.Errorf("map field missing: %+v", nested)
+	js, err := json.Marshal(nested.Fields)
+	if err != nil || string(js) != `{"fields":{"a":{"number_value":1.5},"b":{"string_value":"x"}}}` {
+		t.Errorf("map of messages rendered as %s (%v)", js, err)
 	}
 }
 
