@@ -34,7 +34,7 @@ func (s *Scheduler) Receive(ctx *Context, m proto.Message) error {
 		s.open(ctx, 1)
 	case *msg.Done:
 		if ctx.Round() != s.round {
-			return fmt.Errorf("Done for round %d from %s while round %d is open", ctx.Round(), ctx.Name(ctx.Sender()), s.round)
+			return fmt.Errorf("received Done for round %d from %s while round %d is open", ctx.Round(), ctx.Name(ctx.Sender()), s.round)
 		}
 		if s.done[ctx.Sender()] {
 			return fmt.Errorf("second Done for round %d from %s", s.round, ctx.Name(ctx.Sender()))

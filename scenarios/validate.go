@@ -17,19 +17,12 @@ import (
 // Names of the values scenario fields accept, where no algorithm package
 // defines them.
 var (
-	algorithmKinds   = []string{"fedavg", "diffusion"}
-	dataKinds        = []string{"regression", "logistic", "click", "libsvm"}
-	regenerateModes  = []string{"per-run", "once"}
-	fedavgSchemes    = []string{"none", "model-noise", "update-noise"}
-	diffusionSchemes = []string{"none", "random", "graph-homomorphic", "local-graph-homomorphic"}
-	strategies       = []string{"consensus", "cta", "atc", "general"}
-	stageNames       = []string{"a0", "a1", "a2"}
-	gradientOracles  = []string{"full", "sample", "batch"}
-	graphKinds       = []string{"geometric", "erdos-renyi", "ring", "grid", "torus", "complete", "star", "small-world", "file", "matrix"}
-	weightRules      = []string{"metropolis", "lazy-metropolis", "averaging", "file"}
-	homomorphicForms = []string{"ratio-free", "ratio"}
-	keyModes         = []string{"secure", "paper", "oracle"}
-	roleRules        = []string{"alternating", "parity"}
+	algorithmKinds  = []string{"fedavg", "diffusion"}
+	dataKinds       = []string{"regression", "logistic", "click", "libsvm"}
+	regenerateModes = []string{"per-run", "once"}
+	fedavgSchemes   = []string{"none", "model-noise", "update-noise"}
+	graphKinds      = []string{"geometric", "erdos-renyi", "ring", "grid", "torus", "complete", "star", "small-world", "file", "matrix"}
+	weightRules     = []string{"metropolis", "lazy-metropolis", "averaging", "file"}
 )
 
 // validator collects the first problem found in a curve's scenario.
