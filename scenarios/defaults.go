@@ -1,5 +1,7 @@
 package scenarios
 
+import "maple/privacy/accountant"
+
 // defaults returns the scenario every file is decoded over, for the given
 // algorithm and data kinds (empty strings select fedavg and regression). Only
 // the sections that apply to those kinds are present, so the resolved
@@ -92,6 +94,6 @@ func fillDependentDefaults(c *CurveSpec) {
 		}
 	}
 	if sc.Privacy.Scheme != "none" && sc.Privacy.Accountant == nil {
-		sc.Privacy.Accountant = &Accountant{B: 1, BPrime: 1}
+		sc.Privacy.Accountant = &Accountant{B: 1, BPrime: 1, Norm: accountant.L2.String()}
 	}
 }

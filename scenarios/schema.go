@@ -247,6 +247,10 @@ type Accountant struct {
 	// Epsilon, if positive, is a target ε at the final iteration for which
 	// the summary reports the σ_g that achieves it.
 	Epsilon float64 `yaml:"epsilon,omitempty"`
+	// Norm is the vector norm of the Laplace density the ε is stated for:
+	// l2 (the papers' convention) or l1 (exact for per-coordinate noise,
+	// which multiplies ε by √M).
+	Norm string `yaml:"norm"`
 }
 
 // Network is the virtual-time model of links and computation.

@@ -9,6 +9,7 @@ import (
 	"maple/algorithms/diffusion"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/loss"
+	"maple/privacy/accountant"
 	"maple/privacy/homomorphic"
 	"maple/privacy/noise"
 	"maple/privacy/pairmask"
@@ -294,5 +295,7 @@ func (v *validator) validatePrivacy(p *Privacy) {
 		v.positive("privacy.accountant.b", a.B)
 		v.positive("privacy.accountant.b_prime", a.BPrime)
 		v.nonNegative("privacy.accountant.epsilon", a.Epsilon)
+		_, err := accountant.ParseNorm(a.Norm)
+		v.parse("privacy.accountant.norm", err)
 	}
 }

@@ -61,18 +61,3 @@ func (s *Set) AddScaledRow(dst []float64, n int, a float64) {
 		dst[c] += a * s.Val[lo+k]
 	}
 }
-
-// RowSqNorm returns ‖x_n‖².
-func (s *Set) RowSqNorm(n int) float64 {
-	var q float64
-	if s.X != nil {
-		for _, x := range s.X[n*s.Dim : (n+1)*s.Dim] {
-			q += x * x
-		}
-		return q
-	}
-	for _, v := range s.Val[s.RowPtr[n]:s.RowPtr[n+1]] {
-		q += v * v
-	}
-	return q
-}

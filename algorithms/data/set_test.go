@@ -14,9 +14,6 @@ func TestDenseAndSparseRowsAgree(t *testing.T) {
 		if a, b := dense.Dot(n, w), sparse.Dot(n, w); a != b {
 			t.Errorf("row %d: dense dot %v, sparse dot %v", n, a, b)
 		}
-		if a, b := dense.RowSqNorm(n), sparse.RowSqNorm(n); a != b {
-			t.Errorf("row %d: dense norm %v, sparse norm %v", n, a, b)
-		}
 		d, s := make([]float64, 3), make([]float64, 3)
 		dense.AddScaledRow(d, n, 1.5)
 		sparse.AddScaledRow(s, n, 1.5)

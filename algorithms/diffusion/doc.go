@@ -69,12 +69,12 @@
 //     Gamma(2,1) (N₋) keys per coordinate and partner and sends their public
 //     values e^{−v} to k (PaperPublic), which relays them (RelayedPaper).
 //     Oracle mode has no messages: roles follow from the public topology and
-//     each pair's masks come from a stream named by the pair and the
-//     receiver; it is for speed, not secrecy.
+//     each pair's secret is drawn from a stream named by the pair
+//     (pairmask.OracleSecret); it is for speed, not secrecy.
 //  3. For each stage and iteration each pair (ℓ, m) derives the same Laplace
 //     mask, of standard deviation σ_g per coordinate: HKDF(secret, receiver
-//     k, iteration, stage) → ChaCha8 (secure), the corrected U×Gamma
-//     transform (paper), or the pair's stream (oracle).
+//     k, iteration, stage) → ChaCha8 (secure and oracle), or the corrected
+//     U×Gamma transform (paper).
 //  4. ℓ sends k the value y_ℓ ± (1/a_{ℓk}) Σ_partners g (+ for N₊, − for N₋;
 //     pairmask.ApplyMask), and k's weighted sum Σ_ℓ a_{ℓk}·(message) equals
 //     the noise-free Σ_ℓ a_{ℓk} y_ℓ.

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"maple/privacy/noise"
 	"maple/privacy/pairmask"
 )
 
@@ -40,8 +39,7 @@ type link struct {
 // receiver.
 type partner struct {
 	id     int
-	stream *pairmask.MaskStream // secure: from the X25519 secret
-	oracle *rand.Rand           // oracle: the pair's stream at the receiver
+	stream *pairmask.MaskStream // secure and oracle: from the pair secret
 	keys   [3]pairmask.PaperKeys
 	peer   [3][]float64 // paper: the partner's public values, per stage
 	got    [3]bool      // paper: peer[j] is this iteration's
@@ -91,7 +89,8 @@ func (l *lgh) computeRoles(streams Streams) error {
 		}
 		ln.known, ln.role, ln.weight = true, as.role, l.a.net.Weight(l.a.id, ln.receiver)
 		for _, m := range as.partners {
-			ln.partners = append(ln.partners, partner{id: m, oracle: streams(OracleStream(l.a.id, m, ln.receiver))})
+			secret := pairmask.OracleSecret(streams(OracleStream(l.a.id, m)))
+			ln.partners = append(ln.partners, partner{id: m, stream: pairmask.NewMaskStream(secret)})
 		}
 	}
 	return nil
@@ -391,10 +390,8 @@ func (l *lgh) apply(dst []float64, k, j int) error {
 	for i := range ln.partners {
 		p := &ln.partners[i]
 		switch l.mode {
-		case pairmask.Secure:
+		case pairmask.Secure, pairmask.Oracle:
 			p.stream.Fill(l.mask, pairmask.Slot{Receiver: k, Iteration: l.a.next, Stage: j}, std)
-		case pairmask.Oracle:
-			noise.Laplace.Fill(l.mask, std, p.oracle)
 		default:
 			l.paper.Mask(l.mask, p.keys[j], p.peer[j])
 		}

@@ -11,7 +11,6 @@ import (
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
 	"maple/privacy/homomorphic"
-	"maple/privacy/noise"
 	"maple/privacy/pairmask"
 )
 
@@ -178,8 +177,7 @@ type referenceMasks struct {
 	params  pairmask.PaperParams
 	plus    [][]int                  // per receiver: N₊ (nil if unmaskable)
 	minus   [][]int                  // per receiver: N₋
-	secure  [][]*pairmask.MaskStream // [ℓ][m] for ℓ < m
-	oracle  [][][]*rand.Rand         // [k][plus index][minus index]
+	secure  [][]*pairmask.MaskStream // [ℓ][m] for ℓ < m (secure and oracle)
 	paper   [][]*rand.Rand           // [ℓ][k]: PaperStream(k) of agent ℓ
 	keys    [][][]pairmask.PaperKeys // [k][ℓ][partner index]
 	public  []float64
@@ -220,14 +218,11 @@ func (rm *referenceMasks) sources(P, dim int, streams Streams) error {
 	case pairmask.Secure:
 		return rm.agreeKeys(P, streams)
 	case pairmask.Oracle:
-		rm.oracle = make([][][]*rand.Rand, P)
-		for k := range P {
-			for _, l := range rm.plus[k] {
-				var row []*rand.Rand
-				for _, m := range rm.minus[k] {
-					row = append(row, streams(OracleStream(l, m, k)))
-				}
-				rm.oracle[k] = append(rm.oracle[k], row)
+		rm.secure = make([][]*pairmask.MaskStream, P)
+		for l := range P {
+			rm.secure[l] = make([]*pairmask.MaskStream, P)
+			for m := l + 1; m < P; m++ {
+				rm.secure[l][m] = pairmask.NewMaskStream(pairmask.OracleSecret(streams(OracleStream(l, m))))
 			}
 		}
 	default:
@@ -306,10 +301,8 @@ func (rm *referenceMasks) prepare(k, i, j int) {
 		for mi, m := range rm.minus[k] {
 			dst := rm.current[pi][mi]
 			switch rm.mode {
-			case pairmask.Secure:
+			case pairmask.Secure, pairmask.Oracle:
 				rm.secure[min(l, m)][max(l, m)].Fill(dst, pairmask.Slot{Receiver: k, Iteration: i, Stage: j}, rm.std)
-			case pairmask.Oracle:
-				noise.Laplace.Fill(dst, rm.std, rm.oracle[k][pi][mi])
 			default:
 				rm.keys[k][m][pi].Public(rm.public)
 				rm.params.Mask(dst, rm.keys[k][l][mi], rm.public)

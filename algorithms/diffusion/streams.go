@@ -29,11 +29,12 @@ func AgentName(p int) string { return "agent/" + strconv.Itoa(p) }
 // independent of the order in which the receivers' role announcements arrive.
 func PaperStream(k int) string { return "lgh-paper/" + strconv.Itoa(k) }
 
-// OracleStream names the stream of the oracle-mode masks that agents a and b
-// share at receiver k: owner "lgh-pair/lo/hi" (the unordered pair), purpose
-// "oracle/k". Both agents open their own copy and consume it in the same order.
-func OracleStream(a, b, k int) (owner, purpose string) {
-	return fmt.Sprintf("lgh-pair/%d/%d", min(a, b), max(a, b)), "oracle/" + strconv.Itoa(k)
+// OracleStream names the stream from which agents a and b draw their
+// oracle-mode pair secret (pairmask.OracleSecret): owner "lgh-pair/lo/hi" (the
+// unordered pair), purpose "oracle". Both agents open their own copy; the
+// masks then come from the secret as in the secure mode.
+func OracleStream(a, b int) (owner, purpose string) {
+	return fmt.Sprintf("lgh-pair/%d/%d", min(a, b), max(a, b)), "oracle"
 }
 
 // Streams returns the random stream named (owner, purpose). The actor engine

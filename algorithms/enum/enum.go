@@ -40,9 +40,6 @@ func (n Names[T]) Parse(s string) (T, error) {
 	return 0, fmt.Errorf("unknown %s %q (expected %s)", n.what, s, orList(n.names))
 }
 
-// List returns the names in value order.
-func (n Names[T]) List() []string { return append([]string(nil), n.names...) }
-
 // orList joins names as "a", "a or b", "a, b or c".
 func orList(names []string) string {
 	if len(names) < 2 {

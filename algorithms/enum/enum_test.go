@@ -26,7 +26,4 @@ func TestNames(t *testing.T) {
 	if _, err := two.Parse("up"); err == nil || err.Error() != `unknown side "up" (expected left or right)` {
 		t.Errorf("two-name error: %v", err)
 	}
-	if l := colours.List(); len(l) != 3 || l[2] != "blue" {
-		t.Errorf("List() = %v", l)
-	}
 }

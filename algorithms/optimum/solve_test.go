@@ -88,7 +88,7 @@ func TestSolveLogisticMatchesGradientDescent(t *testing.T) {
 	var lip float64
 	for _, s := range sets {
 		for n := 0; n < s.Len(); n++ {
-			lip = max(lip, s.RowSqNorm(n)/4)
+			lip = max(lip, s.Dot(n, row(s, n))/4)
 		}
 	}
 	lip += 2 * l.Rho
@@ -240,4 +240,11 @@ func TestLineSearchRejectsAscent(t *testing.T) {
 	if _, err := p.lineSearch(make([]float64, 3), w, g, flipped); err == nil {
 		t.Error("line search accepted an ascent direction")
 	}
+}
+
+// row returns x_n densely, so that s.Dot(n, row(s, n)) = ‖x_n‖².
+func row(s *data.Set, n int) []float64 {
+	x := make([]float64, s.Dim)
+	s.AddScaledRow(x, n, 1)
+	return x
 }

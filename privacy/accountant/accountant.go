@@ -22,19 +22,6 @@ func DecentralizedSigma(P int, epsilon, B, Bprime, optDist float64, i int) float
 	return math.Sqrt2 * float64(agents(P)) * sensitivityBound(P, B, Bprime, optDist) * iterations(i) / epsilon
 }
 
-// RealizedDecentralizedEpsilon returns (√2·P/σ_g) Σ_{j<i} Δ(j), the ε(i) of
-// paper 001 eq. (31) from measured sensitivities deltas[j] = ‖w_j − w′_j‖ of
-// the network-stacked iterates, j = 0 … i−1. The sum runs in ascending j.
-func RealizedDecentralizedEpsilon(P int, sigma float64, deltas []float64) float64 {
-	mustPositive("σ_g", sigma)
-	var sum float64
-	for j, d := range deltas {
-		mustNonNegative(fmt.Sprintf("Δ(%d)", j), d)
-		sum += d
-	}
-	return epsilonScale(P, sigma) * sum
-}
-
 // FederatedEpsilon returns the bound (√2/σ_g)(B + B′ + optDist)·i of thesis
 // eq. (2.69) for federated learning with one server: DecentralizedEpsilon with
 // P = 1.
@@ -121,29 +108,4 @@ func NormFactor(norm Norm, M int) float64 {
 		return math.Sqrt(float64(M))
 	}
 	panic(fmt.Sprintf("accountant: invalid %v", norm))
-}
-
-// HighProbabilityLevel returns the lower bound (1 − msd/B²)(1 − msdPrime/B′²)
-// on the probability that Δ(i) ≤ B + B′ + √P‖w^o − w′^o‖ (Markov's inequality,
-// thesis eq. 2.64), with each factor clipped to [0, 1]. msd and msdPrime are
-// the mean-square errors E‖w̃_i‖², E‖w̃′_i‖² of the vectors whose norms B and B′
-// bound.
-func HighProbabilityLevel(msd, B, msdPrime, Bprime float64) float64 {
-	return markov(msd, B) * markov(msdPrime, Bprime)
-}
-
-// markov returns max(0, 1 − msd/b²), the Markov lower bound on P(‖w̃‖ < b).
-func markov(msd, b float64) float64 {
-	mustNonNegative("MSD", msd)
-	mustPositive("B", b)
-	return max(0, 1-msd/(b*b))
-}
-
-// MutualInformation returns ½·ln(1 + σ_w²/σ_g²), in nats, the information a
-// Gaussian message of variance sigmaW2 = σ_w² leaks through independent
-// Gaussian noise of variance sigmaG2 = σ_g² (paper 001 eq. 55).
-func MutualInformation(sigmaW2, sigmaG2 float64) float64 {
-	mustNonNegative("σ_w²", sigmaW2)
-	mustPositive("σ_g²", sigmaG2)
-	return 0.5 * math.Log1p(sigmaW2/sigmaG2)
 }

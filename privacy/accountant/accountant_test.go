@@ -94,30 +94,6 @@ func TestMonotonicity(t *testing.T) {
 	}
 }
 
-// The realized ε with every Δ(j) at the bound equals the bound, and is below
-// it otherwise. The sum of 1000 equal terms has relative error ≤ 1000u ≈
-// 1.1e-13 (Higham's bound for recursive summation), hence 1e-12.
-func TestRealizedEpsilon(t *testing.T) {
-	const P, sigma, i = 30, 0.1, 1000
-	bound := 0.3 + 0.2 + math.Sqrt(P)*0.01
-	deltas := make([]float64, i)
-	for j := range deltas {
-		deltas[j] = bound
-	}
-	got, want := RealizedDecentralizedEpsilon(P, sigma, deltas), DecentralizedEpsilon(P, sigma, 0.3, 0.2, 0.01, i)
-	if math.Abs(got-want) > 1e-12*want {
-		t.Errorf("realized ε at the bound %.12g, bound %.12g", got, want)
-	}
-	deltas[500] = bound / 2
-	if r := RealizedDecentralizedEpsilon(P, sigma, deltas); !(r < want) {
-		t.Errorf("realized ε %g not below the bound %g", r, want)
-	}
-	// (√2·2/1)(0.5 + 1.5) = 4√2 for P = 2, σ_g = 1.
-	if r := RealizedDecentralizedEpsilon(2, 1, []float64{0.5, 1.5}); !near(r, 4*math.Sqrt2) {
-		t.Errorf("realized ε = %g, want 4√2", r)
-	}
-}
-
 func TestNormFactor(t *testing.T) {
 	if f := NormFactor(L2, 100); f != 1 {
 		t.Errorf("ℓ2 factor %g, want 1", f)
@@ -135,43 +111,6 @@ func TestNormFactor(t *testing.T) {
 	}
 }
 
-func TestHighProbabilityLevel(t *testing.T) {
-	for _, tc := range []struct {
-		name             string
-		msd, B, msdP, Bp float64
-		want             float64
-	}{
-		// (1 − 0.25/1)(1 − 1/4) = 0.75·0.75; all values dyadic: exact.
-		{"both informative", 0.25, 1, 1, 2, 0.5625},
-		{"zero error", 0, 1, 0, 1, 1},
-		{"one vacuous", 2, 1, 0.25, 1, 0},
-		// Both factors negative: clipping each at 0 gives 0, not the
-		// positive product (1 − 2)(1 − 3) = 2.
-		{"both vacuous", 2, 1, 3, 1, 0},
-	} {
-		if got := HighProbabilityLevel(tc.msd, tc.B, tc.msdP, tc.Bp); got != tc.want {
-			t.Errorf("%s: level %g, want %g", tc.name, got, tc.want)
-		}
-	}
-	if lo, hi := HighProbabilityLevel(0.1, 1, 0.1, 1), HighProbabilityLevel(0.1, 2, 0.1, 2); !(hi > lo) {
-		t.Errorf("level does not grow with B: %g ≤ %g", hi, lo)
-	}
-}
-
-func TestMutualInformation(t *testing.T) {
-	if mi := MutualInformation(0, 1); mi != 0 {
-		t.Errorf("I = %g for a constant message, want 0", mi)
-	}
-	// σ_w² = σ_g²: ½ ln 2; σ_w² = 3σ_g²: ½ ln 4 = ln 2. One rounding each in
-	// Log1p and the division: 1e-15 absolute covers it.
-	if mi := MutualInformation(0.01, 0.01); math.Abs(mi-0.5*math.Ln2) > 1e-15 {
-		t.Errorf("I = %g, want ½ ln 2", mi)
-	}
-	if mi := MutualInformation(0.3, 0.1); math.Abs(mi-math.Ln2) > 1e-15 {
-		t.Errorf("I = %g, want ln 2", mi)
-	}
-}
-
 func TestInvalidInputsPanic(t *testing.T) {
 	for name, f := range map[string]func(){
 		"σ = 0":    func() { DecentralizedEpsilon(3, 0, 1, 1, 1, 1) },
@@ -179,9 +118,6 @@ func TestInvalidInputsPanic(t *testing.T) {
 		"B < 0":    func() { FederatedEpsilon(1, -1, 1, 1, 1) },
 		"i < 0":    func() { FederatedEpsilon(1, 1, 1, 1, -1) },
 		"ε = 0":    func() { FederatedSigma(0, 1, 1, 1, 1) },
-		"Δ NaN":    func() { RealizedDecentralizedEpsilon(2, 1, []float64{math.NaN()}) },
-		"σ_g² = 0": func() { MutualInformation(1, 0) },
-		"B = 0":    func() { HighProbabilityLevel(0, 0, 0, 1) },
 		"M = 0":    func() { NormFactor(L1, 0) },
 		"bad norm": func() { NormFactor(Norm(5), 1) },
 	} {

@@ -1,11 +1,14 @@
 package pairmask
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
+
+	"maple/algorithms/rng"
 )
 
 // pairMasker returns the masks the two agents of a pair compute, each on its
@@ -19,8 +22,14 @@ func secureMasker(t *testing.T, plus, minus int, at Slot, dst [2][]float64) {
 }
 
 func oracleMasker(_ *testing.T, plus, minus int, at Slot, dst [2][]float64) {
-	NewMaskStream(OracleSecret(99, plus, minus)).Fill(dst[0], at, sigma)
-	NewMaskStream(OracleSecret(99, minus, plus)).Fill(dst[1], at, sigma)
+	NewMaskStream(OracleSecret(pairStream(99, plus, minus))).Fill(dst[0], at, sigma)
+	NewMaskStream(OracleSecret(pairStream(99, minus, plus))).Fill(dst[1], at, sigma)
+}
+
+// pairStream opens the oracle stream of the unordered pair {a, b}, as each end
+// of the pair does on its own.
+func pairStream(seed uint64, a, b int) *rand.Rand {
+	return rng.New(seed, fmt.Sprintf("pair/%d/%d", min(a, b), max(a, b)), "oracle")
 }
 
 func paperMasker(_ *testing.T, plus, minus int, at Slot, dst [2][]float64) {

@@ -49,7 +49,8 @@
 //     reals the exchange is not secret (v = −ln e^{−v}); it exists for
 //     distributional fidelity to the paper.
 //   - Oracle: both agents derive the pair secret from the run seed
-//     (OracleSecret) and use the same MaskStream; no key messages.
+//     (OracleSecret, drawn from a stream both ends open) and use the same
+//     MaskStream; no key messages.
 //
 // Secrets stay home (DESIGN rule 5): Secret, KeyPair, PaperKeys and
 // MaskStream format as placeholders with every fmt verb, and Secret refuses JSON

@@ -11,7 +11,6 @@ import (
 	"hash"
 	"math/rand/v2"
 
-	"maple/algorithms/rng"
 	"maple/privacy/noise"
 )
 
@@ -72,15 +71,17 @@ type Secret struct {
 	key *sealed[[32]byte]
 }
 
-// OracleSecret returns the pair secret of the oracle mode: derived from the run
-// seed and the unordered pair {a, b} (the stream name "lgh-pair/lo/hi",
-// purpose "oracle", of package rng) instead of a key agreement. Both agents
-// compute it alone, so no key messages are exchanged; anyone who knows the run
-// seed can compute it too, so it models the masks' statistics, not their
-// secrecy.
-func OracleSecret(runSeed uint64, a, b int) Secret {
-	lo, hi := min(a, b), max(a, b)
-	k := rng.Key(runSeed, fmt.Sprintf("lgh-pair/%d/%d", lo, hi), "oracle")
+// OracleSecret returns the pair secret of the oracle mode: 32 bytes drawn from
+// r, a stream both agents of the pair open (its name derives from the pair
+// and the run seed), instead of a key agreement. Each agent draws it alone,
+// so no key messages are exchanged; anyone who knows the run seed can draw it
+// too, so it models the masks' statistics, not their secrecy. The masks then
+// come from MaskStream exactly as in the secure mode.
+func OracleSecret(r *rand.Rand) Secret {
+	var k [32]byte
+	for i := 0; i < len(k); i += 8 {
+		binary.LittleEndian.PutUint64(k[i:], r.Uint64())
+	}
 	return Secret{key: seal(&k)}
 }
 

@@ -128,7 +128,7 @@ func TestMaskKeyIsHKDF(t *testing.T) {
 }
 
 func TestFillDoesNotAllocate(t *testing.T) {
-	ms := NewMaskStream(OracleSecret(1, 2, 3))
+	ms := NewMaskStream(OracleSecret(pairStream(1, 2, 3)))
 	dst := make([]float64, 32)
 	i := 0
 	if a := testing.AllocsPerRun(100, func() { i++; ms.Fill(dst, Slot{1, i, 0}, sigma) }); a != 0 {
@@ -174,12 +174,12 @@ func TestSharedRejectsBadPeers(t *testing.T) {
 func TestOracleSecret(t *testing.T) {
 	g1, g2 := make([]float64, 8), make([]float64, 8)
 	at := Slot{Receiver: 0, Iteration: 3}
-	NewMaskStream(OracleSecret(42, 2, 5)).Fill(g1, at, sigma)
-	NewMaskStream(OracleSecret(42, 5, 2)).Fill(g2, at, sigma)
+	NewMaskStream(OracleSecret(pairStream(42, 2, 5))).Fill(g1, at, sigma)
+	NewMaskStream(OracleSecret(pairStream(42, 5, 2))).Fill(g2, at, sigma)
 	if !slices.Equal(g1, g2) {
 		t.Fatal("the two ends of an oracle pair disagree")
 	}
-	for _, s := range []Secret{OracleSecret(43, 2, 5), OracleSecret(42, 2, 6)} {
+	for _, s := range []Secret{OracleSecret(pairStream(43, 2, 5)), OracleSecret(pairStream(42, 2, 6))} {
 		NewMaskStream(s).Fill(g2, at, sigma)
 		if slices.Equal(g1, g2) {
 			t.Fatal("oracle masks repeat across run seeds or pairs")
@@ -262,7 +262,7 @@ func TestZeroSecretPanics(t *testing.T) {
 }
 
 func BenchmarkMaskStreamFill(b *testing.B) {
-	ms := NewMaskStream(OracleSecret(1, 2, 3))
+	ms := NewMaskStream(OracleSecret(pairStream(1, 2, 3)))
 	dst := make([]float64, 2)
 	i := 0
 	for b.Loop() {

@@ -18,7 +18,8 @@ func neighbourSeed(runSeed uint64) uint64 { return rng.RunSeed(runSeed, -1) }
 // account reports, for run 0 of a curve with privacy noise, the papers' ε(i)
 // bound: (√2·P/σ_g)(B + B′ + √P‖w^o − w′^o‖)·i for decentralized learning
 // (paper 001 eq. 31) and (√2/σ_g)(B + B′ + ‖w^o − w′^o‖)·i for federated
-// learning (thesis eq. 2.69). w′^o is the minimizer when agent 0's dataset is
+// learning (thesis eq. 2.69), times √M under the ℓ1 norm convention
+// (privacy.accountant.norm). w′^o is the minimizer when agent 0's dataset is
 // replaced by one drawn afresh (another seed, so another distribution of the
 // same family), the neighbouring dataset of the definitions. ε grows linearly
 // in i, so the summary gives its slope and its value at the last iteration,
@@ -42,17 +43,23 @@ func (j *job) account(p *problem, agents int, federated bool) error {
 	sigma := math.Sqrt(sc.Privacy.Variance)
 	a := sc.Privacy.Accountant
 	T := sc.Iterations
+	norm, err := accountant.ParseNorm(a.Norm)
+	if err != nil {
+		return j.curve.Errorf("privacy.accountant.norm", "%v", err)
+	}
+	factor := accountant.NormFactor(norm, len(p.wOpt))
 	epsilon := func(i int) float64 {
 		if federated {
-			return accountant.FederatedEpsilon(sigma, a.B, a.BPrime, dist, i)
+			return factor * accountant.FederatedEpsilon(sigma, a.B, a.BPrime, dist, i)
 		}
-		return accountant.DecentralizedEpsilon(agents, sigma, a.B, a.BPrime, dist, i)
+		return factor * accountant.DecentralizedEpsilon(agents, sigma, a.B, a.BPrime, dist, i)
 	}
 	report := map[string]any{
 		"formula":               "paper 001 eq. 31",
 		"sigma":                 sigma,
 		"b":                     a.B,
 		"b_prime":               a.BPrime,
+		"norm":                  a.Norm,
 		"optimum_distance":      dist,
 		"epsilon_per_iteration": epsilon(1),
 		"epsilon_final":         epsilon(T),
@@ -62,9 +69,9 @@ func (j *job) account(p *problem, agents int, federated bool) error {
 	}
 	if a.Epsilon > 0 {
 		if federated {
-			report["sigma_for_target"] = accountant.FederatedSigma(a.Epsilon, a.B, a.BPrime, dist, T)
+			report["sigma_for_target"] = factor * accountant.FederatedSigma(a.Epsilon, a.B, a.BPrime, dist, T)
 		} else {
-			report["sigma_for_target"] = accountant.DecentralizedSigma(agents, a.Epsilon, a.B, a.BPrime, dist, T)
+			report["sigma_for_target"] = factor * accountant.DecentralizedSigma(agents, a.Epsilon, a.B, a.BPrime, dist, T)
 		}
 	}
 	j.stats.details["privacy"] = report
