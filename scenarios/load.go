@@ -119,10 +119,10 @@ func Parse(data []byte, name, dir string, overrides []string) (*Plan, error) {
 	}
 	plan := &Plan{File: name, Dir: dir, Base: base.Scenario}
 	for _, v := range expand(curves, sweep) {
-		tree := cloneNode(root)
+		tree := l.clone(root)
 		var settings []Setting
 		for _, a := range v.assignments {
-			if err := l.set(tree, a.field, cloneNode(a.value), a.origin); err != nil {
+			if err := l.set(tree, a.field, l.clone(a.value), a.origin); err != nil {
 				return nil, err
 			}
 			settings = append(settings, Setting{Field: a.field, Value: nodeText(a.value)})
@@ -417,14 +417,19 @@ func nodeText(n *yaml.Node) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-func cloneNode(n *yaml.Node) *yaml.Node {
+// clone deep-copies a tree, carrying over where each node came from, so that
+// errors in a curve still name the --set override a value came from.
+func (l *loader) clone(n *yaml.Node) *yaml.Node {
 	if n == nil {
 		return nil
 	}
 	c := *n
 	c.Content = make([]*yaml.Node, len(n.Content))
 	for i, k := range n.Content {
-		c.Content[i] = cloneNode(k)
+		c.Content[i] = l.clone(k)
+	}
+	if origin, ok := l.origins[n]; ok {
+		l.origins[&c] = origin
 	}
 	return &c
 }

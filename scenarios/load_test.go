@@ -61,6 +61,7 @@ func TestBadScenariosGiveOneClearLine(t *testing.T) {
 		{"override without =", minimal, []string{"runs"}, "--set runs: expected field.path=value"},
 		{"duplicate curve labels", minimal + "curves:\n  - {label: a, set: {runs: 2}}\n  - {label: a, set: {runs: 3}}\n", nil, `two curves are labelled "a"`},
 		{"curve with bad value", minimal + "curves:\n  - label: a\n    set: {algorithm.step_size: 0}\n", nil, "t.yaml:12: algorithm.step_size: must be a positive number, got 0"},
+		{"override of a new field wrong for a curve", minimal + "curves:\n  - {label: a, set: {runs: 2}}\n", []string{"privacy.form=ratio"}, "--set privacy.form=ratio: privacy.form: does not apply"},
 		{"sweep not a list", minimal + "sweep:\n  runs: 3\n", nil, "t.yaml:11: sweep: runs: expected a non-empty list"},
 		{"sweep too large", minimal + "sweep:\n  runs: &v [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n  seed: *v\n  iterations: *v\n", nil, "t.yaml: sweep: curves × sweep expand to 1001 curves"},
 	}
