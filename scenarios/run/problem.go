@@ -1,9 +1,11 @@
 package run
 
 import (
+	"fmt"
 	"io"
 
 	"gonum.org/v1/gonum/floats"
+	"gopkg.in/yaml.v3"
 
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
@@ -19,6 +21,36 @@ type problem struct {
 	loss   loss.Loss
 	wOpt   []float64
 	solver optimum.Report
+}
+
+// problemCache keeps the last problem a worker built. Jobs come in (run,
+// curve) order and the curves of a run share its data seed, so consecutive
+// jobs usually need the same data and optimum: building them once per run
+// instead of once per curve. Problems are read-only once built.
+type problemCache struct {
+	key string
+	p   *problem
+}
+
+// get returns the problem of curve c for the data seed, building it unless
+// the previous call had the same data, loss and seed.
+func (pc *problemCache) get(c *scenarios.CurveSpec, dir string, seed uint64) (*problem, error) {
+	spec, err := yaml.Marshal(struct {
+		Data scenarios.Data
+		Loss scenarios.Loss
+	}{c.Scenario.Data, c.Scenario.Loss})
+	if err != nil {
+		return nil, err
+	}
+	key := fmt.Sprintf("%s\x00%d\x00%s", dir, seed, spec)
+	if pc.p == nil || pc.key != key {
+		p, err := buildProblem(c, dir, seed)
+		if err != nil {
+			return nil, err
+		}
+		pc.key, pc.p = key, p
+	}
+	return pc.p, nil
 }
 
 // buildProblem generates (or reads and splits) the data of a run and solves

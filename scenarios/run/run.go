@@ -10,12 +10,14 @@
 package run
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 
@@ -73,6 +75,7 @@ type job struct {
 	logger  *zap.Logger
 	trace   string // temporary trace file, if tracing
 	system  *actors.System
+	cache   *problemCache
 
 	table *table
 	stats runStats
@@ -123,12 +126,21 @@ func Execute(plan *scenarios.Plan, outDir string, opts Options) (*Result, error)
 	return res, nil
 }
 
-// makeJobs lists the runs in (curve, run) order. Run r of every curve uses
-// the same run seed, so curves are compared on the same data and draws.
+// makeJobs lists the runs in (run, curve) order. Run r of every curve uses
+// the same run seed, so curves are compared on the same data and draws, and a
+// worker taking consecutive jobs can reuse the data it built (problemCache).
+// Results are stored by (curve, run), so the order does not reach the outputs.
 func makeJobs(plan *scenarios.Plan, outDir string, opts *Options, tracing bool) []*job {
 	var jobs []*job
-	for ci, c := range plan.Curves {
-		for r := 0; r < c.Scenario.Runs; r++ {
+	runs := 0
+	for _, c := range plan.Curves {
+		runs = max(runs, c.Scenario.Runs)
+	}
+	for r := 0; r < runs; r++ {
+		for ci, c := range plan.Curves {
+			if r >= c.Scenario.Runs {
+				continue
+			}
 			j := &job{curve: c, index: ci, run: r, runSeed: rng.RunSeed(c.Scenario.Seed, r), dir: plan.Dir, opts: opts}
 			j.logger = opts.Logger.With(zap.String("curve", c.Label), zap.Int("run", r))
 			if tracing {
@@ -140,8 +152,13 @@ func makeJobs(plan *scenarios.Plan, outDir string, opts *Options, tracing bool) 
 	return jobs
 }
 
-// runJobs executes the jobs on a pool of workers and returns the first error
-// in job order, so the reported error does not depend on scheduling.
+// errAborted marks a job not run because an earlier one failed.
+var errAborted = errors.New("run aborted after an earlier failure")
+
+// runJobs executes the jobs on a pool of workers. After a failure the jobs
+// not yet started are skipped; the error returned is the first in job order
+// (every job before a failed one has started, so this does not depend on
+// scheduling).
 func runJobs(jobs []*job, opts *Options) error {
 	workers := opts.Workers
 	if workers <= 0 {
@@ -150,6 +167,7 @@ func runJobs(jobs []*job, opts *Options) error {
 	next := make(chan *job)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
+	var failed atomic.Bool
 	done := 0
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -157,9 +175,16 @@ func runJobs(jobs []*job, opts *Options) error {
 			defer wg.Done()
 			system := actors.NewSystem(opts.Logger)
 			defer system.Close()
+			cache := &problemCache{}
 			for j := range next {
-				j.system = system
-				j.err = j.execute()
+				if failed.Load() {
+					j.err = errAborted
+					continue
+				}
+				j.system, j.cache = system, cache
+				if j.err = j.execute(); j.err != nil {
+					failed.Store(true)
+				}
 				if opts.Progress != nil {
 					mu.Lock()
 					done++
@@ -175,7 +200,7 @@ func runJobs(jobs []*job, opts *Options) error {
 	close(next)
 	wg.Wait()
 	for _, j := range jobs {
-		if j.err != nil {
+		if j.err != nil && j.err != errAborted {
 			for _, k := range jobs {
 				if k.trace != "" {
 					os.Remove(k.trace)
@@ -194,7 +219,7 @@ func (j *job) execute() error {
 	if sc.Data.Regenerate == "once" {
 		dataSeed = rng.RunSeed(sc.Seed, 0)
 	}
-	p, err := buildProblem(j.curve, j.dir, dataSeed)
+	p, err := j.cache.get(j.curve, j.dir, dataSeed)
 	if err != nil {
 		return err
 	}
