@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -236,7 +237,7 @@ func printResult(w io.Writer, dir string, res *run.Result) {
 	fmt.Fprintln(w, "steady state (mean of the final iterations):")
 	for _, c := range res.Summary.Curves {
 		var parts []string
-		for _, k := range sortedKeys(c.SteadyState) {
+		for _, k := range slices.Sorted(maps.Keys(c.SteadyState)) {
 			if strings.HasSuffix(k, "_db") || !hasDB(c.SteadyState, k) {
 				parts = append(parts, fmt.Sprintf("%s=%.4g", k, float64(c.SteadyState[k])))
 			}
@@ -250,15 +251,6 @@ func printResult(w io.Writer, dir string, res *run.Result) {
 }
 
 func hasDB[V any](m map[string]V, k string) bool { _, ok := m[k+"_db"]; return ok }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
 
 func newValidateCommand() *cobra.Command {
 	var sets []string
