@@ -63,19 +63,22 @@ func Describe(rec *Record, m proto.Message, payload bool) {
 		name := string(fd.Name())
 		if fd.IsList() && (fd.Kind() == protoreflect.DoubleKind || fd.Kind() == protoreflect.FloatKind) {
 			list := v.List()
-			vec := make([]float64, list.Len())
-			for i := range vec {
-				x := list.Get(i).Float()
-				vec[i] = x
-				sq += x * x
-			}
-			rec.Dim += len(vec)
+			var vec []float64 // kept only when the payload is recorded
 			if payload {
+				vec = make([]float64, list.Len())
 				if rec.Payload == nil {
 					rec.Payload = map[string][]float64{}
 				}
 				rec.Payload[name] = vec
 			}
+			for i := range list.Len() {
+				x := list.Get(i).Float()
+				if payload {
+					vec[i] = x
+				}
+				sq += x * x
+			}
+			rec.Dim += list.Len()
 			return true
 		}
 		if rec.Fields == nil {
