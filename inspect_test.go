@@ -36,6 +36,9 @@ func TestInspectionWorksOnEveryBundledScenario(t *testing.T) {
 		"scenarios/fedplt/table5.yaml":          {"--set", "data.dim=10"},
 	}
 	for _, file := range files {
+		if file == failingScenario {
+			continue // it stops with an error by design (systems_test.go)
+		}
 		t.Run(strings.TrimSuffix(strings.TrimPrefix(file, "scenarios/"), ".yaml"), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
 			args := append([]string{"run", file, "--out", dir, "--trace", "--report", "--set", "runs=1", "--set", "iterations=2", "--set", "output.plot=false"}, extra[file]...)
