@@ -49,7 +49,9 @@ func newPrivacyGammaCommand(*globalFlags) *cobra.Command {
 		Short: "Lemma 1 of paper 003: the Gamma noise θ that makes R(L) ~ Gamma(L/θ, θ) (ε, δ)-LDP, or the δ of a given θ",
 		Long: "With --delta, print the least θ for which the Gamma mechanism on inputs L in\n" +
 			"[inf L, sup L] is (ε, δ)-LDP by Lemma 1, and the δ it reaches; with --theta,\n" +
-			"print the δ of that θ. Both print the floor δ_∞(ε) that no θ goes below.\n" +
+			"print the δ of that θ. Both print the floor δ_∞(ε), the limit of δ as θ grows,\n" +
+			"which no θ goes below when ε ≥ ln(sup L/inf L) (for smaller ε, δ dips\n" +
+			"slightly below it at finite θ).\n" +
 			"A δ below what any θ reaches exits with status 2 and says which ratio\n" +
 			"sup L/inf L would make it reachable.",
 		Args: args(cobra.NoArgs),
@@ -93,10 +95,20 @@ func privacyGamma(w io.Writer, cmd *cobra.Command, f *gammaFlags) error {
 	fmt.Fprintf(w, "theta       %.6g   (θ/inf L = %.6g)\n", theta, theta/b.Inf)
 	fmt.Fprintf(w, "epsilon     %v\n", f.epsilon)
 	fmt.Fprintf(w, "delta       %.6g   (Lemma 1)\n", gamma.Delta(f.epsilon, theta, b))
-	fmt.Fprintf(w, "floor       %.6g   (δ_∞(ε): no θ gives less)\n", gamma.Floor(f.epsilon, b))
+	fmt.Fprintf(w, "floor       %.6g   (%s)\n", gamma.Floor(f.epsilon, b), floorNote(f.epsilon, b))
 	fmt.Fprintf(w, "noise sd    %.6g at inf L, %.6g at sup L   (√(Lθ); relative √(θ/L): %.3g, %.3g)\n",
 		math.Sqrt(b.Inf*theta), math.Sqrt(b.Sup*theta), math.Sqrt(theta/b.Inf), math.Sqrt(theta/b.Sup))
 	return nil
+}
+
+// floorNote qualifies the floor δ_∞(ε): a lower bound on δ for every θ when
+// ε ≥ ln(sup L/inf L), only the limit θ → ∞ otherwise, δ(θ) dipping below it
+// at finite θ (package gamma, Theta).
+func floorNote(eps float64, b gamma.Bounds) string {
+	if eps >= math.Log(b.Ratio()) {
+		return "δ_∞(ε), the limit θ → ∞: no θ gives less"
+	}
+	return "δ_∞(ε), the limit θ → ∞; as ε < ln(sup L/inf L), δ dips slightly below it at finite θ"
 }
 
 // largestRatio returns the largest sup L/inf L whose floor δ_∞(ε) is below

@@ -67,7 +67,7 @@ func TestTracedWalkAndItsPath(t *testing.T) {
 		t.Errorf("no set-up exchange in the trace (%d announcements):\n%.300s", n, out)
 	}
 	code, out, errOut := maple(t, "trace", "path", dir, "--walk", "1", "--run", "1")
-	if code != 0 || !strings.HasPrefix(out, `walk 1, run 1, curve "gamma": starts at node/`) || !strings.Contains(out, " -> node/") {
+	if code != 0 || !strings.HasPrefix(out, `walk 1, run 1, curve "gamma, walks=2, latency=0.01, jitter=0.02": starts at node/`) || !strings.Contains(out, " -> node/") {
 		t.Errorf("trace path: exit %d\n%s%s", code, out, errOut)
 	}
 	for _, c := range []struct {
@@ -76,7 +76,7 @@ func TestTracedWalkAndItsPath(t *testing.T) {
 	}{
 		{[]string{"--walk", "5"}, "has no walk 5 (walks: 0, 1)"},
 		{[]string{"--walk", "0", "--run", "7"}, "has no run 7 in the trace (runs: 0, 1)"},
-		{[]string{"--walk", "0", "--curve", "nope"}, `no curve "nope" in the trace (curves: "gamma")`},
+		{[]string{"--walk", "0", "--curve", "nope"}, `no curve "nope" in the trace (curves: "gamma, walks=2, latency=0.01, jitter=0.02")`},
 		{nil, "give either the walk to follow (--walk N)"},
 	} {
 		code, _, errOut := maple(t, append([]string{"trace", "path", dir}, c.args...)...)
@@ -95,6 +95,16 @@ func TestPrivacyGamma(t *testing.T) {
 	code, out, _ = maple(t, "privacy", "gamma", "--epsilon", "1", "--theta", "10", "--inf-l", "1", "--sup-l", "10")
 	if code != 0 || !strings.Contains(out, "delta       0.77989") {
 		t.Errorf("--theta: exit %d\n%s", code, out)
+	}
+	// The floor is a lower bound on δ only for ε ≥ ln(sup L/inf L): at
+	// ε = 0.1 < ln 2, θ = 2 gives δ = 0.678, below the floor 0.695.
+	code, out, _ = maple(t, "privacy", "gamma", "--epsilon", "0.1", "--theta", "2")
+	if code != 0 || !strings.Contains(out, "delta       0.67788") || !strings.Contains(out, "floor       0.694649") ||
+		strings.Contains(out, "no θ gives less") || !strings.Contains(out, "dips slightly below it") {
+		t.Errorf("--epsilon 0.1 --theta 2: exit %d\n%s", code, out)
+	}
+	if _, out, _ = maple(t, "privacy", "gamma", "--epsilon", "1", "--theta", "2"); !strings.Contains(out, "no θ gives less") {
+		t.Errorf("--epsilon 1 --theta 2: the floor bounds δ at ε ≥ ln 2\n%s", out)
 	}
 	for _, c := range []struct {
 		args []string

@@ -286,3 +286,23 @@ func TestReportInBrowser(t *testing.T) {
 		t.Errorf("in the browser: %+v; want title tiny, 5 charts all rendered, 2 steady-state rows, no resource loaded", got)
 	}
 }
+
+// The privacy budget lists the noisy curves only: a noise-free curve reports
+// no privacy, and a Gaussian curve's (ε, δ) has its row but no linear ε(i).
+func TestPrivacyBudgetRows(t *testing.T) {
+	s := &summary{Curves: []curveSummary{
+		{Label: "none", Iterations: 10, Details: map[string]any{"privacy": map[string]any{"mechanism": "none"}}},
+		{Label: "laplace", Iterations: 10, Details: map[string]any{"privacy": map[string]any{"mechanism": "laplace", "formula": "thesis eq. 2.69", "epsilon_per_iteration": 2.0, "epsilon_final": 20.0}}},
+		{Label: "gaussian", Iterations: 10, Details: map[string]any{"privacy": map[string]any{"mechanism": "gaussian", "delta": 1e-5, "bound": "analytic Gaussian mechanism", "epsilon_final": 7.0}}},
+	}}
+	rows, ch, err := privacyBudget(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].Label != "laplace" || rows[1].Label != "gaussian" || !strings.Contains(rows[1].Formula, "(ε, δ) at δ = ") {
+		t.Errorf("rows %+v", rows)
+	}
+	if ch == nil || len(ch.Legend) != 1 || ch.Legend[0].Label != "laplace" {
+		t.Errorf("the ε(i) chart should draw the Laplace curve only: %+v", ch)
+	}
+}

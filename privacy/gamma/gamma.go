@@ -106,7 +106,9 @@ func Delta(eps, theta float64, b Bounds) float64 {
 //
 //	δ_∞ = max{ e^{−inf L(ε + ln r)/(sup L − inf L)}, [ε < ln r]·(1 − e^{sup L(ε − ln r)/(sup L − inf L)}) },
 //
-// with r = sup L/inf L. No amount of noise reaches a δ below it.
+// with r = sup L/inf L. For ε ≥ ln r, δ decreases to it and no amount of
+// noise reaches a δ below it; for ε < ln r, δ(θ) dips slightly below it at
+// finite θ before rising back (see Theta).
 func Floor(eps float64, b Bounds) float64 {
 	d := b.Sup - b.Inf
 	if d == 0 {

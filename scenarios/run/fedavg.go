@@ -3,6 +3,7 @@ package run
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/gonum/floats"
 
@@ -31,8 +32,26 @@ func init() {
 		Columns:  fedavgColumns,
 		Run:      runFedAvg,
 		Estimate: fedavgEstimate,
+		Tiny:     []string{fedavgTiny, fedavgTiny + "    server: trimmed-mean\n    trim: 0.34\n"},
 	})
 }
+
+// fedavgTiny is a small FedAvg scenario in which every parameter matters:
+// ranges of local steps and batches, a sample of half the agents.
+const fedavgTiny = `name: tiny
+seed: 3
+runs: 2
+iterations: 8
+data: {agents: 6, samples: [8, 12], dim: 2}
+output: {plot: false, steady_state: 0.5}
+algorithm:
+  kind: fedavg
+  step_size: 0.05
+  fedavg:
+    participants: 3
+    local_steps: [1, 3]
+    batch: [1, 4]
+`
 
 // FedAvg parameterizes federated averaging (thesis eqs. 1.30–1.31): the
 // section algorithm.fedavg.
@@ -52,8 +71,12 @@ type FedAvg struct {
 	// Normalized divides the local step by E_k (the thesis); false gives
 	// the original FedAvg step.
 	Normalized bool `yaml:"normalized"`
-	// Server names the server behaviour: mean (eq. 1.31) or median.
+	// Server names the server behaviour: mean (eq. 1.31), median,
+	// trimmed-mean or another registered one.
 	Server string `yaml:"server"`
+	// Trim is the fraction of replies the trimmed-mean server drops at each
+	// end of every coordinate.
+	Trim float64 `yaml:"trim,omitempty"`
 	// Importance selects importance sampling of agents and data (thesis
 	// Algorithm 2.1); uniform policies are plain FedAvg.
 	Importance Importance `yaml:"importance"`
@@ -77,6 +100,10 @@ type Importance struct {
 	RandomOrder bool `yaml:"random_order"`
 }
 
+// defaultTrim is the trim fraction of the trimmed-mean server when the
+// scenario does not set one: one reply in ten at each end.
+const defaultTrim = 0.1
+
 func fedavgDefaults(*scenarios.Scenario) any {
 	return &FedAvg{
 		Participation: "without-replacement",
@@ -92,10 +119,14 @@ func fedavgDefaults(*scenarios.Scenario) any {
 }
 
 // fedavgComplete caps the default number of participants at the number of
-// agents.
+// agents and gives the trimmed-mean server its default trim.
 func fedavgComplete(sc *scenarios.Scenario, set func(string) bool) {
-	if fa := fedavgParams(sc); !set("algorithm.fedavg.participants") {
+	fa := fedavgParams(sc)
+	if !set("algorithm.fedavg.participants") {
 		fa.Participants = min(fa.Participants, sc.Data.Agents)
+	}
+	if fa.Server == fedavg.TrimmedMeanRule.String() && !set("algorithm.fedavg.trim") {
+		fa.Trim = defaultTrim
 	}
 }
 
@@ -117,10 +148,26 @@ func validateFedAvg(v *scenarios.Validator, sc *scenarios.Scenario) {
 	}
 	_, err = fedavg.ParseSchedule(fa.Schedule)
 	v.Parse("algorithm.fedavg.schedule", err)
-	if fa.Server == "" {
-		v.Fail("algorithm.fedavg.server", "must name a server behaviour (mean, median, …)")
+	if _, ok := afedavg.LookupServer(fa.Server); !ok {
+		v.Fail("algorithm.fedavg.server", "unknown server behaviour %q (expected one of: %s)", fa.Server, strings.Join(afedavg.ServerNames(), ", "))
+	}
+	if fa.Server != fedavg.TrimmedMeanRule.String() {
+		v.Absent("algorithm.fedavg.trim", v.Set("algorithm.fedavg.trim"), "only the trimmed-mean server trims")
+	} else if !(fa.Trim >= 0 && fa.Trim < 0.5) {
+		v.Fail("algorithm.fedavg.trim", "must lie in [0, 0.5), got %v", fa.Trim)
+	} else if draws := fedavgDraws(sc); fa.Trim > 0 && fedavg.TrimCount(draws, fa.Trim) == 0 {
+		v.Fail("algorithm.fedavg.trim", "%v of %d replies per round drops none: the trimmed mean would be the plain mean (need trim ≥ 1/%d)", fa.Trim, draws, draws)
 	}
 	validateImportance(v, sc, fa)
+}
+
+// fedavgDraws returns the number of replies a round combines: L, or K under
+// full participation.
+func fedavgDraws(sc *scenarios.Scenario) int {
+	if fa := fedavgParams(sc); fa.Participation != fedavg.Full.String() {
+		return fa.Participants
+	}
+	return sc.Data.Agents
 }
 
 // validateImportance checks the section algorithm.fedavg.importance and how
@@ -213,9 +260,6 @@ func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 	if err != nil {
 		return nil, c.Errorf("privacy.mechanism", "%v", err)
 	}
-	if _, ok := afedavg.LookupServer(fa.Server); !ok {
-		return nil, c.Errorf("algorithm.fedavg.server", "unknown server behaviour %q (registered: %v)", fa.Server, afedavg.ServerNames())
-	}
 	cfg := &fedavg.Config{
 		Agents:               sc.Data.Agents,
 		Participants:         fa.Participants,
@@ -227,6 +271,10 @@ func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 		Schedule:             sched,
 		BatchWithReplacement: fa.BatchSampling == "with-replacement",
 		Noise:                mech,
+		Trim:                 fa.Trim,
+	}
+	if rule, err := fedavg.ParseRule(fa.Server); err == nil {
+		cfg.Rule = rule
 	}
 	if cfg.Importance.Agents, err = fedavg.ParsePolicy(fa.Importance.Agents); err != nil {
 		return nil, c.Errorf("algorithm.fedavg.importance.agents", "%v", err)
@@ -244,6 +292,18 @@ func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 		cfg.NoiseStd = math.Sqrt(sc.Privacy.Variance)
 	}
 	return cfg, nil
+}
+
+// referenceServers lists the registered server behaviours the reference
+// engine also applies: those named after a combination rule.
+func referenceServers() []string {
+	var names []string
+	for _, n := range afedavg.ServerNames() {
+		if _, err := fedavg.ParseRule(n); err == nil {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // fedavgObserver turns the server's reported models into the metrics row of
@@ -299,10 +359,14 @@ func runFedAvg(j *job, p *problem, sink *traceSink) error {
 	obs.record(0, w0)
 	j.table = obs.t
 	if j.opts.Engine == Reference {
+		if _, err := fedavg.ParseRule(fedavgParams(sc).Server); err != nil {
+			return j.curve.Errorf("algorithm.fedavg.server", "server behaviour %q exists only in the actor engine; the reference engine applies %s: run it with --engine actors",
+				fedavgParams(sc).Server, strings.Join(referenceServers(), ", "))
+		}
 		if err := fedavg.Reference(*cfg, p.sets, p.loss, w0, j.runSeed, sc.Iterations, obs.record); err != nil {
 			return err
 		}
-		return j.account(p, len(p.sets), true)
+		return j.accountFor(p, fedavgExposure(cfg))
 	}
 	r := actors.NewRun(j.options(obs, sink))
 	defer r.Close()
@@ -317,7 +381,28 @@ func runFedAvg(j *job, p *problem, sink *traceSink) error {
 		return err
 	}
 	j.finish(r)
-	return j.account(p, len(p.sets), true)
+	return j.accountFor(p, fedavgExposure(cfg))
+}
+
+// fedavgExposure describes FedAvg to the accountant: one server, agent 0's
+// reply seen in every round by an observer of its link, and, for an
+// observer of the global models alone, a mean of L replies from agents drawn
+// without replacement (a fraction L/K, or all of them).
+func fedavgExposure(cfg *fedavg.Config) exposure {
+	e := exposure{agents: 1, federated: true, messages: 1}
+	if cfg.Importance.Agents != fedavg.Uniform {
+		e.noSampling = "agents are drawn with unequal probabilities (importance sampling), and the amplification bound is for a uniform sample"
+		return e
+	}
+	switch cfg.Participation {
+	case fedavg.WithoutReplacement:
+		e.fraction, e.average = float64(cfg.Participants)/float64(cfg.Agents), cfg.Participants
+	case fedavg.Full:
+		e.fraction, e.average = 1, cfg.Agents
+	default:
+		e.noSampling = "agents are drawn with replacement, so agent 0 may count several times in one mean"
+	}
+	return e
 }
 
 // fedavgDetails adds to the summary what run 0's data say about importance
@@ -333,7 +418,7 @@ func fedavgDetails(j *job, cfg *fedavg.Config, p *problem) error {
 		d["noise_bound_optimal"] = optimal
 		d["bound_gain_db"] = decibel(uniform / optimal)
 	}
-	if p.loss.Kind == loss.LeastSquares {
+	if p.loss.Kind == loss.LeastSquares && p.wOpt != nil {
 		var xi float64
 		for k, set := range p.sets {
 			wk, err := optimum.LeastSquares([]*data.Set{set}, optimum.Uniform(1), p.loss.Rho)

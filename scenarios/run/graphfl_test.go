@@ -201,6 +201,7 @@ func TestGraphFLUserErrors(t *testing.T) {
 		{[]string{"privacy.scheme=local-graph-homomorphic", "privacy.mechanism=gaussian"}, "privacy.mechanism: local graph-homomorphic masks are Laplace"},
 		{[]string{"topology={graph: grid, rows: 2, cols: 3}"}, "topology.rows: rows × cols = 2 × 3 must equal algorithm.graphfl.servers = 4"},
 		{[]string{"network.gradient_time=-1"}, "network.gradient_time"},
+		{[]string{"algorithm.graphfl.participation=full", "algorithm.graphfl.participants=2"}, "algorithm.graphfl.participants: does not apply: participation full takes every client"},
 	} {
 		p, err := scenarios.Parse([]byte(graphflSmall), filepath.Join(dir, "s.yaml"), dir, c.set)
 		if err == nil {

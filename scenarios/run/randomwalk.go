@@ -381,10 +381,10 @@ func walkGraph(c *scenarios.CurveSpec, dir string, seed uint64) (*topology.Graph
 	return g, nil
 }
 
-// checkRandomWalk builds the configuration and the run-0 graph, so that a
-// bad topology is reported before anything runs, and with a privacy scheme
-// resolves the mechanism on run 0's data, so that an unreachable (ε, δ) is
-// too.
+// checkRandomWalk builds the configuration, the run-0 graph and the run-0
+// problem, so that a bad topology and a ball W that excludes w⋆ are reported
+// before anything runs, and with a privacy scheme resolves the mechanism on
+// run 0's data, so that an unreachable (ε, δ) is too.
 func checkRandomWalk(c *scenarios.CurveSpec, dir string) error {
 	cfg, err := randomWalkConfig(c)
 	if err != nil {
@@ -392,11 +392,14 @@ func checkRandomWalk(c *scenarios.CurveSpec, dir string) error {
 	}
 	seed := rng.RunSeed(c.Scenario.Seed, 0)
 	g, err := walkGraph(c, dir, networkSeed(c.Scenario, seed))
-	if err != nil || cfg.Privacy.Mechanism == rw.NoMechanism {
+	if err != nil {
 		return err
 	}
 	p, err := buildProblem(c, dir, seed)
 	if err != nil {
+		return err
+	}
+	if err := checkOptimumInBall(c, p, cfg.Radius, 0); err != nil || cfg.Privacy.Mechanism == rw.NoMechanism {
 		return err
 	}
 	l, err := rw.LipschitzConstants(rw.Problem{Graph: g, Sets: p.sets, Loss: p.loss})
@@ -405,6 +408,18 @@ func checkRandomWalk(c *scenarios.CurveSpec, dir string) error {
 	}
 	_, err = resolveMechanism(c, &cfg, l)
 	return err
+}
+
+// checkOptimumInBall refuses a run whose minimizer w⋆ lies outside the ball
+// W the iterates are projected on: the walks (and gossip) then converge to
+// the minimizer over W (paper 003 eq. 1 minimizes over W), and every error
+// column, measured against the unconstrained w⋆, would have a floor that says
+// nothing about the algorithms.
+func checkOptimumInBall(c *scenarios.CurveSpec, p *problem, radius float64, run int) error {
+	if norm := floats.Norm(p.wOpt, 2); norm > radius {
+		return c.Errorf("algorithm.randomwalk.radius", "the minimizer w⋆ of run %d has ‖w⋆‖ = %.6g, outside the ball W of radius %v the iterates are projected on: the walk would converge to the minimizer over W, not to the w⋆ the errors are measured against; raise the radius above ‖w⋆‖", run, norm, radius)
+	}
+	return nil
 }
 
 // hasTestColumn reports whether the curve's data come with a test set.
@@ -441,6 +456,9 @@ func runRandomWalk(j *job, p *problem, sink *traceSink) error {
 	}
 	g, err := walkGraph(c, j.dir, networkSeed(sc, j.runSeed))
 	if err != nil {
+		return err
+	}
+	if err := checkOptimumInBall(c, p, cfg.Radius, j.run); err != nil {
 		return err
 	}
 	prob := rw.Problem{Graph: g, Sets: p.sets, Loss: p.loss}

@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"maple/privacy/gamma"
+	"maple/scenarios"
 )
 
 // readMetrics returns metrics.csv as one map per row.
@@ -146,5 +148,19 @@ func TestWalkBeatsGossipPerMessage(t *testing.T) {
 	}
 	if u := cell(t, last["walk"]["updates"]); u != 3000 {
 		t.Errorf("the walk made %v updates, want 3000", u)
+	}
+}
+
+// A ball W that excludes the minimizer is refused before anything runs,
+// naming algorithm.randomwalk.radius: the walk would converge to the
+// minimizer over W and every error column would measure the distance between
+// the two. (Here ‖w⋆‖ ≈ 0.9.)
+func TestWalkRefusesABallWithoutTheOptimum(t *testing.T) {
+	p, err := scenarios.Parse([]byte(walkVsGossip), "w.yaml", t.TempDir(), []string{"algorithm.randomwalk.radius=0.05"})
+	if err == nil {
+		_, err = Execute(p, t.TempDir(), Options{})
+	}
+	if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "algorithm.randomwalk.radius: the minimizer w⋆ of run 0 has ‖w⋆‖") {
+		t.Errorf("radius 0.05: %v, want a user error naming algorithm.randomwalk.radius", err)
 	}
 }
