@@ -148,9 +148,29 @@ func TestReportByParsing(t *testing.T) {
 			t.Errorf("report has a <%s> element", e.name)
 		}
 		for k, v := range e.attr {
-			if (k == "src" || k == "href") && !strings.HasPrefix(v, "#") {
+			// Any namespace: SVG's xlink:href loads images too.
+			if local := k[strings.LastIndexByte(k, ':')+1:]; (local == "src" || local == "href") && !strings.HasPrefix(v, "#") && !strings.HasPrefix(v, "data:") {
 				t.Errorf("<%s %s=%q> refers outside the page", e.name, k, v)
 			}
+		}
+	}
+	// CSS can load too: @import, and url(…) other than inline data (the
+	// charts' embedded fonts) or a fragment.
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), "@import") {
+		t.Error("report has a CSS @import")
+	}
+	for rest := string(raw); ; {
+		i := strings.Index(rest, "url(")
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len("url("):]
+		if arg := strings.TrimLeft(rest, `'" `); !strings.HasPrefix(arg, "data:") && !strings.HasPrefix(arg, "#") {
+			t.Errorf("report has a CSS url(%.40s…) that refers outside the page", rest)
 		}
 	}
 	for _, id := range []string{"steady-table", "privacy-table", "audit-table", "message-types", "message-actors", "provenance-table", "scenario-yaml"} {
