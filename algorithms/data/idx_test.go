@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"errors"
+	"io"
 	"math"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // idxBytes encodes an IDX array of unsigned bytes with the given dimensions.
@@ -138,6 +141,35 @@ func TestIDXErrorsNameTheByteOffset(t *testing.T) {
 
 // Standardization maps every training feature to mean 0 and variance 1 and
 // applies the training map, not the test set's own, to the test set.
+// TestReadDataBeyondThePreallocation checks readData on data longer than
+// what it allocates up front (as an IDX file over 256 MiB is): all of it is
+// read, a truncated stream yields what there is without an error (ReadIDX
+// reports the truncation with its offset), a failing reader is an error.
+func TestReadDataBeyondThePreallocation(t *testing.T) {
+	for _, tc := range []struct {
+		in          string
+		total       int64
+		want        string
+		wantErr     bool
+		failingTail bool
+	}{
+		{in: "0123456789", total: 10, want: "0123456789"},
+		{in: "0123456789xyz", total: 10, want: "0123456789"},
+		{in: "0123456", total: 10, want: "0123456"},
+		{in: "012", total: 10, want: "012"},
+		{in: "0123456", total: 10, want: "0123456", wantErr: true, failingTail: true},
+	} {
+		var r io.Reader = strings.NewReader(tc.in)
+		if tc.failingTail {
+			r = io.MultiReader(r, iotest.ErrReader(errors.New("disk on fire")))
+		}
+		got, err := readData(r, tc.total, 4)
+		if string(got) != tc.want || (err != nil) != tc.wantErr {
+			t.Errorf("readData(%q, %d, 4) = %q, %v; want %q, error %v", tc.in, tc.total, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
 func TestStandardize(t *testing.T) {
 	train := &Set{Dim: 2, X: []float64{1, 5, 3, 5}, Y: []float64{0, 1}}
 	test := &Set{Dim: 2, X: []float64{3, 7}, Y: []float64{1}}

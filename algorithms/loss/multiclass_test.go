@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -368,5 +369,35 @@ func TestScalarMethodsRefuseMultiClassModels(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+// TestEvaluateIsTheSameOnAnyNumberOfCores checks that splitting an
+// evaluation over cores changes no bit of it — the runner's metrics.csv must
+// be the same at any GOMAXPROCS: with one core Evaluate is a single pass
+// over the samples, with three the chunks (two full, one partial) finish in
+// any order. Every multi-class model, dense and sparse data.
+func TestEvaluateIsTheSameOnAnyNumberOfCores(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 4))
+	const n, features, classes = 2*evalChunk + 300, 9, 3 // multiLosses have 3 classes
+	dense := classSet(r, n, features, classes)
+	sparse := sparseCopy(dense)
+	for _, l := range multiLosses(features, r) {
+		w := randomVector(r, l.Dim(features), 0.5)
+		for _, s := range []*data.Set{dense, sparse} {
+			old := runtime.GOMAXPROCS(1)
+			serial := l.Evaluate(w, s)
+			runtime.GOMAXPROCS(3)
+			parallel := l.Evaluate(w, s)
+			runtime.GOMAXPROCS(old)
+			same := math.Float64bits(serial.CrossEntropy) == math.Float64bits(parallel.CrossEntropy) &&
+				serial.Error == parallel.Error && serial.Accuracy == parallel.Accuracy
+			if !same {
+				t.Errorf("%v, sparse %v: GOMAXPROCS=1 %+v, GOMAXPROCS=3 %+v", l.Kind, s.Sparse(), serial, parallel)
+			}
+			if serial.Error == 0 || serial.CrossEntropy == 0 {
+				t.Errorf("%v: degenerate evaluation %+v", l.Kind, serial)
+			}
+		}
 	}
 }

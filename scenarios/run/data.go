@@ -6,9 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/floats"
 
@@ -185,36 +188,45 @@ func (p *idxPair) subset(c *scenarios.CurveSpec, idx []int) *data.Set {
 // data.test_samples samples, if set) or samples held out of the training
 // file. The agents' sets are decoded straight from the files' bytes, so the
 // whole training set is never held twice.
+//
+// Reading is most of the time of a run on Fashion-MNIST (decompressing 47 MB
+// and writing 440 MB of float64 samples, much of it first touches of fresh
+// memory), so it uses every core: the test files are read and decoded while
+// the training files are decompressed, and the agents' sets are decoded in
+// parallel. Each set is written by one goroutine and the errors are reported
+// in the order of a sequential read, so nothing depends on the schedule.
 func readIDX(c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *data.Set, error) {
 	d := &c.Scenario.Data
 	x := d.IDX
+	var testPair *idxPair
+	var test *data.Set
+	var testErr error
+	tested := make(chan struct{})
+	if x.TestImages != "" {
+		go func() {
+			defer close(tested)
+			testPair, test, testErr = readIDXTest(c, dir)
+		}()
+	} else {
+		close(tested)
+	}
 	train, err := readIDXPair(c, dir, "data.idx.images", x.Images, "data.idx.labels", x.Labels)
+	<-tested
 	if err != nil {
 		return nil, nil, err
 	}
-	var test *data.Set
+	if testErr != nil {
+		return nil, nil, testErr
+	}
 	held := d.TestSamples
-	if x.TestImages != "" {
+	if testPair != nil {
 		held = 0
-		pair, err := readIDXPair(c, dir, "data.idx.test_images", x.TestImages, "data.idx.test_labels", x.TestLabels)
-		if err != nil {
-			return nil, nil, err
-		}
-		if m := pair.images.Features(); m != train.images.Features() {
+		if m := testPair.images.Features(); m != train.images.Features() {
 			return nil, nil, c.Errorf("data.idx.test_images", "test samples have %d features, training samples %d", m, train.images.Features())
 		}
-		n := len(pair.labels)
-		if d.TestSamples > 0 {
-			if d.TestSamples > n {
-				return nil, nil, c.Errorf("data.test_samples", "%d test samples asked for, the test files hold %d", d.TestSamples, n)
-			}
-			n = d.TestSamples
+		if n := len(testPair.labels); d.TestSamples > n {
+			return nil, nil, c.Errorf("data.test_samples", "%d test samples asked for, the test files hold %d", d.TestSamples, n)
 		}
-		first := make([]int, n)
-		for i := range first {
-			first[i] = i
-		}
-		test = pair.subset(c, first)
 	}
 	cfg, err := partitionConfig(c, data.SplitConfig{Agents: d.Agents, SamplesMin: d.Samples.Min, SamplesMax: d.Samples.Max, TestSamples: held})
 	if err != nil {
@@ -225,9 +237,18 @@ func readIDX(c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *
 		return nil, nil, c.Errorf("data", "dealing out %s: %v", train.name, err)
 	}
 	sets := make([]*data.Set, len(lists))
-	for k, idx := range lists {
-		sets[k] = train.subset(c, idx)
+	var next atomic.Int64
+	decode := func() {
+		for k := int(next.Add(1)) - 1; k < len(lists); k = int(next.Add(1)) - 1 {
+			sets[k] = train.subset(c, lists[k])
+		}
 	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(lists)) - 1 {
+		wg.Go(decode)
+	}
+	decode()
+	wg.Wait()
 	if test == nil {
 		test = train.subset(c, heldOut)
 	}
@@ -235,6 +256,30 @@ func readIDX(c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *
 		data.Standardize(sets, test)
 	}
 	return sets, test, nil
+}
+
+// readIDXTest reads the scenario's test files and decodes the test set:
+// their first data.test_samples samples, or all of them. It leaves the set
+// nil when data.test_samples asks for more samples than the files hold
+// (readIDX reports it).
+func readIDXTest(c *scenarios.CurveSpec, dir string) (*idxPair, *data.Set, error) {
+	d := &c.Scenario.Data
+	pair, err := readIDXPair(c, dir, "data.idx.test_images", d.IDX.TestImages, "data.idx.test_labels", d.IDX.TestLabels)
+	if err != nil {
+		return nil, nil, err
+	}
+	n := len(pair.labels)
+	if d.TestSamples > n {
+		return pair, nil, nil
+	}
+	if d.TestSamples > 0 {
+		n = d.TestSamples
+	}
+	first := make([]int, n)
+	for i := range first {
+		first[i] = i
+	}
+	return pair, pair.subset(c, first), nil
 }
 
 // drawBlobs draws the Gaussian-cluster pool and deals it out.
