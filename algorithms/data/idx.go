@@ -236,16 +236,16 @@ func (a *IDX) Features() int {
 func IDXSubset(images *IDX, y []float64, idx []int, scale IDXScale) *Set {
 	m := images.Features()
 	s := &Set{Dim: m, X: make([]float64, len(idx)*m), Y: make([]float64, len(idx))}
-	var unit [256]float64 // b/255 for every byte, rather than a division per pixel
-	for b := range unit {
-		unit[b] = float64(b) / 255
+	var values *[256]float64
+	if images.Type == 0x08 {
+		values = byteValues(scale)
 	}
 	for i, n := range idx {
 		s.Y[i] = y[n]
 		row := s.X[i*m : (i+1)*m]
-		if images.Type == 0x08 && scale == ScaleUnit {
+		if values != nil {
 			for j, b := range images.raw[n*m : (n+1)*m] {
-				row[j] = unit[b]
+				row[j] = values[b]
 			}
 			continue
 		}
@@ -254,6 +254,43 @@ func IDXSubset(images *IDX, y []float64, idx []int, scale IDXScale) *Set {
 		}
 	}
 	return s
+}
+
+// IDXRows returns the samples idx of images (checked by IDXLabels), with
+// labels y, as IDXSubset does but without decoding them when the elements
+// are unsigned bytes: a coded set whose rows are the file's own bytes, which
+// the sets of one file share. The sets of the 60 000 Fashion-MNIST training
+// images then hold 47 MB rather than 376 MB of float64, and building them
+// touches no new memory: on a machine where first touches of fresh pages are
+// slow, that is most of the time of reading the data. Other element types
+// give IDXSubset's dense set. idx is kept as the set's row list, not copied.
+func IDXRows(images *IDX, y []float64, idx []int, scale IDXScale) *Set {
+	if images.Type != 0x08 {
+		return IDXSubset(images, y, idx, scale)
+	}
+	s := &Set{Dim: images.Features(), Y: make([]float64, len(idx))}
+	for i, n := range idx {
+		s.Y[i] = y[n]
+	}
+	s.Coded = &CodedRows{Codes: images.raw, Rows: idx, Values: byteValues(scale)}
+	return s
+}
+
+// unitValues and plainValues are the feature values of the 256 bytes under
+// ScaleUnit (b/255, rather than a division per pixel) and ScaleNone.
+var unitValues, plainValues = func() (unit, plain [256]float64) {
+	for b := range unit {
+		unit[b], plain[b] = float64(b)/255, float64(b)
+	}
+	return unit, plain
+}()
+
+// byteValues returns the values of the 256 bytes under scale.
+func byteValues(scale IDXScale) *[256]float64 {
+	if scale == ScaleUnit {
+		return &unitValues
+	}
+	return &plainValues
 }
 
 // Standardize shifts and scales every feature to mean 0 and standard

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -141,6 +142,53 @@ func TestIDXErrorsNameTheByteOffset(t *testing.T) {
 
 // Standardization maps every training feature to mean 0 and variance 1 and
 // applies the training map, not the test set's own, to the test set.
+// IDXRows deals out the same samples as IDXSubset without decoding them:
+// every layout-independent view of a row — DenseRow, Dot, AddScaledRow — is
+// the same bit for bit, under both scalings, and the coded sets share the
+// file's bytes.
+func TestIDXRowsEqualIDXSubset(t *testing.T) {
+	img, lab := tinyImages()
+	images, err := ReadIDX(bytes.NewReader(img), "images")
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, err := ReadIDX(bytes.NewReader(lab), "labels")
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := IDXLabels(images, "images", labels, "labels", 10, ScaleUnit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := []int{2, 0, 2}
+	w := []float64{0.5, -2, 1e-3, 3}
+	for _, scale := range []IDXScale{ScaleUnit, ScaleNone} {
+		dense, coded := IDXSubset(images, y, idx, scale), IDXRows(images, y, idx, scale)
+		if coded.X != nil || coded.Coded == nil || &coded.Coded.Codes[0] != &images.raw[0] {
+			t.Fatalf("scale %d: IDXRows did not return rows of the file's bytes: %+v", scale, coded)
+		}
+		if !slices.Equal(dense.Y, coded.Y) {
+			t.Errorf("scale %d: labels %v and %v", scale, dense.Y, coded.Y)
+		}
+		for n := range idx {
+			d, c := make([]float64, 4), make([]float64, 4)
+			dense.DenseRow(d, n)
+			coded.DenseRow(c, n)
+			if !slices.Equal(d, dense.Row(n)) || !slices.Equal(c, d) {
+				t.Errorf("scale %d, sample %d: DenseRow %v (coded), %v (dense), Row %v", scale, n, c, d, dense.Row(n))
+			}
+			if a, b := dense.Dot(n, w), coded.Dot(n, w); a != b {
+				t.Errorf("scale %d, sample %d: Dot %v (dense), %v (coded)", scale, n, a, b)
+			}
+			dense.AddScaledRow(d, n, 0.3)
+			coded.AddScaledRow(c, n, 0.3)
+			if !slices.Equal(c, d) {
+				t.Errorf("scale %d, sample %d: AddScaledRow %v (dense), %v (coded)", scale, n, d, c)
+			}
+		}
+	}
+}
+
 // TestReadDataBeyondThePreallocation checks readData on data longer than
 // what it allocates up front (as an IDX file over 256 MiB is): all of it is
 // read, a truncated stream yields what there is without an error (ReadIDX

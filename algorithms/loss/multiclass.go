@@ -45,7 +45,7 @@ const tileRows, tileCols = 64, 192
 // largest batch seen and are reused through workPool, so that a local step
 // allocates nothing.
 type work struct {
-	x     []float64 // gathered dense samples, n×M
+	x     []float64 // gathered or decoded dense samples, n×M
 	z     []float64 // logits, then probabilities, then output deltas D: n×K
 	a     []float64 // hidden pre-activations A: n×H
 	h     []float64 // hidden activations H: n×H
@@ -109,8 +109,9 @@ func (l Loss) params(wk *work, w []float64) []float64 {
 }
 
 // batch is the n samples one pass works on: samples idx of s, or the n
-// consecutive samples from lo. Dense samples are also an n×M matrix x: a view
-// of s.X for consecutive samples, a copy in the work buffer otherwise.
+// consecutive samples from lo. Dense and coded samples are also an n×M
+// matrix x: a view of s.X for consecutive dense samples, rows decoded into
+// the work buffer otherwise.
 type batch struct {
 	s   *data.Set
 	idx []int
@@ -127,26 +128,35 @@ func (b *batch) sample(i int) int {
 	return b.lo + i
 }
 
-// gather returns the batch of samples idx of s, copying dense rows into wk.x.
+// gather returns the batch of samples idx of s, copying (or decoding) dense
+// and coded rows into wk.x.
 func (wk *work) gather(s *data.Set, idx []int) batch {
 	b := batch{s: s, idx: idx, n: len(idx)}
 	if !s.Sparse() {
 		m := s.Dim
 		wk.x = grow(wk.x, len(idx)*m)
 		for i, n := range idx {
-			copy(wk.x[i*m:(i+1)*m], s.Row(n))
+			s.DenseRow(wk.x[i*m:(i+1)*m], n)
 		}
 		b.x = general(len(idx), m, wk.x)
 	}
 	return b
 }
 
-// span returns the batch of the n consecutive samples of s from lo, without
-// copying.
-func span(s *data.Set, lo, n int) batch {
+// span returns the batch of the n consecutive samples of s from lo: a view
+// of dense rows, coded rows decoded into wk.x.
+func (wk *work) span(s *data.Set, lo, n int) batch {
 	b := batch{s: s, lo: lo, n: n}
-	if !s.Sparse() {
+	switch {
+	case s.X != nil:
 		b.x = general(n, s.Dim, s.X[lo*s.Dim:(lo+n)*s.Dim])
+	case s.Coded != nil:
+		m := s.Dim
+		wk.x = grow(wk.x, n*m)
+		for i := range n {
+			s.DenseRow(wk.x[i*m:(i+1)*m], lo+i)
+		}
+		b.x = general(n, m, wk.x)
 	}
 	return b
 }
@@ -365,7 +375,7 @@ func (l Loss) multiFullGrad(dst, w []float64, s *data.Set) {
 	clear(dst)
 	k, inv := l.Classes, 1/float64(s.Len())
 	for lo := 0; lo < s.Len(); lo += chunkRows {
-		b := span(s, lo, min(chunkRows, s.Len()-lo))
+		b := wk.span(s, lo, min(chunkRows, s.Len()-lo))
 		z := l.forward(wk, &v, &b)
 		for i := 0; i < b.n; i++ {
 			row := z.Data[i*k : (i+1)*k]
@@ -386,7 +396,7 @@ func (l Loss) multiPass(wk *work, theta []float64, s *data.Set, lo, hi int, nll 
 	v := l.view(theta, s.Dim)
 	k := l.Classes
 	for start := lo; start < hi; start += chunkRows {
-		b := span(s, start, min(chunkRows, hi-start))
+		b := wk.span(s, start, min(chunkRows, hi-start))
 		z := l.forward(wk, &v, &b)
 		for i := 0; i < b.n; i++ {
 			y := int(s.Y[start+i])

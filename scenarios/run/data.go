@@ -6,12 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/floats"
 
@@ -169,7 +166,7 @@ func readIDXPair(c *scenarios.CurveSpec, dir, imagesField, images, labelsField, 
 	return &idxPair{images: img, labels: y, name: imgName}, nil
 }
 
-// idxScale is the scaling IDXSubset applies: unit, or none (standardization
+// idxScale is the scaling of the pixels: unit, or none (standardization
 // comes after, over the training set).
 func idxScale(c *scenarios.CurveSpec) data.IDXScale {
 	if c.Scenario.Data.IDX.Scale == "unit" {
@@ -178,23 +175,27 @@ func idxScale(c *scenarios.CurveSpec) data.IDXScale {
 	return data.ScaleNone
 }
 
-// subset builds the set of samples idx of the pair.
+// subset builds the set of samples idx of the pair: coded rows that share
+// the file's bytes (data.IDXRows), or float64 rows for standardization,
+// which rewrites them.
 func (p *idxPair) subset(c *scenarios.CurveSpec, idx []int) *data.Set {
-	return data.IDXSubset(p.images, p.labels, idx, idxScale(c))
+	if c.Scenario.Data.IDX.Scale == "standardize" {
+		return data.IDXSubset(p.images, p.labels, idx, idxScale(c))
+	}
+	return data.IDXRows(p.images, p.labels, idx, idxScale(c))
 }
 
 // readIDX reads the scenario's IDX files, deals the training samples out by
 // data.partition and returns the test set: the test files (their first
 // data.test_samples samples, if set) or samples held out of the training
-// file. The agents' sets are decoded straight from the files' bytes, so the
-// whole training set is never held twice.
+// file. The agents' sets are the rows of the files' bytes they were dealt
+// (see data.IDXRows), so the training set is held once, in the file's own
+// encoding.
 //
-// Reading is most of the time of a run on Fashion-MNIST (decompressing 47 MB
-// and writing 440 MB of float64 samples, much of it first touches of fresh
-// memory), so it uses every core: the test files are read and decoded while
-// the training files are decompressed, and the agents' sets are decoded in
-// parallel. Each set is written by one goroutine and the errors are reported
-// in the order of a sequential read, so nothing depends on the schedule.
+// Decompressing the files is most of the time of reading them, so the test
+// files are read while the training files are; the errors are reported in
+// the order of a sequential read (training files, test files, then how they
+// fit together), so nothing depends on which finishes first.
 func readIDX(c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *data.Set, error) {
 	d := &c.Scenario.Data
 	x := d.IDX
@@ -237,30 +238,15 @@ func readIDX(c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *
 		return nil, nil, c.Errorf("data", "dealing out %s: %v", train.name, err)
 	}
 	sets := make([]*data.Set, len(lists))
-	var next atomic.Int64
-	decode := func() {
-		for k := int(next.Add(1)) - 1; k < len(lists); k = int(next.Add(1)) - 1 {
-			sets[k] = train.subset(c, lists[k])
-		}
+	for k, idx := range lists {
+		sets[k] = train.subset(c, idx)
 	}
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(lists)) - 1 {
-		wg.Go(decode)
-	}
-	decode()
-	wg.Wait()
 	if test == nil {
 		test = train.subset(c, heldOut)
 	}
 	if x.Scale == "standardize" {
 		data.Standardize(sets, test)
 	}
-	// Collect the files' bytes now (55 MB for Fashion-MNIST): the memory
-	// they free is then reused by what the run allocates — the actor
-	// engine's replies, 63 KB each — where it would otherwise wait for a
-	// collection that a heap of this size does not start during a run, and
-	// every reply would touch fresh pages.
-	runtime.GC()
 	return sets, test, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"maple/algorithms/data"
 	"maple/scenarios"
 )
 
@@ -439,12 +440,21 @@ algorithm: {kind: fedavg, step_size: 0.1}
 		problems[i] = p
 	}
 	one, three := problems[0], problems[1]
-	if one.test.Len() != 15 || !slices.Equal(one.test.X, three.test.X) || !slices.Equal(one.test.Y, three.test.Y) {
+	if one.test.Len() != 15 || !slices.Equal(rows(one.test), rows(three.test)) || !slices.Equal(one.test.Y, three.test.Y) {
 		t.Errorf("test sets of %d and %d samples differ", one.test.Len(), three.test.Len())
 	}
 	for k, s := range one.sets {
-		if !slices.Equal(s.X, three.sets[k].X) || !slices.Equal(s.Y, three.sets[k].Y) {
+		if !slices.Equal(rows(s), rows(three.sets[k])) || !slices.Equal(s.Y, three.sets[k].Y) {
 			t.Errorf("agent %d's set differs between GOMAXPROCS 1 and 3", k)
 		}
 	}
+}
+
+// rows returns the features of every sample of s, one after the other.
+func rows(s *data.Set) []float64 {
+	x := make([]float64, s.Len()*s.Dim)
+	for n := range s.Len() {
+		s.DenseRow(x[n*s.Dim:(n+1)*s.Dim], n)
+	}
+	return x
 }
