@@ -155,6 +155,7 @@ const maxIDXPrealloc = 256 << 20
 // failing reader is.
 func readData(r io.Reader, total, prealloc int64) ([]byte, error) {
 	raw := make([]byte, min(total, prealloc))
+	populate(raw)
 	n, err := io.ReadFull(r, raw)
 	raw = raw[:n]
 	switch {
