@@ -2,7 +2,6 @@ package data
 
 import (
 	"bufio"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/klauspost/compress/gzip"
 	"gonum.org/v1/gonum/floats"
 )
 
