@@ -98,6 +98,9 @@ func TestFedPLTBadInputExitsTwo(t *testing.T) {
 		{[]string{"algorithm.fedplt.solver.noise=0.1"}, "algorithm.fedplt.solver.noise"},
 		{[]string{"algorithm.fedplt.solver.clip=2"}, "algorithm.fedplt.solver.clip"},
 		{[]string{"algorithm.fedplt.solvers=[{agents: [0, 1], kind: gd, batch: 5}]"}, "algorithm.fedplt.solvers[0].batch"},
+		// Another method's parameters would be silently ignored too.
+		{[]string{"algorithm.fedplt.fedpd.eta=2"}, "algorithm.fedplt.fedpd"},
+		{[]string{"algorithm.fedplt.method=led", "algorithm.fedplt.rho=0.5"}, "algorithm.fedplt.rho"},
 	}
 	for _, tc := range cases {
 		args := []string{"run", "--out", filepath.Join(dir, "out"), file}

@@ -34,6 +34,8 @@ func TestInspectionWorksOnEveryBundledScenario(t *testing.T) {
 		"scenarios/decentralized/fig5.yaml":     {"--set", "data.dim=32"},
 		"scenarios/graphfl/fig7.yaml":           {"--set", "data.dim=32"},
 		"scenarios/fedplt/table5.yaml":          {"--set", "data.dim=10"},
+		"scenarios/systems/stragglers.yaml": {"--set", `curves=[{label: sync, set: {iterations: 2}}, {label: fedasync, set: {iterations: 2, algorithm.fedavg.server: fedasync}}, ` +
+			`{label: fedbuff, set: {iterations: 2, algorithm.fedavg.participants: 30, algorithm.fedavg.server: {kind: fedbuff, buffer: 10}}}]`},
 	}
 	for _, file := range files {
 		if file == failingScenario {

@@ -67,7 +67,7 @@ func TestTracedWalkAndItsPath(t *testing.T) {
 		t.Errorf("no set-up exchange in the trace (%d announcements):\n%.300s", n, out)
 	}
 	code, out, errOut := maple(t, "trace", "path", dir, "--walk", "1", "--run", "1")
-	if code != 0 || !strings.HasPrefix(out, `walk 1, run 1, curve "gamma": starts at node/`) || !strings.Contains(out, " -> node/") {
+	if code != 0 || !strings.HasPrefix(out, `walk 1, run 1, curve "gamma, walks=2, latency=0.01, jitter=0.02": starts at node/`) || !strings.Contains(out, " -> node/") {
 		t.Errorf("trace path: exit %d\n%s%s", code, out, errOut)
 	}
 	for _, c := range []struct {
@@ -76,7 +76,7 @@ func TestTracedWalkAndItsPath(t *testing.T) {
 	}{
 		{[]string{"--walk", "5"}, "has no walk 5 (walks: 0, 1)"},
 		{[]string{"--walk", "0", "--run", "7"}, "has no run 7 in the trace (runs: 0, 1)"},
-		{[]string{"--walk", "0", "--curve", "nope"}, `no curve "nope" in the trace (curves: "gamma")`},
+		{[]string{"--walk", "0", "--curve", "nope"}, `no curve "nope" in the trace (curves: "gamma, walks=2, latency=0.01, jitter=0.02")`},
 		{nil, "give either the walk to follow (--walk N)"},
 	} {
 		code, _, errOut := maple(t, append([]string{"trace", "path", dir}, c.args...)...)

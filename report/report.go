@@ -348,19 +348,27 @@ func legendLabel(label, groupBy, value string) string {
 func lastPart(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }
 
 // privacyBudget tabulates the accountant's ε of every curve with privacy
-// noise and draws ε(i) round by round (the accountants' ε grows linearly in
-// i: ε(i) = i·ε per iteration).
+// noise and draws ε(i) round by round where it grows linearly in i (the
+// Laplace bounds: ε(i) = i·ε per iteration; Gaussian noise is reported as
+// (ε, δ) at the last iteration only).
 func privacyBudget(s *summary) ([]privacyRow, *chart, error) {
 	var rows []privacyRow
 	var ss []series
 	for _, c := range s.Curves {
 		p, ok := c.Details["privacy"].(map[string]any)
-		if !ok {
-			continue
+		if !ok || p["mechanism"] == "none" {
+			continue // no noise: the curve reports no privacy
 		}
-		per, _ := p["epsilon_per_iteration"].(float64)
 		row := privacyRow{Label: c.Label, Formula: str(p["formula"]), Sigma: num(p["sigma"]), Norm: str(p["norm"]),
 			PerRound: num(p["epsilon_per_iteration"]), Final: num(p["epsilon_final"]), Target: num(p["sigma_for_target"])}
+		per, linear := p["epsilon_per_iteration"].(float64)
+		if !linear {
+			// Gaussian noise: (ε, δ) from the composed mechanism, which
+			// does not grow linearly in i.
+			row.Formula = fmt.Sprintf("%s noise, (ε, δ) at δ = %s: %s", str(p["mechanism"]), num(p["delta"]), str(p["bound"]))
+			rows = append(rows, row)
+			continue
+		}
 		rows = append(rows, row)
 		x := make([]float64, c.Iterations+1)
 		y := make([]float64, c.Iterations+1)
@@ -371,6 +379,9 @@ func privacyBudget(s *summary) ([]privacyRow, *chart, error) {
 	}
 	if len(rows) == 0 {
 		return nil, nil, nil
+	}
+	if len(ss) == 0 {
+		return rows, nil, nil
 	}
 	ch, err := svgChart("privacy budget ε(i)", "iteration i", "ε(i)", ss)
 	return rows, ch, err
@@ -390,7 +401,7 @@ func auditRows(s *summary) []auditRow {
 		if v, ok := a["predicted_msd_db"].(float64); ok {
 			row.Predicted = fmt.Sprintf("%.2f dB", v)
 		}
-		if p, ok := c.Details["privacy"].(map[string]any); ok {
+		if p, ok := c.Details["privacy"].(map[string]any); ok && p["mechanism"] != "none" {
 			row.Epsilon = num(p["epsilon_final"])
 		}
 		rows = append(rows, row)

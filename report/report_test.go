@@ -148,9 +148,29 @@ func TestReportByParsing(t *testing.T) {
 			t.Errorf("report has a <%s> element", e.name)
 		}
 		for k, v := range e.attr {
-			if (k == "src" || k == "href") && !strings.HasPrefix(v, "#") {
+			// Any namespace: SVG's xlink:href loads images too.
+			if local := k[strings.LastIndexByte(k, ':')+1:]; (local == "src" || local == "href") && !strings.HasPrefix(v, "#") && !strings.HasPrefix(v, "data:") {
 				t.Errorf("<%s %s=%q> refers outside the page", e.name, k, v)
 			}
+		}
+	}
+	// CSS can load too: @import, and url(…) other than inline data (the
+	// charts' embedded fonts) or a fragment.
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), "@import") {
+		t.Error("report has a CSS @import")
+	}
+	for rest := string(raw); ; {
+		i := strings.Index(rest, "url(")
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len("url("):]
+		if arg := strings.TrimLeft(rest, `'" `); !strings.HasPrefix(arg, "data:") && !strings.HasPrefix(arg, "#") {
+			t.Errorf("report has a CSS url(%.40s…) that refers outside the page", rest)
 		}
 	}
 	for _, id := range []string{"steady-table", "privacy-table", "audit-table", "message-types", "message-actors", "provenance-table", "scenario-yaml"} {
@@ -264,5 +284,25 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	if got.Title != "tiny" || got.Charts != 5 || got.Rendered != 5 || got.Rows != 2 || got.Resources != 0 {
 		t.Errorf("in the browser: %+v; want title tiny, 5 charts all rendered, 2 steady-state rows, no resource loaded", got)
+	}
+}
+
+// The privacy budget lists the noisy curves only: a noise-free curve reports
+// no privacy, and a Gaussian curve's (ε, δ) has its row but no linear ε(i).
+func TestPrivacyBudgetRows(t *testing.T) {
+	s := &summary{Curves: []curveSummary{
+		{Label: "none", Iterations: 10, Details: map[string]any{"privacy": map[string]any{"mechanism": "none"}}},
+		{Label: "laplace", Iterations: 10, Details: map[string]any{"privacy": map[string]any{"mechanism": "laplace", "formula": "thesis eq. 2.69", "epsilon_per_iteration": 2.0, "epsilon_final": 20.0}}},
+		{Label: "gaussian", Iterations: 10, Details: map[string]any{"privacy": map[string]any{"mechanism": "gaussian", "delta": 1e-5, "bound": "analytic Gaussian mechanism", "epsilon_final": 7.0}}},
+	}}
+	rows, ch, err := privacyBudget(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].Label != "laplace" || rows[1].Label != "gaussian" || !strings.Contains(rows[1].Formula, "(ε, δ) at δ = ") {
+		t.Errorf("rows %+v", rows)
+	}
+	if ch == nil || len(ch.Legend) != 1 || ch.Legend[0].Label != "laplace" {
+		t.Errorf("the ε(i) chart should draw the Laplace curve only: %+v", ch)
 	}
 }

@@ -37,8 +37,8 @@ func defaults(algorithm, data string) *Scenario {
 		},
 		Loss:      Loss{Kind: "least-squares", Rho: 0.001},
 		Algorithm: Algorithm{Kind: algorithm, StepSize: 0.01},
-		Privacy:   Privacy{Scheme: "none", Mechanism: "laplace", Variance: 0.01},
-		Output:    Output{Every: 1, SteadyState: 0.1, Plot: true},
+		Privacy:   Privacy{Scheme: "none", Mechanism: "laplace", Variance: 0.01, Accountant: defaultAccountant()},
+		Output:    Output{Every: 1, SteadyState: 0.1, Plot: true, XAxis: "iteration"},
 	}
 	switch data {
 	case "regression":
@@ -89,6 +89,15 @@ func fillDependentDefaults(c *CurveSpec) {
 	if f, ok := LookupFamily(sc.Algorithm.Kind); ok && f.Complete != nil {
 		f.Complete(sc, set)
 	}
+	if t := sc.Topology; t != nil {
+		// A family's default graph comes with its parameters (a radius, a
+		// probability); a scenario choosing another graph drops them.
+		for _, p := range graphParams {
+			if !slices.Contains(p.graphs, t.Graph) && !set(p.field) {
+				p.clear(t)
+			}
+		}
+	}
 	if l := sc.Data.LIBSVM; l != nil && l.TestFile != "" && !set("data.test_samples") {
 		sc.Data.TestSamples = 0 // the test file is the test set
 	}
@@ -113,9 +122,29 @@ func fillDependentDefaults(c *CurveSpec) {
 	}
 	completeModel(sc, set)
 	completeSystems(sc, set)
-	if sc.Privacy.Scheme != "none" && sc.Privacy.Accountant == nil && sc.Loss.Optimum == "solve" {
-		sc.Privacy.Accountant = &Accountant{B: 1, BPrime: 1, Norm: accountant.L2.String()}
+	// The accountant's defaults are in place before the file is decoded, so
+	// that a file setting one of its keys keeps the defaults of the others.
+	// Without noise, or without an optimum w^o to state the bound with, it
+	// only stays when the scenario asks for it.
+	if a := sc.Privacy.Accountant; a != nil {
+		switch {
+		case (sc.Privacy.Scheme == "none" || sc.Loss.Optimum != "solve") && !set("privacy.accountant"):
+			sc.Privacy.Accountant = nil
+		case sc.Privacy.Mechanism == "gaussian" && !set("privacy.accountant.delta"):
+			a.Delta = DefaultDelta
+		}
 	}
+}
+
+// DefaultDelta is the δ of the (ε, δ) report of Gaussian noise when the
+// scenario does not set privacy.accountant.delta: far below 1/K for the
+// agent counts of the papers (K ≤ 1000), as a δ must be to mean anything.
+const DefaultDelta = 1e-5
+
+// defaultAccountant returns the accountant's documented defaults: the
+// papers' B = B′ = 1 and their ℓ2 norm convention.
+func defaultAccountant() *Accountant {
+	return &Accountant{B: 1, BPrime: 1, Norm: accountant.L2.String()}
 }
 
 // completeModel fills the defaults of the loss and data fields that depend

@@ -26,6 +26,10 @@ type Plan struct {
 	// Base is the resolved scenario with the command-line overrides applied,
 	// before any curve or sweep setting. It is what run directories record.
 	Base *Scenario
+	// Overrides are the command-line overrides (--set), in order. They are
+	// part of Base and of every curve, and every curve's label ends with
+	// those that change its numbers.
+	Overrides []Setting
 	// Curves are the resolved scenarios of the curves, in order. A scenario
 	// without curves or sweep has one curve, labelled with its name.
 	Curves []*CurveSpec
@@ -103,10 +107,13 @@ func Parse(data []byte, name, dir string, overrides []string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	var applied []Setting
 	for _, o := range overrides {
-		if err := l.applyOverride(root, o); err != nil {
+		s, err := l.applyOverride(root, o)
+		if err != nil {
 			return nil, err
 		}
+		applied = append(applied, s)
 	}
 	curves, err := l.takeCurves(root)
 	if err != nil {
@@ -116,6 +123,9 @@ func Parse(data []byte, name, dir string, overrides []string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := l.checkOverrides(applied, curves, sweep); err != nil {
+		return nil, err
+	}
 	if n := curveCount(curves, sweep); n > maxCurves {
 		return nil, &Error{File: name, Field: "sweep", Msg: fmt.Sprintf("curves × sweep expand to %d curves, more than the %d a plan may have", n, maxCurves)}
 	}
@@ -123,7 +133,7 @@ func Parse(data []byte, name, dir string, overrides []string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	plan := &Plan{File: name, Dir: dir, Base: base.Scenario}
+	plan := &Plan{File: name, Dir: dir, Base: base.Scenario, Overrides: applied}
 	for _, v := range expand(curves, sweep) {
 		tree := l.clone(root)
 		var settings []Setting
@@ -152,6 +162,10 @@ func Parse(data []byte, name, dir string, overrides []string) (*Plan, error) {
 	}
 	if err := checkComparisons(plan); err != nil {
 		return nil, err
+	}
+	suffix := overrideLabel(applied)
+	for _, c := range plan.Curves {
+		c.Label = joinLabel(c.Label, suffix)
 	}
 	return plan, nil
 }
@@ -208,24 +222,128 @@ func (l *loader) yamlError(err error) *Error {
 	return &Error{File: l.file, Msg: "malformed YAML: " + strings.TrimPrefix(msg, "yaml: ")}
 }
 
-// applyOverride applies one --set field.path=value.
-func (l *loader) applyOverride(root *yaml.Node, o string) error {
+// applyOverride applies one --set field.path=value and returns it.
+func (l *loader) applyOverride(root *yaml.Node, o string) (Setting, error) {
 	origin := overrideOrigin(o)
 	field, value, ok := strings.Cut(o, "=")
 	if !ok || field == "" {
-		return &Error{Origin: origin, Msg: "expected field.path=value"}
+		return Setting{}, &Error{Origin: origin, Msg: "expected field.path=value"}
 	}
 	if len(value) > MaxFileBytes {
-		return &Error{Origin: origin, Field: field, Msg: fmt.Sprintf("value larger than %d bytes", MaxFileBytes)}
+		return Setting{}, &Error{Origin: origin, Field: field, Msg: fmt.Sprintf("value larger than %d bytes", MaxFileBytes)}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(value), &doc); err != nil || len(doc.Content) == 0 {
-		return &Error{Origin: origin, Field: field, Msg: fmt.Sprintf("cannot parse value %q as YAML", value)}
+		return Setting{}, &Error{Origin: origin, Field: field, Msg: fmt.Sprintf("cannot parse value %q as YAML", value)}
 	}
 	if err := checkExpansion(doc.Content[0]); err != nil {
-		return &Error{Origin: origin, Field: field, Msg: err.Error()}
+		return Setting{}, &Error{Origin: origin, Field: field, Msg: err.Error()}
 	}
-	return l.set(root, field, doc.Content[0], origin)
+	return Setting{Field: field, Value: nodeText(doc.Content[0])}, l.set(root, field, doc.Content[0], origin)
+}
+
+// checkOverrides refuses an override of a field that a curve or the sweep
+// of the scenario file also sets to another value (or a field inside it, or
+// a section around it): the curve's or the sweep's value would silently
+// replace the override. Curves or a sweep given by --set themselves refine
+// the other overrides on purpose, and are not checked.
+func (l *loader) checkOverrides(overrides []Setting, curves []parsedCurve, sweep Sweep) error {
+	curvesSet := slices.ContainsFunc(overrides, func(o Setting) bool { return overlaps("curves", o.Field) })
+	sweepSet := slices.ContainsFunc(overrides, func(o Setting) bool { return overlaps("sweep", o.Field) })
+	for _, o := range overrides {
+		if isPlanField(o.Field) {
+			continue
+		}
+		conflict := func(field, by string, value *yaml.Node) error {
+			if !overlaps(o.Field, field) || field == o.Field && nodeText(value) == o.Value {
+				return nil
+			}
+			return &Error{Origin: overrideOrigin(o.Field + "=" + o.Value), Field: o.Field, Msg: fmt.Sprintf(
+				"%s sets %s too (%s:%d) and would replace the override in its curves: change the scenario, or replace its curves or sweep with --set curves=… or --set sweep=…",
+				by, field, l.file, value.Line)}
+		}
+		for _, c := range curves {
+			for _, a := range c.assignments {
+				if curvesSet {
+					break
+				}
+				if err := conflict(a.field, fmt.Sprintf("curve %q", c.curve.Label), a.value); err != nil {
+					return err
+				}
+			}
+		}
+		for _, axis := range sweep {
+			for _, v := range axis.Values {
+				if sweepSet {
+					break
+				}
+				if err := conflict(axis.Field, "the sweep", v); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// isPlanField reports whether field is curves or sweep, or inside them.
+func isPlanField(field string) bool {
+	for _, p := range []string{"curves", "sweep"} {
+		if field == p || strings.HasPrefix(field, p+".") || strings.HasPrefix(field, p+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+// overlaps reports whether setting one dotted path changes the other: they
+// are equal or one is a section containing the other.
+func overlaps(a, b string) bool {
+	return a == b || strings.HasPrefix(b, a+".") || strings.HasPrefix(a, b+".")
+}
+
+// unlabelled are the fields whose overrides change how results are shown or
+// how long and how often a curve is measured, not what it is: they stay
+// out of curve labels (summary.json and scenario.yaml record them).
+var unlabelled = []string{"name", "description", "trace", "output", "seed", "runs", "iterations"}
+
+// maxLabelValue bounds the characters of an override's value in a label;
+// longer values (whole sections, lists) are cut with an ellipsis.
+const maxLabelValue = 24
+
+// overrideLabel returns what the overrides add to every curve label: the
+// last part of each overridden field (the whole path when two share it) and
+// its value, as a sweep labels its curves (step_size=0.05), except the
+// unlabelled fields. It is added after
+// the labels are checked, so that it counts against no limit.
+func overrideLabel(overrides []Setting) string {
+	var parts []string
+	for _, o := range overrides {
+		if isPlanField(o.Field) || slices.ContainsFunc(unlabelled, func(p string) bool { return overlaps(p, o.Field) }) {
+			continue
+		}
+		v := []rune(o.Value)
+		if len(v) > maxLabelValue {
+			v = append(v[:maxLabelValue-1], '…')
+		}
+		name := lastPart(o.Field)
+		if slices.ContainsFunc(overrides, func(p Setting) bool { return p.Field != o.Field && lastPart(p.Field) == name }) {
+			name = o.Field // data.kind and loss.kind, say
+		}
+		parts = append(parts, name+"="+string(v))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// joinLabel appends the part suffix to a curve label.
+func joinLabel(label, suffix string) string {
+	switch {
+	case suffix == "":
+		return label
+	case label == "":
+		return suffix
+	}
+	return label + ", " + suffix
 }
 
 // overrideOrigin names an override in messages: "--set " and the override,

@@ -3,6 +3,7 @@ package scenarios_test
 import (
 	"errors"
 	"io/fs"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,6 +69,20 @@ func TestBadScenariosGiveOneClearLine(t *testing.T) {
 		{"curve with bad value", minimal + "curves:\n  - label: a\n    set: {algorithm.step_size: 0}\n", nil, "t.yaml:12: algorithm.step_size: must be a positive number, got 0"},
 		{"override of a new field wrong for a curve", minimal + "curves:\n  - {label: a, set: {runs: 2}}\n", []string{"privacy.form=ratio"}, "--set privacy.form=ratio: privacy.form: does not apply"},
 		{"sweep not a list", minimal + "sweep:\n  runs: 3\n", nil, "t.yaml:11: sweep: runs: expected a non-empty list"},
+		{"unknown server", minimal + "    server: trimmed\n", nil, `t.yaml:10: algorithm.fedavg.server: unknown server behaviour "trimmed" (registered: fedasync, fedbuff, mean, median, trimmed-mean)`},
+		{"trim without trimmed-mean", minimal + "    server: {kind: median, trim: 0.2}\n", nil, "t.yaml:10: algorithm.fedavg.server.trim: unknown parameter: behaviour median has none"},
+		{"trim that drops nothing", minimal + "    server: {kind: trimmed-mean, trim: 0.1}\n", nil, "algorithm.fedavg.server.trim: 0.1 of 5 replies per round drops none"},
+		{"radius of a ring", "algorithm: {kind: diffusion}\ntopology: {graph: ring, radius: 0.5}\n", nil, "t.yaml:2: topology.radius: does not apply: graph ring has no radius (only geometric)"},
+		{"fresh ring per run", "algorithm: {kind: diffusion}\ntopology: {graph: ring, regenerate: per-run}\n", nil, "t.yaml:2: topology.regenerate: does not apply: graph ring is not random"},
+		{"delta for laplace", minimal + "privacy: {scheme: update-noise, accountant: {delta: 0.001}}\n", nil, "privacy.accountant.delta: does not apply: the Laplace bound is a pure ε"},
+		{"delta out of range", minimal + "privacy: {scheme: update-noise, mechanism: gaussian, accountant: {delta: 1}}\n", nil, "privacy.accountant.delta: must lie in (0, 1), got 1"},
+		{"l1 norm for gaussian", minimal + "privacy: {scheme: update-noise, mechanism: gaussian, accountant: {norm: l1}}\n", nil, "privacy.accountant.norm: Gaussian noise is accounted with the ℓ2 sensitivity"},
+		{"override of a curve's field", minimal + "curves:\n  - {label: a, set: {privacy.scheme: none}}\n", []string{"privacy.scheme=update-noise"},
+			`--set privacy.scheme=update-noise: privacy.scheme: curve "a" sets privacy.scheme too (t.yaml:11)`},
+		{"override of the sweep's field", minimal + "sweep:\n  algorithm.step_size: [0.1, 0.2]\n", []string{"algorithm.step_size=0.3"},
+			"--set algorithm.step_size=0.3: algorithm.step_size: the sweep sets algorithm.step_size too (t.yaml:11)"},
+		{"override of a section around a curve's field", minimal + "curves:\n  - {label: a, set: {privacy.scheme: none}}\n", []string{"privacy={variance: 0.1}"},
+			`--set privacy={variance: 0.1}: privacy: curve "a" sets privacy.scheme too`},
 		{"sweep too large", minimal + "sweep:\n  runs: &v [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n  seed: *v\n  iterations: *v\n", nil, "t.yaml: sweep: curves × sweep expand to 1001 curves"},
 		{"two documents", minimal + "---\nname: other\n", nil, "t.yaml:10: a second YAML document starts here"},
 		{"alias bomb in description", minimal + "description: " + aliasBomb, nil, "t.yaml: scenario too large once its aliases are expanded"},
@@ -131,6 +146,68 @@ func TestParticipantsDefaultFollowsAgents(t *testing.T) {
 	src = strings.Replace(src, "agents: 20", "agents: 4", 1)
 	if got := parse(t, src).Base.Algorithm.Params.(*run.FedAvg).Participants; got != 4 {
 		t.Errorf("default participants with 4 agents = %d, want 4", got)
+	}
+}
+
+// Setting one accountant key keeps the documented defaults of the others;
+// δ is defaulted for Gaussian noise only.
+func TestAccountantKeysMergeWithDefaults(t *testing.T) {
+	a := parse(t, minimal+"privacy: {scheme: update-noise, accountant: {epsilon: 2}}\n").Base.Privacy.Accountant
+	if want := (scenarios.Accountant{B: 1, BPrime: 1, Epsilon: 2, Norm: "l2"}); a == nil || *a != want {
+		t.Errorf("accountant %+v, want %+v", a, want)
+	}
+	a = parse(t, minimal+"privacy: {scheme: update-noise, mechanism: gaussian, accountant: {b: 3}}\n").Base.Privacy.Accountant
+	if want := (scenarios.Accountant{B: 3, BPrime: 1, Norm: "l2", Delta: scenarios.DefaultDelta}); a == nil || *a != want {
+		t.Errorf("Gaussian accountant %+v, want %+v", a, want)
+	}
+	if a := parse(t, minimal).Base.Privacy.Accountant; a != nil {
+		t.Errorf("a scenario without noise or accountant got one: %+v", a)
+	}
+}
+
+// A plan whose curves mix a noise-free curve and noisy ones may configure
+// the accountant: the noise-free curve keeps it (and reports no privacy).
+func TestMixedCurvesTakeAnAccountant(t *testing.T) {
+	p := parse(t, minimal+`privacy: {accountant: {b: 2}}
+curves:
+  - {label: none, set: {privacy.scheme: none}}
+  - {label: noisy, set: {privacy.scheme: update-noise}}
+`)
+	for _, c := range p.Curves {
+		if a := c.Scenario.Privacy.Accountant; a == nil || a.B != 2 || a.BPrime != 1 {
+			t.Errorf("curve %s: accountant %+v, want b = 2 and the defaults", c.Label, a)
+		}
+	}
+}
+
+// Overrides are recorded in the plan and, except those that only change how
+// results are shown, end every curve label; replacing the curves or the sweep
+// is how an override changes what they vary.
+func TestOverridesAreRecordedAndLabelled(t *testing.T) {
+	src := minimal + "sweep:\n  algorithm.step_size: [0.1, 0.2]\n"
+	p := parse(t, src, "loss.rho=0.01", "output.every=2", "sweep={algorithm.fedavg.participants: [2, 3]}")
+	var labels []string
+	for _, c := range p.Curves {
+		labels = append(labels, c.Label)
+	}
+	if got := strings.Join(labels, "; "); got != "participants=2, rho=0.01; participants=3, rho=0.01" {
+		t.Errorf("labels %q", got)
+	}
+	want := []scenarios.Setting{{Field: "loss.rho", Value: "0.01"}, {Field: "output.every", Value: "2"}, {Field: "sweep", Value: "{algorithm.fedavg.participants: [2, 3]}"}}
+	if !slices.Equal(p.Overrides, want) {
+		t.Errorf("overrides %v, want %v", p.Overrides, want)
+	}
+	// An override a curve repeats, or one that curves given by --set
+	// refine, replaces nothing behind the user's back.
+	parse(t, minimal+"curves:\n  - {label: a, set: {runs: 2}}\n", "runs=2")
+	parse(t, minimal, "privacy.scheme=update-noise", "curves=[{label: a, set: {}}, {label: b, set: {privacy.scheme: none}}]")
+	if l := parse(t, minimal, "runs=3", "loss.rho=0.01").Curves[0].Label; l != "t, rho=0.01" {
+		t.Errorf("single curve label %q, want \"t, rho=0.01\"", l)
+	}
+	// A long value is cut in the label, which no limit then refuses.
+	long := "data.regression={covariance_scale: 2, noise_variance: [0.1, 0.2], shared_covariance: true}"
+	if l := parse(t, minimal+"curves:\n  - {label: "+strings.Repeat("x", 190)+", set: {runs: 2}}\n", long).Curves[0].Label; !strings.HasSuffix(l, ", regression={covariance_scale: 2, n…") {
+		t.Errorf("label %q", l)
 	}
 }
 

@@ -248,12 +248,14 @@ type Privacy struct {
 	// system's randomness: secret, but the trace's key bytes change from run
 	// to run).
 	KeyRandomness string `yaml:"key_randomness,omitempty"`
-	// Accountant configures the ε(i) report.
+	// Accountant configures the privacy report. It is present, with its
+	// defaults, whenever a scheme adds noise; a scenario may also set it
+	// when only some curves add noise (the others report no privacy).
 	Accountant *Accountant `yaml:"accountant,omitempty"`
 }
 
-// Accountant parameterizes the high-probability sensitivity bound of the
-// papers' ε(i) formulas.
+// Accountant parameterizes the privacy report: the high-probability
+// sensitivity bound of the papers' ε(i) formulas, and δ for Gaussian noise.
 type Accountant struct {
 	// B and BPrime bound ‖w̃_i‖ and ‖w̃′_i‖ (paper 001 eq. 29).
 	B      float64 `yaml:"b"`
@@ -263,8 +265,11 @@ type Accountant struct {
 	Epsilon float64 `yaml:"epsilon,omitempty"`
 	// Norm is the vector norm of the Laplace density the ε is stated for:
 	// l2 (the papers' convention) or l1 (exact for per-coordinate noise,
-	// which multiplies ε by √M).
+	// which multiplies ε by √M). Gaussian noise is accounted in ℓ2.
 	Norm string `yaml:"norm"`
+	// Delta is the δ of the (ε, δ) guarantee of Gaussian noise, which has
+	// no pure ε; it does not apply to Laplace noise (δ = 0).
+	Delta float64 `yaml:"delta,omitempty"`
 }
 
 // Network is the virtual-time model of links and computation.
@@ -326,7 +331,7 @@ type Output struct {
 	// XAxis is iteration (the default) or time: with time, metrics.csv gains
 	// the virtual time of every recorded iteration (column time) and every
 	// metric is also drawn against it (METRIC-by-time.png).
-	XAxis string `yaml:"x_axis,omitempty"`
+	XAxis string `yaml:"x_axis"`
 }
 
 // Curve is one explicitly listed curve: a label and the fields it sets.

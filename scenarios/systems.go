@@ -142,9 +142,7 @@ func (v *Validator) validateSystems(sc *Scenario, f Family) {
 	if t := sc.Topology; t != nil && !(t.LinkFailure >= 0 && t.LinkFailure < 1) {
 		v.Fail("topology.link_failure", "must be a probability in [0, 1), got %v", t.LinkFailure)
 	}
-	if sc.Output.XAxis != "" {
-		v.OneOf("output.x_axis", sc.Output.XAxis, xAxes)
-	}
+	v.OneOf("output.x_axis", sc.Output.XAxis, xAxes)
 	for _, field := range systemsInUse(sc) {
 		if !slices.Contains(f.Systems, field) {
 			v.Fail(field, "algorithm.kind %s does not model it (it is modelled by: %s)", f.Kind, strings.Join(familiesModelling(field), ", "))

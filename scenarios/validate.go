@@ -19,7 +19,28 @@ var (
 	graphKinds      = []string{"geometric", "erdos-renyi", "ring", "grid", "torus", "complete", "star", "small-world", "file", "matrix"}
 	weightRules     = []string{"metropolis", "lazy-metropolis", "averaging", "file"}
 	keyRandomness   = []string{"seeded", "os"}
+	// randomGraphs are the graphs drawn from the run's random streams.
+	randomGraphs = []string{"geometric", "erdos-renyi", "small-world"}
 )
+
+// graphParams are the topology parameters that belong to some kinds of
+// graph only, with a pointer to each in a Topology.
+var graphParams = []struct {
+	field  string
+	graphs []string
+	clear  func(t *Topology)
+}{
+	{"topology.radius", []string{"geometric"}, func(t *Topology) { t.Radius = 0 }},
+	{"topology.probability", []string{"erdos-renyi"}, func(t *Topology) { t.Probability = 0 }},
+	{"topology.neighbours", []string{"small-world"}, func(t *Topology) { t.Neighbours = 0 }},
+	{"topology.rewire", []string{"small-world"}, func(t *Topology) { t.Rewire = 0 }},
+	{"topology.rows", []string{"grid", "torus"}, func(t *Topology) { t.Rows = 0 }},
+	{"topology.cols", []string{"grid", "torus"}, func(t *Topology) { t.Cols = 0 }},
+	{"topology.file", []string{"file"}, func(t *Topology) { t.File = "" }},
+}
+
+// lastField returns the last component of a dotted path.
+func lastField(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }
 
 // Validator collects the first problem found in a curve's scenario; families
 // report the problems of their fields through it.
@@ -231,6 +252,17 @@ func (v *Validator) validateTopology(t *Topology, nodes int, field string) {
 			v.Fail("topology.file", "graph file needs the path of an edge list")
 		}
 	}
+	// The parameters of one kind of graph do not apply to another: refused,
+	// not ignored. (Defaults of another kind are cleared when the scenario
+	// chooses a graph, fillDependentDefaults.)
+	for _, p := range graphParams {
+		if !slices.Contains(p.graphs, t.Graph) {
+			v.Absent(p.field, v.Set(p.field), "graph "+t.Graph+" has no "+lastField(p.field)+" (only "+strings.Join(p.graphs, " and ")+")")
+		}
+	}
+	if !slices.Contains(randomGraphs, t.Graph) {
+		v.Absent("topology.regenerate", t.Regenerate == "per-run", "graph "+t.Graph+" is not random: every run would get the same one")
+	}
 	if t.Weights == "file" && t.Matrix == "" {
 		v.Fail("topology.matrix", "weights file needs the path of a matrix file")
 	}
@@ -271,11 +303,20 @@ func (v *Validator) validatePrivacy(p *Privacy) {
 		}
 	}
 	if a := p.Accountant; a != nil {
-		v.Absent("privacy.accountant", p.Scheme == "none", "there is no privacy noise to account for")
 		v.Positive("privacy.accountant.b", a.B)
 		v.Positive("privacy.accountant.b_prime", a.BPrime)
 		v.NonNegative("privacy.accountant.epsilon", a.Epsilon)
-		_, err := accountant.ParseNorm(a.Norm)
+		norm, err := accountant.ParseNorm(a.Norm)
 		v.Parse("privacy.accountant.norm", err)
+		if p.Mechanism == "gaussian" {
+			if err == nil && norm != accountant.L2 {
+				v.Fail("privacy.accountant.norm", "Gaussian noise is accounted with the ℓ2 sensitivity; norm %s only applies to mechanism laplace", a.Norm)
+			}
+			if !(a.Delta > 0 && a.Delta < 1) {
+				v.Fail("privacy.accountant.delta", "must lie in (0, 1), got %v", a.Delta)
+			}
+		} else {
+			v.Absent("privacy.accountant.delta", a.Delta != 0, "the Laplace bound is a pure ε (δ = 0); δ applies to mechanism gaussian")
+		}
 	}
 }

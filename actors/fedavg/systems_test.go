@@ -68,14 +68,12 @@ func simulate(t *testing.T, cfg fedavg.Config, m *systems.Model, server string, 
 	t.Helper()
 	sets, l := regression(t, cfg.Agents)
 	rec := &record{}
-	opt := fedavg.SimOptions{Model: m, Observe: rec.observe}
-	if server == "median" {
-		var column []float64
-		opt.Combine = func(model []float64, replies [][]float64) {
-			column = fedavg.Median(model, replies, cfg.Share, cfg.StepSize, column)
-		}
+	rule, err := fedavg.ParseRule(server)
+	if err != nil {
+		rule = fedavg.MeanRule // the asynchronous servers
 	}
-	return rec, fedavg.Simulate(cfg, sets, l, make([]float64, 3), seed, rounds, opt)
+	cfg.Rule = rule
+	return rec, fedavg.Simulate(cfg, sets, l, make([]float64, 3), seed, rounds, fedavg.SimOptions{Model: m, Observe: rec.observe})
 }
 
 func baseConfig() fedavg.Config {

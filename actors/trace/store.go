@@ -44,13 +44,21 @@ const (
 	trailerMagic = 0x184D2A5E
 	trailerID    = "MAPLEIDX"
 	trailerSize  = 8 + 16
-	// blockTarget is the uncompressed size after which a block ends at the
-	// next change of round; blockLimit ends it anyway. Blocks of a few
-	// hundred kilobytes compress nearly as well as the whole trace and
-	// decompress in about a millisecond.
-	blockTarget = 512 << 10
-	blockLimit  = 4 << 20
+	// maxBlockBytes and maxIndexBytes bound what a reader decompresses: a
+	// block maple writes exceeds blockLimit only by its last record, and the
+	// index of a 100 GB trace is a few tens of megabytes, so a file claiming
+	// more is damaged — and a damaged (or crafted) frame header must not make
+	// the reader allocate whatever size it announces.
+	maxBlockBytes = 1 << 30
+	maxIndexBytes = 256 << 20
 )
+
+// blockTarget is the uncompressed size after which a block ends at the next
+// change of round; blockLimit ends it anyway. Blocks of a few hundred
+// kilobytes compress nearly as well as the whole trace and decompress in
+// about a millisecond. They are variables so that tests can cut many small
+// blocks from a few records.
+var blockTarget, blockLimit = 512 << 10, 4 << 20
 
 // Index describes the blocks of a store. Curves, Actors and Types are the
 // distinct values of the trace (curves in order of appearance, the others
@@ -97,20 +105,31 @@ func (ix *Index) Records() int {
 	return n
 }
 
-// coders are shared by every store: a zstd Encoder's EncodeAll and a
-// Decoder's DecodeAll are safe for concurrent use. The encoder works on one
-// goroutine per call, so its output is a function of its input alone.
-var coders = sync.OnceValues(func() (*zstd.Encoder, *zstd.Decoder) {
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
-	if err != nil {
-		panic(err) // only invalid options fail
-	}
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
+// zstd coders shared by every store: an Encoder's EncodeAll and a Decoder's
+// DecodeAll are safe for concurrent use. The encoder works on one goroutine
+// per call, so its output is a function of its input alone. blockDecoder
+// decodes a block into a buffer of the size the index records for it and no
+// further; indexDecoder refuses an index larger than maxIndexBytes.
+var (
+	encoder = sync.OnceValue(func() *zstd.Encoder {
+		return must(zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1)))
+	})
+	blockDecoder = sync.OnceValue(func() *zstd.Decoder {
+		return must(zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecodeAllCapLimit(true)))
+	})
+	indexDecoder = sync.OnceValue(func() *zstd.Decoder {
+		return must(zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxIndexBytes)))
+	})
+)
+
+// must returns c, panicking on err: the coders' options are constants, and
+// only invalid options fail.
+func must[T any](c T, err error) T {
 	if err != nil {
 		panic(err)
 	}
-	return enc, dec
-})
+	return c
+}
 
 // StoreWriter writes records to a store. Records are JSON-encoded exactly as
 // Writer encodes them, gathered into blocks and compressed; Close writes the
@@ -194,8 +213,7 @@ func (s *StoreWriter) flush() error {
 	if b == nil {
 		return nil
 	}
-	enc, _ := coders()
-	s.frame = enc.EncodeAll(s.raw.Bytes(), s.frame[:0])
+	s.frame = encoder().EncodeAll(s.raw.Bytes(), s.frame[:0])
 	if _, err := s.w.Write(s.frame); err != nil {
 		s.err = err
 		return err
@@ -258,8 +276,7 @@ func writeIndex(w io.Writer, off int64, ix *Index) error {
 	if err != nil {
 		return err
 	}
-	enc, _ := coders()
-	body := enc.EncodeAll(js, nil)
+	body := encoder().EncodeAll(js, nil)
 	frame := make([]byte, 8, 8+len(body)+trailerSize)
 	binary.LittleEndian.PutUint32(frame, indexMagic)
 	binary.LittleEndian.PutUint32(frame[4:], uint32(len(body)))
@@ -288,19 +305,19 @@ var ErrNotStore = errors.New("not a maple trace store")
 // errors.
 func ReadStore(r io.ReaderAt, size int64, name string) (*Store, error) {
 	bad := func(why string) error { return fmt.Errorf("%s: %w (%s)", name, ErrNotStore, why) }
-	if size < trailerSize {
-		return nil, bad("too short for a trailer")
+	if size < trailerSize+8 {
+		return nil, bad(fmt.Sprintf("%d bytes, too short for an index and its trailer", size))
 	}
 	var tr [trailerSize]byte
 	if _, err := r.ReadAt(tr[:], size-trailerSize); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if binary.LittleEndian.Uint32(tr[:]) != trailerMagic || binary.LittleEndian.Uint32(tr[4:]) != 16 || string(tr[8:16]) != trailerID {
-		return nil, bad("no index trailer")
+		return nil, bad(fmt.Sprintf("no index trailer in the last %d bytes (at byte %d): truncated, or written by an interrupted run", trailerSize, size-trailerSize))
 	}
 	off := binary.LittleEndian.Uint64(tr[16:])
 	if off > uint64(size-trailerSize-8) {
-		return nil, bad("index offset out of range")
+		return nil, bad(fmt.Sprintf("the trailer puts the index at byte %d, beyond the file's %d bytes", off, size))
 	}
 	var head [8]byte
 	if _, err := r.ReadAt(head[:], int64(off)); err != nil {
@@ -308,20 +325,19 @@ func ReadStore(r io.ReaderAt, size int64, name string) (*Store, error) {
 	}
 	n := int64(binary.LittleEndian.Uint32(head[4:]))
 	if binary.LittleEndian.Uint32(head[:]) != indexMagic || int64(off)+8+n != size-trailerSize {
-		return nil, bad("index frame damaged")
+		return nil, bad(fmt.Sprintf("index frame at byte %d damaged", off))
 	}
 	body := make([]byte, n)
 	if _, err := r.ReadAt(body, int64(off)+8); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	_, dec := coders()
-	js, err := dec.DecodeAll(body, nil)
+	js, err := indexDecoder().DecodeAll(body, nil)
 	if err != nil {
-		return nil, bad("index: " + err.Error())
+		return nil, bad(fmt.Sprintf("index at byte %d: %v", off, err))
 	}
 	s := &Store{r: r, name: name, end: int64(off)}
 	if err := json.Unmarshal(js, &s.Index); err != nil {
-		return nil, bad("index: " + err.Error())
+		return nil, bad(fmt.Sprintf("index at byte %d: %v", off, err))
 	}
 	if err := s.check(); err != nil {
 		return nil, bad(err.Error())
@@ -338,10 +354,15 @@ func (s *Store) check() error {
 	}
 	var next int64
 	for i, b := range ix.Blocks {
-		if b.Offset != next || b.Length <= 0 || b.Offset+b.Length > s.end {
-			return fmt.Errorf("block %d out of place", i)
+		// next ≤ end holds by induction, so end − next cannot overflow where
+		// next + Length could (a crafted Length near 2⁶³ would wrap).
+		if b.Offset != next || b.Length <= 0 || b.Length > s.end-next {
+			return fmt.Errorf("block %d (offset %d, length %d) out of place: the blocks before it end at byte %d, the index starts at byte %d", i, b.Offset, b.Length, next, s.end)
 		}
 		next += b.Length
+		if b.Bytes < 0 || b.Bytes > maxBlockBytes || b.Records < 0 {
+			return fmt.Errorf("block %d at byte %d claims %d records in %d bytes", i, b.Offset, b.Records, b.Bytes)
+		}
 		if b.Curve < 0 || b.Curve >= len(ix.Curves) {
 			return fmt.Errorf("block %d names curve %d of %d", i, b.Curve, len(ix.Curves))
 		}
@@ -436,17 +457,22 @@ type decoded struct {
 // decode reads, decompresses and decodes block i, keeping what f matches.
 func (s *Store) decode(i int, f Filter) decoded {
 	b := &s.Index.Blocks[i]
+	where := fmt.Sprintf("%s: block %d at byte %d", s.name, i, b.Offset)
 	frame := make([]byte, b.Length)
 	if _, err := s.r.ReadAt(frame, b.Offset); err != nil {
-		return decoded{err: fmt.Errorf("%s: block %d: %w", s.name, i, err)}
+		return decoded{err: fmt.Errorf("%s: %w", where, err)}
 	}
-	_, dec := coders()
-	raw, err := dec.DecodeAll(frame, nil)
+	// Decoding into exactly the size the index records bounds the memory a
+	// damaged frame header can claim, and a size that differs is damage.
+	raw, err := blockDecoder().DecodeAll(frame, make([]byte, 0, b.Bytes))
 	if err != nil {
-		return decoded{err: fmt.Errorf("%s: block %d: %w", s.name, i, err)}
+		return decoded{err: fmt.Errorf("%s: %w", where, err)}
+	}
+	if int64(len(raw)) != b.Bytes {
+		return decoded{err: fmt.Errorf("%s: decompresses to %d bytes, the index says %d", where, len(raw), b.Bytes)}
 	}
 	var d decoded
-	d.err = readLines(raw, fmt.Sprintf("%s: block %d", s.name, i), f, func(r *Record) error {
+	d.err = readLines(raw, where, f, func(r *Record) error {
 		d.recs = append(d.recs, *r)
 		return nil
 	})
@@ -467,7 +493,7 @@ func readLines(raw []byte, name string, f Filter, fn func(*Record) error) error 
 		}
 		var rec Record
 		if err := json.Unmarshal(text, &rec); err != nil {
-			return fmt.Errorf("%s:%d: not a trace record: %v", name, line, err)
+			return fmt.Errorf("%s, line %d of the block: not a trace record: %v", name, line, err)
 		}
 		if !f.Match(&rec) {
 			continue

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -190,26 +191,100 @@ func TestStoreScanSkipsBlocks(t *testing.T) {
 	}
 }
 
-// A damaged or foreign file is an error, never a panic.
+// withIndex returns the blocks of the store good followed by the index ix:
+// a store whose index says what the test wants.
+func withIndex(t testing.TB, good []byte, ix Index) []byte {
+	t.Helper()
+	s, err := ReadStore(bytes.NewReader(good), int64(len(good)), "good")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	buf.Write(good[:s.end])
+	if err := writeIndex(&buf, s.end, &ix); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// overflowing is an index whose block lengths wrap int64 around: block 1
+// is 2⁶³−1 bytes long and block 2 starts at the wrapped (negative) offset,
+// so that the offsets add up to the end of the blocks again.
+func overflowing(t testing.TB, good []byte) []byte {
+	t.Helper()
+	s, err := ReadStore(bytes.NewReader(good), int64(len(good)), "good")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := s.Index
+	b := ix.Blocks[0]
+	b0, b1, b2, b3 := b, b, b, b
+	b0.Offset, b0.Length = 0, s.end
+	b1.Offset, b1.Length = s.end, math.MaxInt64
+	b2.Offset, b2.Length = s.end+math.MaxInt64, math.MaxInt64 // wraps to a negative offset
+	b3.Offset, b3.Length = s.end-2, 2
+	ix.Blocks = []Block{b0, b1, b2, b3}
+	return withIndex(t, good, ix)
+}
+
+// readAll opens b as a store and scans it whole, returning the first error.
+func readAll(b []byte) error {
+	s, err := ReadStore(bytes.NewReader(b), int64(len(b)), "t.zst")
+	if err != nil {
+		return err
+	}
+	return s.Scan(Filter{}, func(*Record) error { return nil })
+}
+
+// A damaged or foreign file is an error naming the file and the byte offset
+// of what is wrong, never a panic: every truncation, every flipped byte, and
+// indexes crafted to mislead the reader (block lengths that overflow, sizes
+// that do not match the blocks, a block claiming gigabytes).
 func TestReadStoreRejectsDamage(t *testing.T) {
 	good := writeStore(t, synthetic("c", 0, 4, 10))
-	cases := map[string][]byte{
-		"empty":     nil,
-		"jsonl":     jsonLines(t, synthetic("c", 0, 4, 10)),
-		"truncated": good[:len(good)-5],
-		"offset":    append(append([]byte{}, good[:len(good)-8]...), 0xff, 0xff, 0, 0, 0, 0, 0, 0),
+	s := openStore(t, good)
+	wrongBytes, huge := s.Index, s.Index
+	wrongBytes.Blocks = slices.Clone(s.Index.Blocks)
+	wrongBytes.Blocks[0].Bytes--
+	huge.Blocks = slices.Clone(s.Index.Blocks)
+	huge.Blocks[0].Bytes = 60 << 30
+	cases := map[string]struct {
+		b    []byte
+		want string // in the error, after the file name
+	}{
+		"empty":       {nil, "too short"},
+		"jsonl":       {jsonLines(t, synthetic("c", 0, 4, 10)), "no index trailer in the last 24 bytes (at byte"},
+		"truncated":   {good[:len(good)-5], "no index trailer"},
+		"offset":      {append(append([]byte{}, good[:len(good)-8]...), 0xff, 0xff, 0, 0, 0, 0, 0, 0), "beyond the file"},
+		"overflow":    {overflowing(t, good), "block 1 (offset"},
+		"wrong bytes": {withIndex(t, good, wrongBytes), "block 0 at byte 0: "},
+		"huge block":  {withIndex(t, good, huge), "block 0 at byte 0 claims"},
 	}
-	for name, b := range cases {
-		if _, err := ReadStore(bytes.NewReader(b), int64(len(b)), "t.zst"); err == nil {
-			t.Errorf("%s: no error", name)
+	for name, c := range cases {
+		err := readAll(c.b)
+		if err == nil || !strings.HasPrefix(err.Error(), "t.zst: ") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one naming t.zst and saying %q", name, err, c.want)
 		}
 	}
-	// A damaged block is reported when read.
+	// A damaged block is reported when read, with its offset.
 	bad := append([]byte{}, good...)
 	bad[20] ^= 0xff
-	s := openStore(t, bad)
-	if err := s.Scan(Filter{}, func(*Record) error { return nil }); err == nil || !strings.Contains(err.Error(), "block 0") {
+	if err := readAll(bad); err == nil || !strings.Contains(err.Error(), "t.zst: block 0 at byte 0") {
 		t.Errorf("damaged block: %v", err)
+	}
+	// Every prefix and every single flipped byte: an error naming the file,
+	// or (a flip inside a JSON number or string) records read back.
+	for n := range good {
+		if err := readAll(good[:n]); err == nil || !strings.HasPrefix(err.Error(), "t.zst") {
+			t.Fatalf("the first %d of %d bytes: %v", n, len(good), err)
+		}
+	}
+	for i := range good {
+		b := slices.Clone(good)
+		b[i] ^= 0x5a
+		if err := readAll(b); err != nil && !strings.HasPrefix(err.Error(), "t.zst") {
+			t.Fatalf("byte %d flipped: error %q does not name the file", i, err)
+		}
 	}
 }
 
@@ -225,12 +300,15 @@ func FuzzReadStore(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(buf.Bytes())
+	f.Add(overflowing(f, buf.Bytes()))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := ReadStore(bytes.NewReader(b), int64(len(b)), "fuzz")
-		if err != nil {
-			return
+		if err == nil {
+			err = s.Scan(Filter{}, func(*Record) error { return nil })
 		}
-		_ = s.Scan(Filter{}, func(*Record) error { return nil })
+		if err != nil && !strings.HasPrefix(err.Error(), "fuzz") {
+			t.Fatalf("error %q does not name the file", err)
+		}
 	})
 }
 
@@ -292,4 +370,100 @@ func TestScanStopsItsWorkers(t *testing.T) {
 		t.Fatalf("scan stopped after %d records with %v", n, err)
 	}
 	goleak.VerifyNone(t)
+}
+
+// The index is only an accelerator: for random stores (several curves and
+// runs, written separately and concatenated as maple run does, cut into
+// small blocks) and random filters combining every field,
+// a scan returns exactly the records, in order, that testing every record
+// with Filter.Match returns — and reads no block whose index entry rules it
+// out while holding a match.
+func TestStoreFiltersMatchAFullScan(t *testing.T) {
+	// Blocks of about 4 kB: runs of a few thousand records span dozens.
+	defer func(target, limit int) { blockTarget, blockLimit = target, limit }(blockTarget, blockLimit)
+	blockTarget, blockLimit = 4<<10, 32<<10
+	r := rand.New(rand.NewPCG(13, 31))
+	curveNames := []string{"a", "b, \"c\""}
+	for trial := range 6 {
+		var stores []*Store
+		var all []Record
+		for c := range 1 + r.IntN(len(curveNames)) {
+			for run := range 1 + r.IntN(3) {
+				recs := synthetic(curveNames[c], run, 4+r.IntN(9), []int{3, 30, 120}[r.IntN(3)])
+				stores = append(stores, openStore(t, writeStore(t, recs)))
+				all = append(all, recs...)
+			}
+		}
+		var merged bytes.Buffer
+		if err := Concat(&merged, stores); err != nil {
+			t.Fatal(err)
+		}
+		s := openStore(t, merged.Bytes())
+		actorsOf := []string{"env", "scheduler", "agent/0", "agent/3", "agent/17", "nobody"}
+		types := []string{"Start", "Tick", "StageShare", "Done", "Other"}
+		pick := func(from []string) []string {
+			var out []string
+			for range 1 + r.IntN(2) {
+				out = append(out, from[r.IntN(len(from))])
+			}
+			return out
+		}
+		for range 30 {
+			var f Filter
+			if r.IntN(3) == 0 {
+				for range 1 + r.IntN(3) {
+					f.Rounds = append(f.Rounds, r.IntN(125)-1)
+				}
+			}
+			if r.IntN(3) == 0 {
+				f.Actors = pick(actorsOf)
+			}
+			if r.IntN(3) == 0 {
+				f.Types = pick(types)
+			}
+			if r.IntN(3) == 0 {
+				f.Runs = []int{r.IntN(4)}
+			}
+			if r.IntN(3) == 0 {
+				f.Curve = append(curveNames, "other")[r.IntN(3)]
+			}
+			if r.IntN(4) == 0 {
+				f.From = pick(actorsOf)
+			}
+			if r.IntN(4) == 0 {
+				f.To = pick(actorsOf)
+			}
+			// Times on the records' own grid (i, i + 0.5, i + 0.75) test
+			// the window's closed ends.
+			at := func() *float64 { v := float64(r.IntN(125)) + []float64{0, 0.5, 0.75, 0.3}[r.IntN(4)]; return &v }
+			if r.IntN(4) == 0 {
+				f.Since = at()
+			}
+			if r.IntN(4) == 0 {
+				f.Until = at()
+			}
+			// Records are told apart by (curve, run, seq).
+			type key struct {
+				curve string
+				run   int
+				seq   uint64
+			}
+			var want, got []key
+			for i := range all {
+				if f.Match(&all[i]) {
+					want = append(want, key{all[i].Curve, all[i].Run, all[i].Seq})
+				}
+			}
+			err := s.Scan(f, func(rec *Record) error {
+				got = append(got, key{rec.Curve, rec.Run, rec.Seq})
+				return nil
+			})
+			if err != nil || !slices.Equal(got, want) {
+				t.Fatalf("trial %d, filter %+v: the scan returns %d records (%v), testing every record %d", trial, f, len(got), err, len(want))
+			}
+		}
+		if len(s.Index.Blocks) < 2*len(stores) {
+			t.Errorf("trial %d: %d blocks for %d runs; the test needs a run spanning several blocks", trial, len(s.Index.Blocks), len(stores))
+		}
+	}
 }

@@ -2,7 +2,6 @@ package data
 
 import (
 	"bufio"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/klauspost/compress/gzip"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -117,9 +117,7 @@ func ReadIDX(r io.Reader, name string) (*IDX, error) {
 		}
 		total *= int64(a.Dims[i])
 	}
-	// Read what is there rather than allocating what the header claims, so
-	// that a truncated file costs only its own size.
-	raw, err := io.ReadAll(io.LimitReader(br, total))
+	raw, err := readData(br, total, maxIDXPrealloc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: byte offset %d: %v", name, a.Header+len(raw), err)
 	}
@@ -141,6 +139,33 @@ func ReadIDX(r io.Reader, name string) (*IDX, error) {
 		}
 	}
 	return a, nil
+}
+
+// maxIDXPrealloc is how much of the data an IDX header announces ReadIDX
+// allocates before reading (256 MiB): the 47 MB of the Fashion-MNIST
+// training images in one allocation, rather than the doublings of
+// io.ReadAll, which copy the data and touch twice its size of fresh memory;
+// and no more, so that a header announcing gigabytes before a truncated file
+// costs at most this much.
+const maxIDXPrealloc = 256 << 20
+
+// readData reads the total data bytes that follow the header, or what there
+// is of them, allocating at most prealloc bytes before they are read: a
+// short read is no error here (the caller reports the truncation), only a
+// failing reader is.
+func readData(r io.Reader, total, prealloc int64) ([]byte, error) {
+	raw := make([]byte, min(total, prealloc))
+	populate(raw)
+	n, err := io.ReadFull(r, raw)
+	raw = raw[:n]
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return raw, nil
+	case err != nil || int64(n) == total:
+		return raw, err
+	}
+	rest, err := io.ReadAll(io.LimitReader(r, total-int64(n)))
+	return append(raw, rest...), err
 }
 
 // IDXScale is how IDXSet maps the elements of an image array to features.
@@ -212,16 +237,16 @@ func (a *IDX) Features() int {
 func IDXSubset(images *IDX, y []float64, idx []int, scale IDXScale) *Set {
 	m := images.Features()
 	s := &Set{Dim: m, X: make([]float64, len(idx)*m), Y: make([]float64, len(idx))}
-	var unit [256]float64 // b/255 for every byte, rather than a division per pixel
-	for b := range unit {
-		unit[b] = float64(b) / 255
+	var values *[256]float64
+	if images.Type == 0x08 {
+		values = byteValues(scale)
 	}
 	for i, n := range idx {
 		s.Y[i] = y[n]
 		row := s.X[i*m : (i+1)*m]
-		if images.Type == 0x08 && scale == ScaleUnit {
+		if values != nil {
 			for j, b := range images.raw[n*m : (n+1)*m] {
-				row[j] = unit[b]
+				row[j] = values[b]
 			}
 			continue
 		}
@@ -230,6 +255,43 @@ func IDXSubset(images *IDX, y []float64, idx []int, scale IDXScale) *Set {
 		}
 	}
 	return s
+}
+
+// IDXRows returns the samples idx of images (checked by IDXLabels), with
+// labels y, as IDXSubset does but without decoding them when the elements
+// are unsigned bytes: a coded set whose rows are the file's own bytes, which
+// the sets of one file share. The sets of the 60 000 Fashion-MNIST training
+// images then hold 47 MB rather than 376 MB of float64, and building them
+// touches no new memory: on a machine where first touches of fresh pages are
+// slow, that is most of the time of reading the data. Other element types
+// give IDXSubset's dense set. idx is kept as the set's row list, not copied.
+func IDXRows(images *IDX, y []float64, idx []int, scale IDXScale) *Set {
+	if images.Type != 0x08 {
+		return IDXSubset(images, y, idx, scale)
+	}
+	s := &Set{Dim: images.Features(), Y: make([]float64, len(idx))}
+	for i, n := range idx {
+		s.Y[i] = y[n]
+	}
+	s.Coded = &CodedRows{Codes: images.raw, Rows: idx, Values: byteValues(scale)}
+	return s
+}
+
+// unitValues and plainValues are the feature values of the 256 bytes under
+// ScaleUnit (b/255, rather than a division per pixel) and ScaleNone.
+var unitValues, plainValues = func() (unit, plain [256]float64) {
+	for b := range unit {
+		unit[b], plain[b] = float64(b)/255, float64(b)
+	}
+	return unit, plain
+}()
+
+// byteValues returns the values of the 256 bytes under scale.
+func byteValues(scale IDXScale) *[256]float64 {
+	if scale == ScaleUnit {
+		return &unitValues
+	}
+	return &plainValues
 }
 
 // Standardize shifts and scales every feature to mean 0 and standard

@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"errors"
+	"io"
 	"math"
+	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // idxBytes encodes an IDX array of unsigned bytes with the given dimensions.
@@ -138,6 +142,82 @@ func TestIDXErrorsNameTheByteOffset(t *testing.T) {
 
 // Standardization maps every training feature to mean 0 and variance 1 and
 // applies the training map, not the test set's own, to the test set.
+// IDXRows deals out the same samples as IDXSubset without decoding them:
+// every layout-independent view of a row — DenseRow, Dot, AddScaledRow — is
+// the same bit for bit, under both scalings, and the coded sets share the
+// file's bytes.
+func TestIDXRowsEqualIDXSubset(t *testing.T) {
+	img, lab := tinyImages()
+	images, err := ReadIDX(bytes.NewReader(img), "images")
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, err := ReadIDX(bytes.NewReader(lab), "labels")
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := IDXLabels(images, "images", labels, "labels", 10, ScaleUnit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := []int{2, 0, 2}
+	w := []float64{0.5, -2, 1e-3, 3}
+	for _, scale := range []IDXScale{ScaleUnit, ScaleNone} {
+		dense, coded := IDXSubset(images, y, idx, scale), IDXRows(images, y, idx, scale)
+		if coded.X != nil || coded.Coded == nil || &coded.Coded.Codes[0] != &images.raw[0] {
+			t.Fatalf("scale %d: IDXRows did not return rows of the file's bytes: %+v", scale, coded)
+		}
+		if !slices.Equal(dense.Y, coded.Y) {
+			t.Errorf("scale %d: labels %v and %v", scale, dense.Y, coded.Y)
+		}
+		for n := range idx {
+			d, c := make([]float64, 4), make([]float64, 4)
+			dense.DenseRow(d, n)
+			coded.DenseRow(c, n)
+			if !slices.Equal(d, dense.Row(n)) || !slices.Equal(c, d) {
+				t.Errorf("scale %d, sample %d: DenseRow %v (coded), %v (dense), Row %v", scale, n, c, d, dense.Row(n))
+			}
+			if a, b := dense.Dot(n, w), coded.Dot(n, w); a != b {
+				t.Errorf("scale %d, sample %d: Dot %v (dense), %v (coded)", scale, n, a, b)
+			}
+			dense.AddScaledRow(d, n, 0.3)
+			coded.AddScaledRow(c, n, 0.3)
+			if !slices.Equal(c, d) {
+				t.Errorf("scale %d, sample %d: AddScaledRow %v (dense), %v (coded)", scale, n, d, c)
+			}
+		}
+	}
+}
+
+// TestReadDataBeyondThePreallocation checks readData on data longer than
+// what it allocates up front (as an IDX file over 256 MiB is): all of it is
+// read, a truncated stream yields what there is without an error (ReadIDX
+// reports the truncation with its offset), a failing reader is an error.
+func TestReadDataBeyondThePreallocation(t *testing.T) {
+	for _, tc := range []struct {
+		in          string
+		total       int64
+		want        string
+		wantErr     bool
+		failingTail bool
+	}{
+		{in: "0123456789", total: 10, want: "0123456789"},
+		{in: "0123456789xyz", total: 10, want: "0123456789"},
+		{in: "0123456", total: 10, want: "0123456"},
+		{in: "012", total: 10, want: "012"},
+		{in: "0123456", total: 10, want: "0123456", wantErr: true, failingTail: true},
+	} {
+		var r io.Reader = strings.NewReader(tc.in)
+		if tc.failingTail {
+			r = io.MultiReader(r, iotest.ErrReader(errors.New("disk on fire")))
+		}
+		got, err := readData(r, tc.total, 4)
+		if string(got) != tc.want || (err != nil) != tc.wantErr {
+			t.Errorf("readData(%q, %d, 4) = %q, %v; want %q, error %v", tc.in, tc.total, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
 func TestStandardize(t *testing.T) {
 	train := &Set{Dim: 2, X: []float64{1, 5, 3, 5}, Y: []float64{0, 1}}
 	test := &Set{Dim: 2, X: []float64{3, 7}, Y: []float64{1}}

@@ -10,8 +10,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"maple/algorithms/enum"
 	"maple/algorithms/rng"
+	"maple/internal/enum"
 )
 
 // PartitionKind is how a pooled, labelled dataset is dealt to the agents.

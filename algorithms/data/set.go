@@ -2,25 +2,42 @@
 // that produce them.
 //
 // A Set is one agent's N samples (x_n, y_n) with x_n ∈ ℝ^Dim. Rows are stored
-// either densely (row-major) or sparsely (compressed sparse rows), so that the
-// same loss code serves the two-dimensional regression experiments and
-// high-dimensional, hashed click-through data.
+// densely (row-major float64), sparsely (compressed sparse rows) or coded
+// (one byte per feature, as image files hold pixels), so that the same loss
+// code serves the two-dimensional regression experiments, high-dimensional
+// hashed click-through data and image benchmarks whose training set would
+// take eight times its file's size as float64.
 package data
 
-// Set is one agent's local dataset. Exactly one of X (dense) or the sparse
-// triple (RowPtr, Col, Val) is used. Y holds regression targets or ±1 labels.
+// Set is one agent's local dataset. Exactly one of X (dense), the sparse
+// triple (RowPtr, Col, Val) or Coded is used. Y holds regression targets,
+// ±1 labels or classes.
 type Set struct {
 	// Dim is the feature dimension M.
 	Dim int
-	// X is the dense feature matrix, row-major, len(X) == Len()*Dim. Nil for sparse sets.
+	// X is the dense feature matrix, row-major, len(X) == Len()*Dim. Nil for
+	// sparse and coded sets.
 	X []float64
 	// RowPtr, Col and Val are the compressed sparse rows of a sparse set:
 	// row n has entries Val[RowPtr[n]:RowPtr[n+1]] at columns Col[RowPtr[n]:RowPtr[n+1]].
 	RowPtr []int
 	Col    []int32
 	Val    []float64
+	// Coded holds the features of a coded set.
+	Coded *CodedRows
 	// Y holds one target or label per sample.
 	Y []float64
+}
+
+// CodedRows are the features of a coded set: one byte per feature and a
+// table of the 256 values the bytes stand for (b/255 for pixels scaled to
+// [0, 1]). Feature j of sample n is Values[Codes[Rows[n]·Dim + j]]: the
+// samples are rows of a byte matrix that many sets may share — the agents'
+// sets of an IDX file share the file's bytes — and that is never modified.
+type CodedRows struct {
+	Codes  []byte
+	Rows   []int
+	Values *[256]float64
 }
 
 // Len returns the number of samples.
@@ -29,35 +46,73 @@ func (s *Set) Len() int { return len(s.Y) }
 // Sparse reports whether the rows are stored in compressed sparse form.
 func (s *Set) Sparse() bool { return s.X == nil && s.RowPtr != nil }
 
-// Row returns the dense row n. It must only be called on dense sets.
+// Row returns the dense row n. It must only be called on dense sets (X not
+// nil); DenseRow reads a row of any set.
 func (s *Set) Row(n int) []float64 { return s.X[n*s.Dim : (n+1)*s.Dim] }
+
+// codes returns the bytes of row n of a coded set.
+func (s *Set) codes(n int) []byte {
+	r := s.Coded.Rows[n] * s.Dim
+	return s.Coded.Codes[r : r+s.Dim]
+}
+
+// DenseRow sets dst (of length Dim) to x_n, whatever the layout.
+func (s *Set) DenseRow(dst []float64, n int) {
+	switch {
+	case s.X != nil:
+		copy(dst, s.Row(n))
+	case s.Coded != nil:
+		values, codes := s.Coded.Values, s.codes(n)
+		dst = dst[:len(codes)]
+		for j, b := range codes {
+			dst[j] = values[b]
+		}
+	default:
+		clear(dst)
+		for p := s.RowPtr[n]; p < s.RowPtr[n+1]; p++ {
+			dst[s.Col[p]] = s.Val[p]
+		}
+	}
+}
 
 // Dot returns x_nᵀw.
 func (s *Set) Dot(n int, w []float64) float64 {
 	var z float64
-	if s.X != nil {
+	switch {
+	case s.X != nil:
 		for j, x := range s.X[n*s.Dim : (n+1)*s.Dim] {
 			z += x * w[j]
 		}
-		return z
-	}
-	lo, hi := s.RowPtr[n], s.RowPtr[n+1]
-	for k, c := range s.Col[lo:hi] {
-		z += s.Val[lo+k] * w[c]
+	case s.Coded != nil:
+		values := s.Coded.Values
+		for j, b := range s.codes(n) {
+			z += values[b] * w[j]
+		}
+	default:
+		lo, hi := s.RowPtr[n], s.RowPtr[n+1]
+		for k, c := range s.Col[lo:hi] {
+			z += s.Val[lo+k] * w[c]
+		}
 	}
 	return z
 }
 
 // AddScaledRow adds a·x_n to dst.
 func (s *Set) AddScaledRow(dst []float64, n int, a float64) {
-	if s.X != nil {
+	switch {
+	case s.X != nil:
 		for j, x := range s.X[n*s.Dim : (n+1)*s.Dim] {
 			dst[j] += a * x
 		}
-		return
-	}
-	lo, hi := s.RowPtr[n], s.RowPtr[n+1]
-	for k, c := range s.Col[lo:hi] {
-		dst[c] += a * s.Val[lo+k]
+	case s.Coded != nil:
+		values := s.Coded.Values
+		for j, b := range s.codes(n) {
+			dst[j] += a * values[b]
+		}
+	default:
+		lo, hi := s.RowPtr[n], s.RowPtr[n+1]
+		for k, c := range s.Col[lo:hi] {
+			dst[c] += a * s.Val[lo+k]
+		}
 	}
 }

@@ -22,6 +22,14 @@ func TestDenseAndSparseRowsAgree(t *testing.T) {
 				t.Errorf("row %d: AddScaledRow differs at %d: %v vs %v", n, j, d, s)
 			}
 		}
+		dense.DenseRow(d, n)
+		s = []float64{7, 7, 7} // DenseRow overwrites every feature, zeros too
+		sparse.DenseRow(s, n)
+		for j := range d {
+			if d[j] != s[j] || d[j] != dense.Row(n)[j] {
+				t.Errorf("row %d: DenseRow %v (dense), %v (sparse), want %v", n, d, s, dense.Row(n))
+			}
+		}
 	}
 	if got := dense.Dot(0, w); got != 0.5-2 {
 		t.Errorf("x_0ᵀw = %v, want %v", got, 0.5-2)

@@ -2,9 +2,9 @@ package diffusion
 
 import (
 	"fmt"
-	"maple/algorithms/enum"
 	"math"
 
+	"maple/internal/enum"
 	"maple/privacy/homomorphic"
 	"maple/privacy/noise"
 	"maple/privacy/pairmask"

@@ -6,8 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"maple/algorithms/enum"
 	"maple/algorithms/systems"
+	"maple/internal/enum"
 	"maple/topology"
 )
 

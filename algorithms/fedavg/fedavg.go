@@ -25,7 +25,7 @@ import (
 	"math"
 	"strconv"
 
-	"maple/algorithms/enum"
+	"maple/internal/enum"
 	"maple/privacy/noise"
 )
 
@@ -117,6 +117,11 @@ type Config struct {
 	Share    Share
 	Noise    noise.Mechanism
 	NoiseStd float64
+	// Rule is how the server combines the replies (Combine) and Trim the
+	// fraction TrimmedMeanRule drops at each end. Reference applies Rule; in
+	// the actor engine the server behaviour of the same name does.
+	Rule Rule
+	Trim float64
 	// Importance selects importance sampling of agents and data
 	// (Algorithm 2.1); the zero value is plain FedAvg.
 	Importance Importance
@@ -145,6 +150,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("batch: need 1 ≤ min ≤ max, got [%d, %d]", c.Batch.Min, c.Batch.Max)
 	case !(c.NoiseStd >= 0):
 		return fmt.Errorf("noise: standard deviation must be non-negative, got %v", c.NoiseStd)
+	case c.Rule < MeanRule || c.Rule > TrimmedMeanRule:
+		return fmt.Errorf("combination rule: invalid %v", c.Rule)
+	case c.Rule == TrimmedMeanRule && !(c.Trim >= 0 && c.Trim < 0.5):
+		return fmt.Errorf("trim: must lie in [0, 0.5), got %v", c.Trim)
 	}
 	if err := c.validateSystems(); err != nil {
 		return err

@@ -231,3 +231,36 @@ func TestCombinations(t *testing.T) {
 		t.Errorf("mean update step = %v, want [4.6 3]", model)
 	}
 }
+
+// Trimmed means by hand: of 5 values, trim 0.2 drops one at each end
+// (⌊0.2·5⌋ = 1), trim 0.39 still one (⌊1.95⌋), trim 0 none (the mean).
+func TestTrimmedMean(t *testing.T) {
+	replies := [][]float64{{1, 50}, {2, 10}, {3, 20}, {100, 30}, {4, 40}}
+	for _, c := range []struct {
+		trim  float64
+		share Share
+		want  []float64
+	}{
+		{0.2, Models, []float64{3, 30}},                  // {2, 3, 4}, {20, 30, 40}
+		{0.39, Models, []float64{3, 30}},                 //
+		{0, Models, []float64{22, 30}},                   // the mean
+		{0.2, Updates, []float64{5 - 0.1*3, 5 - 0.1*30}}, // w −= μ·trimmed mean
+	} {
+		model := []float64{5, 5}
+		TrimmedMean(model, replies, c.share, 0.1, c.trim, nil)
+		if model[0] != c.want[0] || model[1] != c.want[1] {
+			t.Errorf("trim %v, %v: %v, want %v", c.trim, c.share, model, c.want)
+		}
+	}
+	if k := TrimCount(7, 0.49); k != 3 {
+		t.Errorf("⌊0.49·7⌋ = %d, want 3", k)
+	}
+	// Combine dispatches on the rule.
+	for rule, want := range map[Rule]float64{MeanRule: 22, MedianRule: 3, TrimmedMeanRule: 3} {
+		model := []float64{0, 0}
+		Combine(&Config{Rule: rule, Trim: 0.2}, model, replies, nil)
+		if model[0] != want {
+			t.Errorf("Combine with %v: %v, want %v", rule, model[0], want)
+		}
+	}
+}

@@ -8,10 +8,10 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"maple/algorithms/data"
-	"maple/algorithms/enum"
 	"maple/algorithms/loss"
 	"maple/algorithms/rng"
 	"maple/algorithms/sampling"
+	"maple/internal/enum"
 )
 
 // This file holds importance sampling of agents and data, thesis Algorithm

@@ -16,7 +16,8 @@ import (
 // observe with the global model after each round (observe must copy it to keep
 // it). It is the oracle for the actor engine and the flat baseline of its
 // benchmarks: written independently of Server and Agent, it draws from the
-// same named streams in the same order, so it yields the same iterates. It
+// same named streams in the same order, so it yields the same iterates. The
+// replies of a round are combined by cfg.Rule (Combine), in slot order. It
 // shares only the pure formulas of importance sampling with them (samplers,
 // σ²_{s,k}, α_k, estimator weights).
 //
@@ -106,9 +107,12 @@ func Reference(cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed 
 	}
 	w := append([]float64(nil), w0...)
 	draws := make([]int, cfg.Draws())
-	sum := make([]float64, dim)
+	replies := make([][]float64, len(draws))
+	for s := range replies {
+		replies[s] = make([]float64, dim)
+	}
+	var column []float64 // the combination's scratch
 	local := make([]float64, dim)
-	reply := make([]float64, dim)
 	g := make([]float64, dim)
 	idx := make([]int, cfg.Batch.Max)
 	q := make([]float64, cfg.Batch.Max)
@@ -134,7 +138,6 @@ func Reference(cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed 
 		default:
 			sampling.WithoutReplacement(draws, cfg.Agents, participation)
 		}
-		clear(sum)
 		for slot, k := range draws {
 			a := &agents[k]
 			if cfg.Schedule == PerRound {
@@ -189,6 +192,7 @@ func Reference(cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed 
 					local[j] -= mu * g[j]
 				}
 			}
+			reply := replies[slot]
 			for j := range reply {
 				if cfg.Share == Models {
 					reply[j] = local[j]
@@ -199,18 +203,8 @@ func Reference(cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed 
 			if cfg.NoiseStd > 0 {
 				cfg.Noise.Add(reply, cfg.NoiseStd, a.noise)
 			}
-			for j := range sum {
-				sum[j] += reply[j]
-			}
 		}
-		inv := 1 / float64(len(draws))
-		for j := range w {
-			if cfg.Share == Models {
-				w[j] = sum[j] * inv
-			} else {
-				w[j] -= cfg.StepSize * sum[j] * inv
-			}
-		}
+		column = Combine(&cfg, w, replies, column)
 		if imp.Agents == Partial {
 			sampling.PartialUpdate(agentProbs, draws, c[:len(draws)]) // eq. 2.53
 		}

@@ -36,10 +36,6 @@ const (
 type SimOptions struct {
 	// Model is the systems model of the run; nil is the ideal network.
 	Model *systems.Model
-	// Combine combines a synchronous round's replies into the model, as the
-	// server behaviour does (Mean for "mean", Median for "median", …); nil
-	// is Mean.
-	Combine func(model []float64, replies [][]float64)
 	// Observe, if set, receives what the actor run's observer would: the
 	// model and its time after every update, and the events of the systems
 	// model. v must be copied to be kept.
@@ -140,7 +136,7 @@ type sim struct {
 	done     bool
 
 	agents  []simAgent
-	combine func([]float64, [][]float64)
+	scratch []float64 // reused by the median and trimmed-mean rules
 }
 
 func newSim(cfg *Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) *sim {
@@ -154,10 +150,6 @@ func newSim(cfg *Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed ui
 		jitter: make([]*rand.Rand, simAgent0+K), faults: make([]*rand.Rand, simAgent0+K),
 		names: make([]string, simAgent0+K), agents: make([]simAgent, K), answered: make([]int32, K)}
 	s.names[simScheduler], s.names[simServer] = "scheduler", ServerName
-	s.combine = opt.Combine
-	if s.combine == nil {
-		s.combine = func(model []float64, replies [][]float64) { Mean(model, replies, cfg.Share, cfg.StepSize) }
-	}
 	s.server = NewServer(cfg, w0, rng.New(runSeed, ServerName, "participation"))
 	devices := m.Devices(runSeed, K, AgentName)
 	bad := Adversaries(func() *rand.Rand { return rng.New(runSeed, AdversaryOwner, AdversaryPurpose) }, K, cfg.Attack.Fraction)
@@ -342,7 +334,7 @@ func (s *sim) closeRound(round int) {
 }
 
 func (s *sim) endRound(round int) {
-	s.combine(s.server.Model(), s.server.Replies())
+	s.scratch = Combine(s.cfg, s.server.Model(), s.server.Replies(), s.scratch)
 	s.observe(round, ObsTime, s.clock[simServer])
 	s.observe(round, ObsModel, s.server.Model()...)
 	s.send(simMsg{kind: simDone, from: simServer, to: simScheduler, round: round}, func() int { return 0 })

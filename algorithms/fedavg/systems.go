@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"maple/algorithms/data"
-	"maple/algorithms/enum"
 	"maple/algorithms/loss"
+	"maple/internal/enum"
 	"maple/privacy/noise"
 )
 

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strconv"
 
-	"maple/algorithms/enum"
+	"maple/internal/enum"
 )
 
 // CoordinatorName is the actor name (and random-stream owner) of the coordinator.

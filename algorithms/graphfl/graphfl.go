@@ -40,8 +40,8 @@ import (
 	"math"
 	"strconv"
 
-	"maple/algorithms/enum"
 	"maple/algorithms/fedavg"
+	"maple/internal/enum"
 	"maple/privacy/homomorphic"
 	"maple/privacy/noise"
 	"maple/privacy/pairmask"

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"maple/algorithms/data"
 	"maple/algorithms/sampling"
 )
 
@@ -52,4 +53,26 @@ func BenchmarkSoftmaxLocalEpoch(b *testing.B) {
 // (200 ReLU units).
 func BenchmarkMLPLocalEpoch(b *testing.B) {
 	benchmarkLocalEpoch(b, Loss{Kind: MLP, Rho: 1e-4, Classes: 10, Hidden: 200, Activation: ReLU})
+}
+
+// BenchmarkEvaluate times one evaluation of a 784 × 10 softmax model on
+// 10 000 pixel-like samples, the shape of the LR-MNIST test set after every
+// round: float64 rows, and coded rows (one byte per pixel, as the runner
+// holds IDX data) that each pass decodes into its work buffer.
+func BenchmarkEvaluate(b *testing.B) {
+	const n, features, classes = 10000, 784, 10
+	r := rand.New(rand.NewPCG(1, 3))
+	dense, coded := pixelSets(r, n, features, classes)
+	l := Loss{Kind: Softmax, Classes: classes}
+	w := randomVector(r, l.Dim(features), 0.05)
+	for _, s := range []struct {
+		name string
+		set  *data.Set
+	}{{"dense", dense}, {"coded", coded}} {
+		b.Run(s.name, func(b *testing.B) {
+			for b.Loop() {
+				l.Evaluate(w, s.set)
+			}
+		})
+	}
 }

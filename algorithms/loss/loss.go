@@ -27,7 +27,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"maple/algorithms/data"
-	"maple/algorithms/enum"
+	"maple/internal/enum"
 )
 
 // Kind selects the data term ℓ.

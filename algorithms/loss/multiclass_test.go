@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -368,5 +369,101 @@ func TestScalarMethodsRefuseMultiClassModels(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+// TestEvaluateIsTheSameOnAnyNumberOfCores checks that splitting an
+// evaluation over cores changes no bit of it — the runner's metrics.csv must
+// be the same at any GOMAXPROCS: with one core Evaluate is a single pass
+// over the samples, with three the chunks (two full, one partial) finish in
+// any order. Every multi-class model, dense and sparse data.
+func TestEvaluateIsTheSameOnAnyNumberOfCores(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 4))
+	const n, features, classes = 2*evalChunk + 300, 9, 3 // multiLosses have 3 classes
+	dense := classSet(r, n, features, classes)
+	sparse := sparseCopy(dense)
+	for _, l := range multiLosses(features, r) {
+		w := randomVector(r, l.Dim(features), 0.5)
+		for _, s := range []*data.Set{dense, sparse} {
+			old := runtime.GOMAXPROCS(1)
+			serial := l.Evaluate(w, s)
+			runtime.GOMAXPROCS(3)
+			parallel := l.Evaluate(w, s)
+			runtime.GOMAXPROCS(old)
+			same := math.Float64bits(serial.CrossEntropy) == math.Float64bits(parallel.CrossEntropy) &&
+				serial.Error == parallel.Error && serial.Accuracy == parallel.Accuracy
+			if !same {
+				t.Errorf("%v, sparse %v: GOMAXPROCS=1 %+v, GOMAXPROCS=3 %+v", l.Kind, s.Sparse(), serial, parallel)
+			}
+			if serial.Error == 0 || serial.CrossEntropy == 0 {
+				t.Errorf("%v: degenerate evaluation %+v", l.Kind, serial)
+			}
+		}
+	}
+}
+
+// pixelSets returns n samples of dim pixel-like features — half of them 0,
+// the others b/255 — with classes 0…k−1, twice: as a dense set and as a
+// coded set whose rows are those of a shared byte matrix in shuffled order,
+// as data.IDXRows builds them.
+func pixelSets(r *rand.Rand, n, dim, k int) (dense, coded *data.Set) {
+	codes := make([]byte, n*dim)
+	for i := range codes {
+		if r.IntN(2) == 0 {
+			codes[i] = byte(1 + r.IntN(255))
+		}
+	}
+	var values [256]float64
+	for b := range values {
+		values[b] = float64(b) / 255
+	}
+	rows := r.Perm(n)
+	dense = &data.Set{Dim: dim, X: make([]float64, n*dim), Y: make([]float64, n)}
+	coded = &data.Set{Dim: dim, Coded: &data.CodedRows{Codes: codes, Rows: rows, Values: &values}, Y: dense.Y}
+	for i, row := range rows {
+		for j, b := range codes[row*dim : (row+1)*dim] {
+			dense.X[i*dim+j] = values[b]
+		}
+		dense.Y[i] = float64(r.IntN(k))
+	}
+	return dense, coded
+}
+
+// Coded rows (one byte per feature, as the runner holds IDX images) are
+// decoded to exactly the float64 values of the dense rows before any
+// arithmetic, so every method gives the same numbers bit for bit: the
+// metrics of a run must not change with the layout. Rows in shuffled order
+// of a shared byte matrix, as data.IDXRows deals them out; more samples than
+// one chunk of a full pass, the last chunk partial.
+func TestCodedRowsGiveTheDenseResults(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 5))
+	const dim, classes = 11, 3
+	dense, coded := pixelSets(r, 2*chunkRows+5, dim, classes)
+	idx := []int{4, 0, 511, 4, 17}
+	for _, l := range multiLosses(dim, r) {
+		w := randomVector(r, l.Dim(dim), 0.5)
+		gd, gc := make([]float64, len(w)), make([]float64, len(w))
+		l.Grad(gd, w, dense, idx, nil)
+		l.Grad(gc, w, coded, idx, nil)
+		if !slices.Equal(gd, gc) {
+			t.Errorf("%v: Grad differs", l.Kind)
+		}
+		l.FullGrad(gd, w, dense)
+		l.FullGrad(gc, w, coded)
+		if !slices.Equal(gd, gc) {
+			t.Errorf("%v: FullGrad differs", l.Kind)
+		}
+		if a, b := l.Risk(w, dense), l.Risk(w, coded); a != b {
+			t.Errorf("%v: Risk %v (dense), %v (coded)", l.Kind, a, b)
+		}
+		if a, b := l.Value(w, dense, 7), l.Value(w, coded, 7); a != b {
+			t.Errorf("%v: Value %v (dense), %v (coded)", l.Kind, a, b)
+		}
+		if a, b := l.Evaluate(w, dense), l.Evaluate(w, coded); a != b {
+			t.Errorf("%v: Evaluate %+v (dense), %+v (coded)", l.Kind, a, b)
+		}
+		if a, b := l.SampleGradNorm(w, dense, 9, gd), l.SampleGradNorm(w, coded, 9, gc); a != b {
+			t.Errorf("%v: SampleGradNorm %v (dense), %v (coded)", l.Kind, a, b)
+		}
 	}
 }

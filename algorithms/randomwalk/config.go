@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"maple/algorithms/enum"
+	"maple/internal/enum"
 )
 
 // Protocol is the algorithm: random-walk SGD or the gossip baseline.

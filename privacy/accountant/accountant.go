@@ -2,8 +2,9 @@ package accountant
 
 import (
 	"fmt"
-	"maple/algorithms/enum"
 	"math"
+
+	"maple/internal/enum"
 )
 
 // DecentralizedEpsilon returns the bound (√2·P/σ_g)(B + B′ + √P·optDist)·i of
@@ -40,8 +41,6 @@ func epsilonScale(P int, sigma float64) float64 {
 	return math.Sqrt2 * float64(agents(P)) / sigma
 }
 
-// sensitivityBound returns B + B′ + √P·optDist, the high-probability bound on
-// Δ(i) (paper 001 eq. 61).
 func sensitivityBound(P int, B, Bprime, optDist float64) float64 {
 	mustNonNegative("B", B)
 	mustNonNegative("B′", Bprime)

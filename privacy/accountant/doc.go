@@ -1,7 +1,9 @@
-// Package accountant computes the privacy guarantees of the seed papers: the
-// ε(i) of differential privacy "with high probability" for decentralized and
+// Package accountant computes privacy guarantees: the seed papers' ε(i) of
+// differential privacy "with high probability" for decentralized and
 // federated learning under Laplace noise, its inverse (the σ_g that reaches a
-// target ε), and the norm convention of the Laplace density.
+// target ε) and the norm convention of the Laplace density; and for Gaussian
+// noise the exact (ε, δ) of the Gaussian mechanism and Rényi-DP bounds, with
+// and without subsampling.
 //
 // # Decentralized learning (paper 001 eq. 31, thesis eq. 4.34; spec §3.5)
 //
@@ -31,6 +33,22 @@
 // exp(√2‖Δ‖₁/σ_g), and ‖Δ‖₁ ≤ √M‖Δ‖₂ for M coordinates. NormFactor returns the
 // factor (1 for ℓ2, √M for ℓ1) by which an ε computed from ℓ2 sensitivities must
 // be multiplied — and σ_g for a target ε — under the per-coordinate mechanism.
+//
+// # Gaussian noise: (ε, δ), exact and Rényi (gaussian.go, rdp.go)
+//
+// Gaussian noise gives no pure ε: the Laplace formulas above do not apply to
+// it. For the Gaussian mechanism with ℓ2 sensitivity Δ and noise N(0, σ²I),
+// GaussianDelta is the exact δ(ε) (Balle & Wang 2018, Theorem 8) and
+// GaussianEpsilon its inverse. n compositions are exactly one Gaussian
+// mechanism of sensitivity √n·Δ (Gaussian DP, Dong, Roth & Su 2022), so
+// GaussianComposedMu gives the exact (ε, δ) of a whole run.
+//
+// The Rényi route composes by addition: GaussianRDP is α/(2z²) for the noise
+// multiplier z = σ/Δ (Mironov 2017, Prop. 7), SubsampledGaussianRDP the
+// bound for a fixed-size subsample without replacement under replace-one
+// neighbours (Wang, Balle & Kasiviswanathan 2019, Theorem 9), which is what
+// amplification by partial participation needs, and RDPToDP converts
+// (Mironov 2017, Prop. 3).
 //
 // The guarantees are vacuous at the papers' settings (P = 30, σ_g = 0.1,
 // i = 1000 gives ε ≤ 4.24·10⁵·(B + B′ + √30‖w^o − w′^o‖)); maple reports them

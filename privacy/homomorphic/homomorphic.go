@@ -2,11 +2,12 @@ package homomorphic
 
 import (
 	"fmt"
-	"maple/algorithms/enum"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"maple/internal/enum"
 )
 
 // Form selects how a sender scales its GH noise on each outgoing edge.

@@ -2,9 +2,10 @@ package noise
 
 import (
 	"fmt"
-	"maple/algorithms/enum"
 	"math"
 	"math/rand/v2"
+
+	"maple/internal/enum"
 )
 
 // Mechanism is a noise distribution.

@@ -1,6 +1,6 @@
 package pairmask
 
-import "maple/algorithms/enum"
+import "maple/internal/enum"
 
 // Mode is how the pairs of a receiver's neighbourhood obtain their shared masks.
 type Mode int

@@ -2,10 +2,11 @@ package pairmask
 
 import (
 	"fmt"
-	"maple/algorithms/enum"
 	"slices"
 
 	"gonum.org/v1/gonum/floats"
+
+	"maple/internal/enum"
 )
 
 // Rule is how a receiver splits its neighbours into the sets N₊ and N₋.

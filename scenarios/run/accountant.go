@@ -1,6 +1,7 @@
 package run
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -15,19 +16,87 @@ import (
 // neighbouring dataset of the privacy definitions.
 func neighbourSeed(runSeed uint64) uint64 { return rng.RunSeed(runSeed, -1) }
 
+// neighbouring states the neighbouring relation every report uses.
+const neighbouring = "agent-level replace-one: agent 0's whole local dataset replaced by one drawn afresh (another seed of the same generator); w′^o is the optimum of the neighbouring problem"
+
+// exposure is how a family's messages expose agent 0 to the accountant's
+// adversary.
+type exposure struct {
+	// agents is P, the number of agents whose network-stacked iterates the
+	// sensitivity bound B + B′ + √P‖w^o − w′^o‖ covers (1 for one server).
+	agents int
+	// federated selects thesis eq. 2.69 (one server) instead of paper 001
+	// eq. 31 for Laplace noise.
+	federated bool
+	// messages is the number of noisy messages of agent 0 an observer of its
+	// links sees per iteration, each of sensitivity Δ: P for decentralized
+	// learning (the paper's ratio chain, eq. 30, bounds |N_p| by P), 1 for
+	// federated learning (worst case: agent 0 takes part in every round).
+	messages int
+	// fraction and average, if fraction > 0, describe a server that averages
+	// the noisy replies of `average` agents drawn without replacement, a
+	// fraction q of all: then an observer of the released global models
+	// alone, who does not learn who took part, gets the guarantee amplified
+	// by subsampling.
+	fraction float64
+	average  int
+	// noSampling, if set, says why there is no amplified report.
+	noSampling string
+}
+
+// adversary describes who the guarantee is against.
+func (e exposure) adversary() string {
+	if e.federated {
+		return "observes every message agent 0 sends the server; worst case: agent 0 takes part in every round"
+	}
+	return fmt.Sprintf("observes every message agent 0 sends its neighbours: at most P = %d noisy copies per iteration (paper 001 eq. 30)", e.messages)
+}
+
 // account reports, for run 0 of a curve with privacy noise, the papers' ε(i)
-// bound: (√2·P/σ_g)(B + B′ + √P‖w^o − w′^o‖)·i for decentralized learning
-// (paper 001 eq. 31) and (√2/σ_g)(B + B′ + ‖w^o − w′^o‖)·i for federated
-// learning (thesis eq. 2.69), times √M under the ℓ1 norm convention
-// (privacy.accountant.norm). w′^o is the minimizer when agent 0's dataset is
-// replaced by one drawn afresh (another seed, so another distribution of the
-// same family), the neighbouring dataset of the definitions. ε grows linearly
-// in i, so the summary gives its slope and its value at the last iteration,
-// and, with privacy.accountant.epsilon, the σ_g that reaches that target.
+// bound under Laplace noise, or an (ε, δ) guarantee under Gaussian noise; see
+// accountFor. agents is P and federated selects the single-server formulas.
 func (j *job) account(p *problem, agents int, federated bool) error {
+	e := exposure{agents: agents, federated: federated, messages: agents}
+	if federated {
+		e.agents, e.messages = 1, 1
+	}
+	return j.accountFor(p, e)
+}
+
+// accountFor reports the privacy guarantee of a curve in the summary (run 0
+// only), naming the mechanism, the neighbouring relation, the adversary and
+// the bound:
+//
+//   - no scheme: no privacy;
+//   - Laplace noise: the papers' pure ε(i) bound, (√2·P/σ_g)(B + B′ +
+//     √P‖w^o − w′^o‖)·i for decentralized learning (paper 001 eq. 31) and
+//     (√2/σ_g)(B + B′ + ‖w^o − w′^o‖)·i for federated learning (thesis eq.
+//     2.69), times √M under the ℓ1 norm convention; it grows linearly in i,
+//     so the report gives its slope and final value;
+//   - Gaussian noise, which has no pure ε: the exact (ε, δ) of the composed
+//     Gaussian mechanism at the final iteration, with the same sensitivity
+//     Δ = B + B′ + √P‖w^o − w′^o‖, and for a server averaging a sample of
+//     agents the Rényi-DP guarantee amplified by that sampling.
+//
+// w′^o is the minimizer when agent 0's dataset is replaced by one drawn
+// afresh, the neighbouring dataset of the definitions. With
+// privacy.accountant.epsilon, the report also gives the σ_g that reaches that
+// target at the last iteration. The sensitivity bound holds with high
+// probability only (Markov's inequality), so every guarantee does too.
+func (j *job) accountFor(p *problem, e exposure) error {
 	sc := j.curve.Scenario
-	if sc.Privacy.Scheme == "none" || j.run != 0 || p.wOpt == nil {
+	if j.run != 0 {
 		return nil
+	}
+	if sc.Privacy.Scheme == "none" {
+		j.stats.details["privacy"] = map[string]any{
+			"mechanism": "none",
+			"guarantee": "no privacy: the messages carry no privacy noise",
+		}
+		return nil
+	}
+	if p.wOpt == nil {
+		return nil // no optimum to state the bound with (loss.optimum none)
 	}
 	neighbour, err := buildProblem(j.curve, j.dir, neighbourSeed(j.runSeed))
 	if err != nil {
@@ -40,40 +109,94 @@ func (j *job) account(p *problem, agents int, federated bool) error {
 		return j.curve.Errorf("privacy.accountant", "cannot solve the neighbouring problem: %v", err)
 	}
 	dist := floats.Distance(p.wOpt, wPrime, 2)
-	sigma := math.Sqrt(sc.Privacy.Variance)
 	a := sc.Privacy.Accountant
+	report := map[string]any{
+		"mechanism":        sc.Privacy.Mechanism,
+		"neighbouring":     neighbouring,
+		"sigma":            math.Sqrt(sc.Privacy.Variance),
+		"b":                a.B,
+		"b_prime":          a.BPrime,
+		"optimum_distance": dist,
+		"adversary":        e.adversary(),
+	}
+	if sc.Privacy.Mechanism == "gaussian" {
+		j.gaussianReport(report, e, dist)
+	} else if err := j.laplaceReport(report, e, dist, len(p.wOpt)); err != nil {
+		return err
+	}
+	j.stats.details["privacy"] = report
+	return nil
+}
+
+// laplaceReport adds the papers' pure ε(i) bound to report.
+func (j *job) laplaceReport(report map[string]any, e exposure, dist float64, dim int) error {
+	sc := j.curve.Scenario
+	a := sc.Privacy.Accountant
+	sigma := math.Sqrt(sc.Privacy.Variance)
 	T := sc.Iterations
 	norm, err := accountant.ParseNorm(a.Norm)
 	if err != nil {
 		return j.curve.Errorf("privacy.accountant.norm", "%v", err)
 	}
-	factor := accountant.NormFactor(norm, len(p.wOpt))
+	factor := accountant.NormFactor(norm, dim)
 	epsilon := func(i int) float64 {
-		if federated {
+		if e.federated {
 			return factor * accountant.FederatedEpsilon(sigma, a.B, a.BPrime, dist, i)
 		}
-		return factor * accountant.DecentralizedEpsilon(agents, sigma, a.B, a.BPrime, dist, i)
+		return factor * accountant.DecentralizedEpsilon(e.agents, sigma, a.B, a.BPrime, dist, i)
 	}
-	report := map[string]any{
-		"formula":               "paper 001 eq. 31",
-		"sigma":                 sigma,
-		"b":                     a.B,
-		"b_prime":               a.BPrime,
-		"norm":                  a.Norm,
-		"optimum_distance":      dist,
-		"epsilon_per_iteration": epsilon(1),
-		"epsilon_final":         epsilon(T),
-	}
-	if federated {
+	report["formula"] = "paper 001 eq. 31"
+	if e.federated {
 		report["formula"] = "thesis eq. 2.69"
 	}
+	report["bound"] = report["formula"].(string) + ": pure ε(i) of the Laplace mechanism, linear in i, with high probability"
+	report["norm"] = a.Norm
+	report["delta"] = 0.0
+	report["epsilon_per_iteration"] = epsilon(1)
+	report["epsilon_final"] = epsilon(T)
 	if a.Epsilon > 0 {
-		if federated {
+		if e.federated {
 			report["sigma_for_target"] = factor * accountant.FederatedSigma(a.Epsilon, a.B, a.BPrime, dist, T)
 		} else {
-			report["sigma_for_target"] = factor * accountant.DecentralizedSigma(agents, a.Epsilon, a.B, a.BPrime, dist, T)
+			report["sigma_for_target"] = factor * accountant.DecentralizedSigma(e.agents, a.Epsilon, a.B, a.BPrime, dist, T)
 		}
 	}
-	j.stats.details["privacy"] = report
 	return nil
+}
+
+// gaussianReport adds the (ε, δ) guarantees of Gaussian noise to report.
+func (j *job) gaussianReport(report map[string]any, e exposure, dist float64) {
+	sc := j.curve.Scenario
+	a := sc.Privacy.Accountant
+	sigma := math.Sqrt(sc.Privacy.Variance)
+	T := sc.Iterations
+	delta := accountant.SensitivityBound(e.agents, a.B, a.BPrime, dist)
+	n := e.messages * T
+	report["sensitivity"] = delta
+	report["messages_per_iteration"] = e.messages
+	report["delta"] = a.Delta
+	report["bound"] = fmt.Sprintf("analytic Gaussian mechanism (Balle & Wang 2018, Thm 8), exact for the %d messages composed as one Gaussian mechanism of sensitivity √%d·Δ (Gaussian DP, Dong, Roth & Su 2022); Δ = B + B′ + √P‖w^o − w′^o‖ holds with high probability", n, n)
+	report["epsilon_final"] = accountant.GaussianEpsilon(accountant.GaussianComposedMu(delta, sigma, n), a.Delta)
+	if a.Epsilon > 0 {
+		report["sigma_for_target"] = math.Sqrt(float64(n)) * delta / accountant.GaussianMu(a.Epsilon, a.Delta)
+	}
+	switch {
+	case e.fraction > 0:
+		// The server releases w_i from the mean of L noisy replies: agent 0
+		// moves it by Δ/L, under noise σ/√L per coordinate.
+		z := sigma * math.Sqrt(float64(e.average)) / delta
+		eps, order := accountant.RDPToDP(func(alpha int) float64 {
+			return float64(T) * accountant.SubsampledGaussianRDP(alpha, e.fraction, z)
+		}, a.Delta)
+		report["sampled"] = map[string]any{
+			"adversary":          "observes only the global models the server releases, and does not learn which agents took part in a round",
+			"participation_rate": e.fraction,
+			"noise_multiplier":   z,
+			"bound":              fmt.Sprintf("Rényi DP of the Gaussian mechanism on a sample of %d agents drawn without replacement, rate q = %g (Wang, Balle & Kasiviswanathan 2019, Thm 9), composed over %d rounds and converted to (ε, δ) (Mironov 2017, Prop. 3)", e.average, e.fraction, T),
+			"epsilon_final":      eps,
+			"order":              order,
+		}
+	case e.noSampling != "":
+		report["sampled"] = "not reported: " + e.noSampling
+	}
 }

@@ -52,7 +52,10 @@ func readColumns(t *testing.T, dir string) map[string][]string {
 func TestAuditLeavesTheRunUnchanged(t *testing.T) {
 	for _, scheme := range []string{"none", "random", "graph-homomorphic", "local-graph-homomorphic"} {
 		plain, _ := execute(t, plan(t, audited, "privacy.scheme="+scheme), Options{Trace: true})
-		tapped, _ := execute(t, plan(t, audited, "privacy.scheme="+scheme, "algorithm.diffusion.audit={victim: 3}"), Options{Trace: true})
+		// The eavesdropper is in the file, not an override, which would
+		// name it in the curve label (and so in the trace).
+		withAudit := strings.Replace(audited, "diffusion: {strategy: atc}", "diffusion: {strategy: atc, audit: {victim: 3}}", 1)
+		tapped, _ := execute(t, plan(t, withAudit, "privacy.scheme="+scheme), Options{Trace: true})
 		a, b := readColumns(t, plain), readColumns(t, tapped)
 		for name, values := range a {
 			if strings.Join(values, ",") != strings.Join(b[name], ",") {
@@ -98,6 +101,16 @@ func TestAuditErrorMatchesPrediction(t *testing.T) {
 			n++
 		}
 		measured := sum / float64(n)
+		// The prediction against the closed forms, derived here by hand and
+		// not by the code under test: M = 2 coordinates, σ_g² = 0.01, K
+		// tapped links; random perturbations are K independent draws
+		// (Mσ²/K), graph-homomorphic noise (ratio-free form) one draw on
+		// every link (Mσ²). Rounding of the estimator's solve: 1e-12.
+		K := float64(len(details["links"].([]int)))
+		want := map[string]float64{"none": 0, "random": 2 * 0.01 / K, "graph-homomorphic": 2 * 0.01}
+		if w, ok := want[scheme]; ok && math.Abs(predicted-w) > 1e-12 {
+			t.Errorf("%s: predicted %v, the closed form gives %v (K = %v links)", scheme, predicted, w, K)
+		}
 		switch scheme {
 		case "none":
 			if measured != 0 || predicted != 0 {

@@ -166,7 +166,7 @@ func readIDXPair(c *scenarios.CurveSpec, dir, imagesField, images, labelsField, 
 	return &idxPair{images: img, labels: y, name: imgName}, nil
 }
 
-// idxScale is the scaling IDXSubset applies: unit, or none (standardization
+// idxScale is the scaling of the pixels: unit, or none (standardization
 // comes after, over the training set).
 func idxScale(c *scenarios.CurveSpec) data.IDXScale {
 	if c.Scenario.Data.IDX.Scale == "unit" {
@@ -175,46 +175,59 @@ func idxScale(c *scenarios.CurveSpec) data.IDXScale {
 	return data.ScaleNone
 }
 
-// subset builds the set of samples idx of the pair.
+// subset builds the set of samples idx of the pair: coded rows that share
+// the file's bytes (data.IDXRows), or float64 rows for standardization,
+// which rewrites them.
 func (p *idxPair) subset(c *scenarios.CurveSpec, idx []int) *data.Set {
-	return data.IDXSubset(p.images, p.labels, idx, idxScale(c))
+	if c.Scenario.Data.IDX.Scale == "standardize" {
+		return data.IDXSubset(p.images, p.labels, idx, idxScale(c))
+	}
+	return data.IDXRows(p.images, p.labels, idx, idxScale(c))
 }
 
 // readIDX reads the scenario's IDX files, deals the training samples out by
 // data.partition and returns the test set: the test files (their first
 // data.test_samples samples, if set) or samples held out of the training
-// file. The agents' sets are decoded straight from the files' bytes, so the
-// whole training set is never held twice.
+// file. The agents' sets are the rows of the files' bytes they were dealt
+// (see data.IDXRows), so the training set is held once, in the file's own
+// encoding.
+//
+// Decompressing the files is most of the time of reading them, so the test
+// files are read while the training files are; the errors are reported in
+// the order of a sequential read (training files, test files, then how they
+// fit together), so nothing depends on which finishes first.
 func readIDX(c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *data.Set, error) {
 	d := &c.Scenario.Data
 	x := d.IDX
+	var testPair *idxPair
+	var test *data.Set
+	var testErr error
+	tested := make(chan struct{})
+	if x.TestImages != "" {
+		go func() {
+			defer close(tested)
+			testPair, test, testErr = readIDXTest(c, dir)
+		}()
+	} else {
+		close(tested)
+	}
 	train, err := readIDXPair(c, dir, "data.idx.images", x.Images, "data.idx.labels", x.Labels)
+	<-tested
 	if err != nil {
 		return nil, nil, err
 	}
-	var test *data.Set
+	if testErr != nil {
+		return nil, nil, testErr
+	}
 	held := d.TestSamples
-	if x.TestImages != "" {
+	if testPair != nil {
 		held = 0
-		pair, err := readIDXPair(c, dir, "data.idx.test_images", x.TestImages, "data.idx.test_labels", x.TestLabels)
-		if err != nil {
-			return nil, nil, err
-		}
-		if m := pair.images.Features(); m != train.images.Features() {
+		if m := testPair.images.Features(); m != train.images.Features() {
 			return nil, nil, c.Errorf("data.idx.test_images", "test samples have %d features, training samples %d", m, train.images.Features())
 		}
-		n := len(pair.labels)
-		if d.TestSamples > 0 {
-			if d.TestSamples > n {
-				return nil, nil, c.Errorf("data.test_samples", "%d test samples asked for, the test files hold %d", d.TestSamples, n)
-			}
-			n = d.TestSamples
+		if n := len(testPair.labels); d.TestSamples > n {
+			return nil, nil, c.Errorf("data.test_samples", "%d test samples asked for, the test files hold %d", d.TestSamples, n)
 		}
-		first := make([]int, n)
-		for i := range first {
-			first[i] = i
-		}
-		test = pair.subset(c, first)
 	}
 	cfg, err := partitionConfig(c, data.SplitConfig{Agents: d.Agents, SamplesMin: d.Samples.Min, SamplesMax: d.Samples.Max, TestSamples: held})
 	if err != nil {
@@ -235,6 +248,30 @@ func readIDX(c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *
 		data.Standardize(sets, test)
 	}
 	return sets, test, nil
+}
+
+// readIDXTest reads the scenario's test files and decodes the test set:
+// their first data.test_samples samples, or all of them. It leaves the set
+// nil when data.test_samples asks for more samples than the files hold
+// (readIDX reports it).
+func readIDXTest(c *scenarios.CurveSpec, dir string) (*idxPair, *data.Set, error) {
+	d := &c.Scenario.Data
+	pair, err := readIDXPair(c, dir, "data.idx.test_images", d.IDX.TestImages, "data.idx.test_labels", d.IDX.TestLabels)
+	if err != nil {
+		return nil, nil, err
+	}
+	n := len(pair.labels)
+	if d.TestSamples > n {
+		return pair, nil, nil
+	}
+	if d.TestSamples > 0 {
+		n = d.TestSamples
+	}
+	first := make([]int, n)
+	for i := range first {
+		first[i] = i
+	}
+	return pair, pair.subset(c, first), nil
 }
 
 // drawBlobs draws the Gaussian-cluster pool and deals it out.

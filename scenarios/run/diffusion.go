@@ -10,6 +10,7 @@ import (
 	adiffusion "maple/actors/diffusion"
 	"maple/actors/msg"
 	"maple/algorithms/diffusion"
+	"maple/algorithms/rng"
 	"maple/algorithms/systems"
 	"maple/privacy/homomorphic"
 	"maple/privacy/noise"
@@ -86,6 +87,9 @@ func validateDiffusion(v *scenarios.Validator, sc *scenarios.Scenario) {
 		v.Fail("algorithm.diffusion.stages", "strategy general needs the list of stages that use A (a0, a1, a2)")
 	case d.Strategy != "general" && len(d.Stages) > 0:
 		v.Fail("algorithm.diffusion.stages", "only applies to strategy general (strategy %s fixes its stages)", d.Strategy)
+	}
+	if sc.Privacy.Scheme == diffusion.LocalGraphHomomorphic.String() && sc.Privacy.Mechanism != noise.Laplace.String() {
+		v.Fail("privacy.mechanism", "local graph-homomorphic masks are Laplace by construction; mechanism %s does not apply", sc.Privacy.Mechanism)
 	}
 	_, err = diffusion.ParseGradient(d.Gradient)
 	v.Parse("algorithm.diffusion.gradient", err)
@@ -231,7 +235,7 @@ func checkDiffusion(c *scenarios.CurveSpec, dir string) error {
 		return err
 	}
 	sc := c.Scenario
-	n, err := buildNetwork(c, dir, networkSeed(sc, 0))
+	n, err := buildNetwork(c, dir, networkSeed(sc, rng.RunSeed(sc.Seed, 0)))
 	if err != nil {
 		return err
 	}

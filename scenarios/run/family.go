@@ -25,6 +25,13 @@ type family struct {
 	// checks before running; without it the runner uses genericEstimate,
 	// which assumes every agent touches every sample in every iteration.
 	Estimate func(sc *scenarios.Scenario) Estimate
+	// Tiny, optionally, lists small scenarios (YAML, a few agents and
+	// iterations) for the engine-parity test, which changes every field of
+	// the first and every field of the family's parameter section in the
+	// others, on both engines. List one per setting that brings parameters
+	// into play (a strategy with its own fields, say). Without any, the test
+	// derives one from the defaults.
+	Tiny []string
 }
 
 var families = map[string]family{}

@@ -36,8 +36,27 @@ func init() {
 		Columns:  fedavgColumns,
 		Run:      runFedAvg,
 		Estimate: fedavgEstimate,
+		Tiny: []string{fedavgTiny, fedavgTiny + "    server: {kind: trimmed-mean, trim: 0.34}\n",
+			fedavgTiny + "    collect: {kind: deadline, seconds: 1}\nnetwork: {step_time: {kind: fixed, value: 0.3}}\n"},
 	})
 }
+
+// fedavgTiny is a small FedAvg scenario in which every parameter matters:
+// ranges of local steps and batches, a sample of half the agents.
+const fedavgTiny = `name: tiny
+seed: 3
+runs: 2
+iterations: 8
+data: {agents: 6, samples: [8, 12], dim: 2}
+output: {plot: false, steady_state: 0.5}
+algorithm:
+  kind: fedavg
+  step_size: 0.05
+  fedavg:
+    participants: 3
+    local_steps: [1, 3]
+    batch: [1, 4]
+`
 
 // FedAvg parameterizes federated averaging (thesis eqs. 1.30–1.31): the
 // section algorithm.fedavg.
@@ -108,7 +127,8 @@ func fedavgDefaults(*scenarios.Scenario) any {
 // fedavgComplete caps the default number of participants at the number of
 // agents.
 func fedavgComplete(sc *scenarios.Scenario, set func(string) bool) {
-	if fa := fedavgParams(sc); !set("algorithm.fedavg.participants") {
+	fa := fedavgParams(sc)
+	if !set("algorithm.fedavg.participants") {
 		fa.Participants = min(fa.Participants, sc.Data.Agents)
 	}
 }
@@ -131,8 +151,23 @@ func validateFedAvg(v *scenarios.Validator, sc *scenarios.Scenario) {
 	}
 	_, err = fedavg.ParseSchedule(fa.Schedule)
 	v.Parse("algorithm.fedavg.schedule", err)
+	if fa.Server.Kind == fedavg.TrimmedMeanRule.String() {
+		trim := fa.Server.Params.Float("trim")
+		if draws := fedavgDraws(sc); trim > 0 && fedavg.TrimCount(draws, trim) == 0 {
+			v.Fail("algorithm.fedavg.server.trim", "%v of %d replies per round drops none: the trimmed mean would be the plain mean (need trim ≥ 1/%d)", trim, draws, draws)
+		}
+	}
 	validateImportance(v, sc, fa)
 	validateFedAvgSystems(v, sc, fa)
+}
+
+// fedavgDraws returns the number of replies a round combines: L, or K under
+// full participation.
+func fedavgDraws(sc *scenarios.Scenario) int {
+	if fa := fedavgParams(sc); fa.Participation != fedavg.Full.String() {
+		return fa.Participants
+	}
+	return sc.Data.Agents
 }
 
 // validateImportance checks the section algorithm.fedavg.importance and how
@@ -241,6 +276,12 @@ func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 		BatchWithReplacement: fa.BatchSampling == "with-replacement",
 		Noise:                mech,
 	}
+	if rule, err := fedavg.ParseRule(fa.Server.Kind); err == nil {
+		cfg.Rule = rule
+		if rule == fedavg.TrimmedMeanRule {
+			cfg.Trim = fa.Server.Params.Float("trim")
+		}
+	}
 	if cfg.Importance.Agents, err = fedavg.ParsePolicy(fa.Importance.Agents); err != nil {
 		return nil, c.Errorf("algorithm.fedavg.importance.agents", "%v", err)
 	}
@@ -260,6 +301,19 @@ func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// referenceServers lists the registered server behaviours the reference
+// engine also applies: those named after a combination rule and the
+// asynchronous servers.
+func referenceServers() []string {
+	var names []string
+	for _, n := range afedavg.ServerNames() {
+		if _, err := fedavg.ParseRule(n); err == nil || n == "fedasync" || n == "fedbuff" {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // fedavgObserver turns the server's reported models into the metrics row of
@@ -332,17 +386,16 @@ func runFedAvg(j *job, p *problem, sink *traceSink) error {
 		}
 	}
 	if j.opts.Engine == Reference {
+		if err := fedavgReferenceServer(j.curve); err != nil {
+			return err
+		}
 		if !systemsRun {
 			if err := fedavg.Reference(*cfg, p.sets, p.loss, w0, j.runSeed, sc.Iterations, obs.record); err != nil {
 				return err
 			}
-			return j.account(p, len(p.sets), true)
+			return j.accountFor(p, fedavgExposure(cfg))
 		}
-		combine, err := fedavgReferenceRule(j.curve, cfg)
-		if err != nil {
-			return err
-		}
-		err = fedavg.Simulate(*cfg, p.sets, p.loss, w0, j.runSeed, sc.Iterations, fedavg.SimOptions{Model: model, Combine: combine, Observe: obs.observe})
+		err = fedavg.Simulate(*cfg, p.sets, p.loss, w0, j.runSeed, sc.Iterations, fedavg.SimOptions{Model: model, Observe: obs.observe})
 		if err != nil {
 			return err
 		}
@@ -377,7 +430,28 @@ func runFedAvg(j *job, p *problem, sink *traceSink) error {
 			d["adversaries"] = ids
 		}
 	}
-	return j.account(p, len(p.sets), true)
+	return j.accountFor(p, fedavgExposure(cfg))
+}
+
+// fedavgExposure describes FedAvg to the accountant: one server, agent 0's
+// reply seen in every round by an observer of its link, and, for an
+// observer of the global models alone, a mean of L replies from agents drawn
+// without replacement (a fraction L/K, or all of them).
+func fedavgExposure(cfg *fedavg.Config) exposure {
+	e := exposure{agents: 1, federated: true, messages: 1}
+	if cfg.Importance.Agents != fedavg.Uniform {
+		e.noSampling = "agents are drawn with unequal probabilities (importance sampling), and the amplification bound is for a uniform sample"
+		return e
+	}
+	switch cfg.Participation {
+	case fedavg.WithoutReplacement:
+		e.fraction, e.average = float64(cfg.Participants)/float64(cfg.Agents), cfg.Participants
+	case fedavg.Full:
+		e.fraction, e.average = 1, cfg.Agents
+	default:
+		e.noSampling = "agents are drawn with replacement, so agent 0 may count several times in one mean"
+	}
+	return e
 }
 
 // fedavgDetails adds to the summary what run 0's data say about importance
@@ -393,7 +467,7 @@ func fedavgDetails(j *job, cfg *fedavg.Config, p *problem) error {
 		d["noise_bound_optimal"] = optimal
 		d["bound_gain_db"] = decibel(uniform / optimal)
 	}
-	if p.loss.Kind == loss.LeastSquares {
+	if p.loss.Kind == loss.LeastSquares && p.wOpt != nil {
 		var xi float64
 		for k, set := range p.sets {
 			wk, err := optimum.LeastSquares([]*data.Set{set}, optimum.Uniform(1), p.loss.Rho)

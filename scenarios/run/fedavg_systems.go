@@ -1,6 +1,9 @@
 package run
 
 import (
+	"slices"
+	"strings"
+
 	afedavg "maple/actors/fedavg"
 	"maple/algorithms/fedavg"
 	"maple/scenarios"
@@ -9,9 +12,6 @@ import (
 // This file wires FedAvg to the systems model (docs/systems.md): the
 // collection policies, the asynchronous servers, the adversaries and the
 // network section's faults.
-
-// fedavgServerKinds are the server behaviours the reference engine applies.
-var fedavgServerKinds = []string{"mean", "median", "fedasync", "fedbuff"}
 
 // checkFedAvg builds the configuration and, when the scenario uses the
 // systems model, reads its files, so that problems are found before running.
@@ -103,18 +103,14 @@ func fedavgSystemsConfig(c *scenarios.CurveSpec, cfg *fedavg.Config) error {
 	return nil
 }
 
-// fedavgReferenceRule returns how the reference engine combines a
-// synchronous round's replies, as the server behaviour does; other
-// behaviours run on the actor engine only.
-func fedavgReferenceRule(c *scenarios.CurveSpec, cfg *fedavg.Config) (func([]float64, [][]float64), error) {
-	switch fedavgParams(c.Scenario).Server.Kind {
-	case "mean", "fedasync", "fedbuff":
-		return nil, nil
-	case "median":
-		var column []float64
-		return func(model []float64, replies [][]float64) {
-			column = fedavg.Median(model, replies, cfg.Share, cfg.StepSize, column)
-		}, nil
+// fedavgReferenceServer refuses a server behaviour the reference engine
+// does not apply: it runs the combination rules (mean, median, trimmed
+// mean) and the asynchronous servers, not servers registered by users.
+func fedavgReferenceServer(c *scenarios.CurveSpec) error {
+	kind := fedavgParams(c.Scenario).Server.Kind
+	if slices.Contains(referenceServers(), kind) {
+		return nil
 	}
-	return nil, c.Errorf("algorithm.fedavg.server", "the reference engine applies the servers %v; server %s runs on the actor engine only", fedavgServerKinds, fedavgParams(c.Scenario).Server.Kind)
+	return c.Errorf("algorithm.fedavg.server", "server behaviour %q exists only in the actor engine; the reference engine applies %s: run it with --engine actors",
+		kind, strings.Join(referenceServers(), ", "))
 }

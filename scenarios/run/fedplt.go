@@ -216,6 +216,7 @@ func validateFedPLT(v *scenarios.Validator, sc *scenarios.Scenario) {
 	v.Absent("network.gradient_time", sc.Network.GradientTime != 0, "fedplt charges algorithm.fedplt.cost.gradient per local gradient on the virtual clock")
 	v.Absent("privacy.mechanism", v.Set("privacy.mechanism"), "Fed-PLT's privacy mechanism is the noisy-gd local solver (algorithm.fedplt.solver)")
 	v.Absent("privacy.variance", v.Set("privacy.variance"), "noisy GD's noise is algorithm.fedplt.solver.noise (τ)")
+	v.Absent("loss.optimum", sc.Loss.Optimum == "none", "fedplt measures its error against the solution x⋆, which the optimum provides")
 	if sc.Loss.Kind != "least-squares" && sc.Loss.Kind != "logistic" {
 		v.Fail("loss.kind", "fedplt is written for the generalized linear losses (least-squares, logistic): its models have the data's dimension and noisy GD clips ℓ'(xᵀw)·x; got %s", sc.Loss.Kind)
 	}
@@ -240,6 +241,13 @@ func validateFedPLT(v *scenarios.Validator, sc *scenarios.Scenario) {
 			v.Fail(prefix+"agents", "need 0 ≤ first ≤ last < data.agents = %d, got [%d, %d]", sc.Data.Agents, s.Agents.Min, s.Agents.Max)
 		}
 		validatePLTSolverFields(v, prefix, s.Kind, s.Batch, s.Noise, s.Clip)
+	}
+	// The parameters of one method are refused under another: a tuned
+	// fedpd.eta left in a curve that runs LED would otherwise be ignored.
+	for _, m := range []struct{ section, method string }{
+		{"rho", "fed-plt"}, {"fedpd", "fedpd"}, {"tamuna", "tamuna"}, {"led", "led"}, {"5gcs", "5gcs"},
+	} {
+		v.Absent(pltField+m.section, v.Set(pltField+m.section) && f.Method != m.method, "only method "+m.method+" uses it, this curve runs "+f.Method)
 	}
 	v.Positive(pltField+"fedpd.eta", f.FedPD.Eta)
 	v.Positive(pltField+"tamuna.eta", f.Tamuna.Eta)

@@ -20,6 +20,14 @@ func init() {
 		Columns:  func(*scenarios.Scenario) []Column { return gammaMechanismColumns },
 		Run:      runGammaMechanism,
 		Estimate: gammaMechanismEstimate,
+		Tiny: []string{`name: tiny
+runs: 2
+iterations: 6
+algorithm:
+  kind: gamma-mechanism
+  gamma-mechanism: {l_range: [2, 4], theta: 1, epsilon_max: 6, samples: 200}
+output: {plot: false, steady_state: 0.5}
+`},
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 	"maple/actors/trace"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/graphfl"
+	"maple/algorithms/rng"
 	"maple/privacy/homomorphic"
 	"maple/privacy/noise"
 	"maple/privacy/pairmask"
@@ -39,6 +40,19 @@ func init() {
 		Columns:  graphflColumns,
 		Run:      runGraphFL,
 		Estimate: graphflEstimate,
+		Tiny: []string{`name: tiny
+seed: 3
+runs: 2
+iterations: 8
+data: {agents: 8, samples: [8, 12], dim: 2}
+loss: {rho: 0.05}
+algorithm:
+  kind: graphfl
+  step_size: 0.2
+  graphfl: {servers: 4, participants: 1, local_steps: [1, 3], batch: [1, 4]}
+topology: {graph: ring}
+output: {plot: false, steady_state: 0.5}
+`},
 	})
 }
 
@@ -292,7 +306,7 @@ func checkGraphFL(c *scenarios.CurveSpec, dir string) error {
 	if err != nil {
 		return err
 	}
-	n, err := buildNetwork(c, dir, networkSeed(c.Scenario, 0))
+	n, err := buildNetwork(c, dir, networkSeed(c.Scenario, rng.RunSeed(c.Scenario.Seed, 0)))
 	if err != nil {
 		return err
 	}

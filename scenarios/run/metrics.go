@@ -1,6 +1,11 @@
 package run
 
-import "math"
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
 
 // Column is one metric of a family's runs.
 type Column struct {
@@ -91,6 +96,22 @@ func mean(runs []*table) *table {
 	return out
 }
 
+// std returns the sample standard deviation across the runs' tables, cell
+// by cell, in run order (NaN with a single run, where it is undefined).
+func std(runs []*table, mean *table) *table {
+	out := &table{iterations: mean.iterations, cols: mean.cols, values: make([]float64, len(mean.values))}
+	for _, t := range runs {
+		for i, v := range t.values {
+			d := v - mean.values[i]
+			out.values[i] += d * d
+		}
+	}
+	for i := range out.values {
+		out.values[i] = math.Sqrt(out.values[i] / float64(len(runs)-1))
+	}
+	return out
+}
+
 // decibel converts a linear mean-square value to dB.
 func decibel(x float64) float64 { return 10 * math.Log10(x) }
 
@@ -104,4 +125,91 @@ func steadyState(t *table, col int, fraction float64) float64 {
 		s += t.get(r, col)
 	}
 	return s / float64(k)
+}
+
+// The steady-state check: a curve "still trends" when the straight line
+// fitted to its dB values over the last trendWindow of the iterations
+// changes by more than trendMinChange across that window, and the slope of
+// the (linear) mean is significantly different from zero.
+//
+//   - trendWindow is the "last 10 % of the iterations".
+//   - trendMinChange: the bundled figures are read to 0.1 dB and the curves
+//     they compare are often 0.5–1 dB apart (docs/reproduction.md); a curve
+//     still moving by half a decibel across the final tenth has a
+//     steady-state mean off by about as much as those differences.
+//   - Significance: even at the steady state the Monte-Carlo mean wanders,
+//     and its wanders are correlated in time over spans longer than any
+//     lag-1 model of a short window captures (Fig. 4's random-noise centroid
+//     MSD, flat from iteration 200, drifts by ±2.5 dB across 100-iteration
+//     windows), so a regression on the mean curve alone calls them trends.
+//     The runs, however, are independent: the least-squares slope is linear
+//     in the data, so the mean curve's slope is the mean of the runs'
+//     slopes, and those are independent samples whatever the correlation in
+//     time. Student's t-test on them, two-sided at trendAlpha, needs no
+//     model of the wander. trendAlpha = 0.001: a figure has up to about 40
+//     (curve, metric) pairs, so fewer than 4 % of steady figures show a
+//     false alarm. With a single run there is nothing to test.
+const (
+	trendWindow    = 0.1
+	trendMinChange = 0.5
+	trendAlpha     = 0.01
+	trendMinPoints = 4 // recorded iterations in the window needed for a fit
+)
+
+// trend tests column col of a curve — its runs and their mean — over the
+// recorded iterations in the last trendWindow of the run. It returns the
+// change of the line fitted to the mean's dB values across the window, the
+// window's first and last iteration, and whether the curve still trends by
+// the criteria above. Windows with a value that is not finite (a diverged
+// run, reported as such) are not tested.
+func trend(runs []*table, mean *table, col int) (change float64, from, to int, trending bool) {
+	last := mean.iterations[len(mean.iterations)-1]
+	start := last - int(math.Ceil(trendWindow*float64(last)))
+	var x, rows []float64
+	for r, it := range mean.iterations {
+		if it >= start {
+			x, rows = append(x, float64(it)), append(rows, float64(r))
+		}
+	}
+	if len(x) < trendMinPoints {
+		return 0, 0, 0, false
+	}
+	column := func(t *table, db bool) ([]float64, bool) {
+		y := make([]float64, len(rows))
+		for i, r := range rows {
+			y[i] = t.get(int(r), col)
+			if db {
+				y[i] = decibel(y[i])
+			}
+			if math.IsNaN(y[i]) || math.IsInf(y[i], 0) {
+				return nil, false
+			}
+		}
+		return y, true
+	}
+	y, ok := column(mean, true)
+	if !ok {
+		return 0, 0, 0, false
+	}
+	from, to = int(x[0]), int(x[len(x)-1])
+	_, beta := stat.LinearRegression(x, y, nil, false)
+	change = beta * float64(to-from)
+	if len(runs) < 2 || math.Abs(change) <= trendMinChange {
+		return change, from, to, false
+	}
+	slopes := make([]float64, len(runs))
+	for i, t := range runs {
+		y, ok := column(t, true)
+		if !ok {
+			return change, from, to, false
+		}
+		_, slopes[i] = stat.LinearRegression(x, y, nil, false)
+	}
+	m, sd := stat.MeanStdDev(slopes, nil)
+	if sd == 0 {
+		return change, from, to, m != 0 && (m < 0) == (change < 0)
+	}
+	tStat := m / (sd / math.Sqrt(float64(len(runs))))
+	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(runs) - 1)}.Quantile(1 - trendAlpha/2)
+	return change, from, to, math.Abs(tStat) >= q && (tStat < 0) == (change < 0)
 }

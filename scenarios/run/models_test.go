@@ -8,10 +8,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
+	"maple/algorithms/data"
 	"maple/scenarios"
 )
 
@@ -397,4 +399,71 @@ algorithm: {kind: fedavg, step_size: 0.1}
 	if n != 80 || pr.test.Len() != 10 {
 		t.Errorf("%d training and %d test samples, want 80 and 10", n, pr.test.Len())
 	}
+}
+
+// readIDX reads the test files while it reads the training files, but
+// reports their errors as a sequential read would: the training files'
+// first, then the test files', then how they fit together; and what it
+// decodes does not depend on how many cores share the work.
+func TestIDXReadErrorsInFileOrder(t *testing.T) {
+	dir := t.TempDir()
+	px, lb := images(60)
+	writeIDX(t, filepath.Join(dir, "i.gz"), []int{60, 3, 3}, px)
+	writeIDX(t, filepath.Join(dir, "l.gz"), []int{60}, lb)
+	writeIDX(t, filepath.Join(dir, "ti.gz"), []int{20, 9}, px[:180])
+	writeIDX(t, filepath.Join(dir, "tl.gz"), []int{20}, lb[:20])
+	writeIDX(t, filepath.Join(dir, "wide.gz"), []int{20, 10}, px[:200])
+	build := func(idx string, test int) (*problem, error) {
+		src := fmt.Sprintf(`name: order
+data: {kind: idx, agents: 3, samples: 20, test_samples: %d, idx: {%s}}
+loss: {kind: softmax, classes: 3, optimum: none}
+algorithm: {kind: fedavg, step_size: 0.1}
+`, test, idx)
+		p, err := scenarios.Parse([]byte(src), filepath.Join(dir, "s.yaml"), dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return buildProblem(p.Curves[0], dir, 1)
+	}
+	for _, tc := range []struct{ idx, want string }{
+		{"images: i.gz, labels: missing.gz, test_images: missing.gz, test_labels: tl.gz", "data.idx.labels: "},
+		{"images: i.gz, labels: l.gz, test_images: missing.gz, test_labels: tl.gz", "data.idx.test_images: "},
+		{"images: i.gz, labels: l.gz, test_images: wide.gz, test_labels: tl.gz", "data.idx.test_images: test samples have 10 features, training samples 9"},
+	} {
+		if _, err := build(tc.idx, 0); !scenarios.IsUserError(err) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.idx, err, tc.want)
+		}
+	}
+	files := "images: i.gz, labels: l.gz, test_images: ti.gz, test_labels: tl.gz"
+	if _, err := build(files, 21); !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data.test_samples: 21 test samples asked for, the test files hold 20") {
+		t.Errorf("too many test samples: err = %v", err)
+	}
+	problems := make([]*problem, 2)
+	for i, procs := range []int{1, 3} {
+		old := runtime.GOMAXPROCS(procs)
+		p, err := build(files, 15)
+		runtime.GOMAXPROCS(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		problems[i] = p
+	}
+	one, three := problems[0], problems[1]
+	if one.test.Len() != 15 || !slices.Equal(rows(one.test), rows(three.test)) || !slices.Equal(one.test.Y, three.test.Y) {
+		t.Errorf("test sets of %d and %d samples differ", one.test.Len(), three.test.Len())
+	}
+	for k, s := range one.sets {
+		if !slices.Equal(rows(s), rows(three.sets[k])) || !slices.Equal(s.Y, three.sets[k].Y) {
+			t.Errorf("agent %d's set differs between GOMAXPROCS 1 and 3", k)
+		}
+	}
+}
+
+// rows returns the features of every sample of s, one after the other.
+func rows(s *data.Set) []float64 {
+	x := make([]float64, s.Len()*s.Dim)
+	for n := range s.Len() {
+		s.DenseRow(x[n*s.Dim:(n+1)*s.Dim], n)
+	}
+	return x
 }

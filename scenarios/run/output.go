@@ -26,6 +26,9 @@ type Summary struct {
 	Engine  Engine `json:"engine"`
 	// Seed is the scenario seed the run seeds derive from.
 	Seed uint64 `json:"seed"`
+	// Overrides are the command-line overrides (--set) the scenario was run
+	// with; scenario.yaml has them applied.
+	Overrides []scenarios.Setting `json:"overrides,omitempty"`
 	// Curves summarizes each curve, in plan order.
 	Curves []CurveSummary `json:"curves"`
 	// Partial is set when the execution was interrupted: the curves then
@@ -63,6 +66,10 @@ type CurveSummary struct {
 	Diverged     bool `json:"diverged,omitempty"`
 	DivergedAt   int  `json:"diverged_at,omitempty"`
 	DivergedRuns int  `json:"diverged_runs,omitempty"`
+	// Trending lists the dB metrics still changing over the last 10 % of
+	// the iterations: the run may have ended before the steady state, and
+	// SteadyState then describes a curve still on its way.
+	Trending []Trend `json:"trending,omitempty"`
 	// MessagesPerRun and VirtualTime are the mean message count and virtual
 	// duration of a run (actor engine only).
 	MessagesPerRun number `json:"messages_per_run,omitempty"`
@@ -80,6 +87,15 @@ type CurveSummary struct {
 	// Details are family-specific facts of run 0 (the optimum, the
 	// topology, privacy accounting, …).
 	Details map[string]any `json:"details,omitempty"`
+}
+
+// Trend is a dB metric that still changes at the end of a run: by Change dB
+// (the fitted line's change) between iterations From and To.
+type Trend struct {
+	Metric string `json:"metric"`
+	Change number `json:"change_db"`
+	From   int    `json:"from"`
+	To     int    `json:"to"`
 }
 
 // number is a float64 that encodes NaN and ±Inf (a diverged run) as null,
@@ -106,6 +122,14 @@ func writeOutputs(plan *scenarios.Plan, jobs []*job, outDir string, opts *Option
 	resolved, err := yaml.Marshal(withAbsolutePaths(plan.Base, plan.Dir))
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(plan.Overrides) > 0 {
+		var head strings.Builder
+		head.WriteString("# Resolved with these command-line overrides applied:\n")
+		for _, o := range plan.Overrides {
+			fmt.Fprintf(&head, "#   --set %s=%s\n", o.Field, o.Value)
+		}
+		resolved = append([]byte(head.String()), resolved...)
 	}
 	var written []string
 	write := func(name string, data []byte) error {
@@ -135,11 +159,9 @@ func writeOutputs(plan *scenarios.Plan, jobs []*job, outDir string, opts *Option
 		if len(c.jobs) == 0 {
 			continue // an interrupted execution finished none of its runs
 		}
-		var tables []*table
-		for _, j := range c.jobs {
-			tables = append(tables, j.table)
-		}
+		tables := runTables(c.jobs)
 		c.mean = mean(tables)
+		c.std = std(tables, c.mean)
 		curves = append(curves, c)
 	}
 	if aborted(opts) {
@@ -158,9 +180,8 @@ func writeOutputs(plan *scenarios.Plan, jobs []*job, outDir string, opts *Option
 		return nil, nil, err
 	}
 	if plan.Base.Output.Plot {
-		style := plotStyle{linear: plan.Base.Output.Linear, from: plan.Base.Output.PlotFrom}
 		plots, err := stageFiles(outDir, func(stage string) ([]string, error) {
-			return writePlots(stage, plan.Base.Name, plan.Base.Output.GroupBy, style, curves)
+			return writePlots(stage, plan, curves)
 		})
 		written = append(written, plots...)
 		if err != nil {
@@ -272,12 +293,14 @@ func withAbsolutePaths(sc *scenarios.Scenario, dir string) *scenarios.Scenario {
 var pathFields = map[string]bool{"data.libsvm.file": true, "topology.file": true, "topology.matrix": true,
 	"network.availability": true, "network.step_time.file": true}
 
-// curveResult gathers a curve's runs and their mean.
+// curveResult gathers a curve's runs, their mean and their standard
+// deviation.
 type curveResult struct {
 	spec *scenarios.CurveSpec
 	cols []Column
 	jobs []*job
 	mean *table
+	std  *table
 }
 
 // value returns column col of row r of the mean, in dB if db is set.
@@ -289,12 +312,12 @@ func (c *curveResult) value(r, col int, db bool) float64 {
 	return v
 }
 
-// csvHeader lists the CSV columns of cols: each metric, followed by its dB
-// form for mean-square deviations.
+// csvHeader lists the CSV columns of cols: each metric, its standard
+// deviation across runs, and its dB form for mean-square deviations.
 func csvHeader(cols []Column) []string {
 	h := []string{"curve", "iteration"}
 	for _, c := range cols {
-		h = append(h, c.Name)
+		h = append(h, c.Name, c.Name+"_std")
 		if c.Decibel {
 			h = append(h, c.Name+"_db")
 		}
@@ -320,7 +343,7 @@ func writeMetrics(path string, curves []curveResult) error {
 		for r, it := range c.mean.iterations {
 			row := []string{c.spec.Label, strconv.Itoa(it)}
 			for k, col := range c.cols {
-				row = append(row, formatFloat(c.value(r, k, false)))
+				row = append(row, formatFloat(c.value(r, k, false)), formatFloat(c.std.get(r, k)))
 				if col.Decibel {
 					row = append(row, formatFloat(c.value(r, k, true)))
 				}
@@ -340,11 +363,20 @@ func writeMetrics(path string, curves []curveResult) error {
 // formatFloat writes the shortest representation that reads back exactly.
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
+// runTables returns the metrics tables of a curve's runs, in run order.
+func runTables(jobs []*job) []*table {
+	tables := make([]*table, len(jobs))
+	for i, j := range jobs {
+		tables[i] = j.table
+	}
+	return tables
+}
+
 // summarize builds the summary of every curve.
 func summarize(plan *scenarios.Plan, curves []curveResult, opts *Options) *Summary {
 	s := &Summary{
 		Scenario: plan.Base.Name, Description: plan.Base.Description,
-		Version: Version, Engine: opts.Engine, Seed: plan.Base.Seed,
+		Version: Version, Engine: opts.Engine, Seed: plan.Base.Seed, Overrides: plan.Overrides,
 	}
 	for _, c := range curves {
 		sc := c.spec.Scenario
@@ -361,6 +393,9 @@ func summarize(plan *scenarios.Plan, curves []curveResult, opts *Options) *Summa
 			if col.Decibel {
 				cs.Final[col.Name+"_db"] = number(decibel(final))
 				cs.SteadyState[col.Name+"_db"] = number(decibel(steady))
+				if change, from, to, ok := trend(runTables(c.jobs), c.mean, k); ok {
+					cs.Trending = append(cs.Trending, Trend{Metric: col.Name + "_db", Change: number(change), From: from, To: to})
+				}
 			}
 		}
 		for _, j := range c.jobs {

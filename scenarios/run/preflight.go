@@ -113,12 +113,17 @@ func problemCost(sc *scenarios.Scenario, dir string) (bytes, ops float64) {
 			bytes = 4 * float64(st.Size())
 		}
 	case "idx":
-		// One byte per pixel, gzip about halves it, and the sets hold
-		// float64: about 16 times the files (8 for plain ones).
+		// One byte per pixel and gzip about halves it. The sets hold the
+		// files' bytes (data.IDXRows): about twice the files (once for
+		// plain ones); standardized sets hold float64, 8 times more.
 		samples = 0
+		perByte := 2.0
+		if d.IDX.Scale == "standardize" {
+			perByte = 16
+		}
 		for _, f := range []string{d.IDX.Images, d.IDX.TestImages} {
 			if st, err := os.Stat(resolve(dir, f)); err == nil && f != "" {
-				bytes += 16 * float64(st.Size())
+				bytes += perByte * float64(st.Size())
 			}
 		}
 	}

@@ -278,8 +278,11 @@ func runJobs(ctx context.Context, jobs []*job, opts *Options) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			system := actors.NewSystem(opts.Logger)
-			defer system.Close()
+			var system *actors.System // the reference engine has no actors
+			if opts.Engine == Actors {
+				system = actors.NewSystem(opts.Logger)
+				defer system.Close()
+			}
 			cache := &problemCache{}
 			for j := range next {
 				switch {
@@ -400,6 +403,9 @@ func (j *job) execute() error {
 			return err
 		}
 		return fmt.Errorf("curve %q, run %d: %w", j.curve.Label, j.run, err)
+	}
+	if n := sc.Network; j.opts.Engine == Reference && (n.Latency != 0 || n.Jitter != 0 || n.GradientTime != 0) {
+		j.stats.warnings = append(j.stats.warnings, "network.latency, network.jitter and network.gradient_time model virtual time, which the reference engine does not simulate: the metrics do not depend on them, and no virtual_time is reported (run with --engine actors for it)")
 	}
 	if sink != nil {
 		return sink.close()

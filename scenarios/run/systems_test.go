@@ -66,7 +66,7 @@ func TestSystemsEnginesAgree(t *testing.T) {
 		if !bytes.Equal(ma, mr) {
 			t.Errorf("%v: metrics differ between engines:\n%s\n---\n%s", set, head(ma), head(mr))
 		}
-		if !strings.HasPrefix(string(ma), "curve,iteration,msd,msd_db,time,dropped,late,lost\n") {
+		if !strings.HasPrefix(string(ma), "curve,iteration,msd,msd_std,msd_db,time,time_std,dropped,dropped_std,late,late_std,lost,lost_std\n") {
 			t.Errorf("%v: header %q", set, head(ma))
 		}
 		d, _ := res.Summary.Curves[0].Details["systems"].(map[string]any)
@@ -114,12 +114,13 @@ func TestZeroFaultRatesKeepTodaysNumbers(t *testing.T) {
 		t.Fatalf("%d and %d rows", len(a), len(b))
 	}
 	for i := range a {
-		// Columns curve, iteration, msd, msd_db, then the time column.
-		if strings.Join(a[i][1:4], ",") != strings.Join(b[i][1:4], ",") {
+		// Columns curve, iteration, msd, msd_std, msd_db, then the time
+		// column.
+		if strings.Join(a[i][1:5], ",") != strings.Join(b[i][1:5], ",") {
 			t.Fatalf("row %d: %v without the systems model, %v with it", i, a[i], b[i])
 		}
 	}
-	if b[0][4] != "time" || b[2][4] == "0" {
+	if b[0][5] != "time" || b[2][5] == "0" {
 		t.Errorf("time column %v", b[:3])
 	}
 }

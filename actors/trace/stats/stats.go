@@ -146,13 +146,21 @@ func (a *Accumulator) Stats() *Stats {
 	a.began = false
 	s := a.s
 	s.Rounds, s.Types, s.Actors = nil, nil, nil
-	totals := map[string]*RoundType{}
 	for _, rt := range a.rounds {
 		r := *rt
 		if r.Vectors > 0 {
 			r.MeanNorm = r.normSum / float64(r.Vectors)
 		}
 		s.Rounds = append(s.Rounds, r)
+	}
+	slices.SortFunc(s.Rounds, func(x, y RoundType) int {
+		return cmp.Or(cmp.Compare(x.Round, y.Round), cmp.Compare(x.Type, y.Type))
+	})
+	// The totals add the rows in round order, not in the map's random
+	// order: floating-point sums depend on it, and the statistics must be
+	// the same at every call.
+	totals := map[string]*RoundType{}
+	for _, r := range s.Rounds {
 		t := totals[r.Type]
 		if t == nil {
 			t = &RoundType{Round: -1, Type: r.Type}
@@ -163,9 +171,6 @@ func (a *Accumulator) Stats() *Stats {
 		t.Vectors += r.Vectors
 		t.normSum += r.normSum
 	}
-	slices.SortFunc(s.Rounds, func(x, y RoundType) int {
-		return cmp.Or(cmp.Compare(x.Round, y.Round), cmp.Compare(x.Type, y.Type))
-	})
 	for _, t := range totals {
 		r := *t
 		if r.Vectors > 0 {

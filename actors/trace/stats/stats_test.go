@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"math"
 	"testing"
 
 	"maple/actors/trace"
@@ -57,5 +58,29 @@ func TestAccumulator(t *testing.T) {
 	}
 	if x := s.Actors[0]; x.Sent != 2 || x.Received != 4 || x.BytesSent != 20 || x.BytesReceived != 24 {
 		t.Errorf("agent/0: %+v", x)
+	}
+}
+
+// The totals per type add the rounds' norms in round order, so the result is
+// the same at every call (Go randomizes map iteration). The norms are chosen
+// so that the order shows: 2⁵³ + 1 + 1 + … rounds to 2⁵³ when added first
+// to last (each 1 is half an ulp and lost), but any order that adds two 1s
+// before 2⁵³ keeps them.
+func TestTypeTotalsAreDeterministic(t *testing.T) {
+	const rounds = 12
+	want := (math.Exp2(53) + 0) / rounds // round order: every 1 is lost
+	for range 20 {
+		a := New()
+		for i := 1; i <= rounds; i++ {
+			norm := 1.0
+			if i == 1 {
+				norm = math.Exp2(53)
+			}
+			a.Add(&trace.Record{Seq: uint64(i), Round: i, From: "a", To: "b", Type: "Share", Dim: 1, Norm: norm})
+		}
+		s := a.Stats()
+		if got := s.Types[0].MeanNorm; got != want {
+			t.Fatalf("mean norm of the type total %v, want %v (the rounds' norms added in round order)", got, want)
+		}
 	}
 }
