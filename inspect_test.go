@@ -34,8 +34,13 @@ func TestInspectionWorksOnEveryBundledScenario(t *testing.T) {
 		"scenarios/decentralized/fig5.yaml":     {"--set", "data.dim=32"},
 		"scenarios/graphfl/fig7.yaml":           {"--set", "data.dim=32"},
 		"scenarios/fedplt/table5.yaml":          {"--set", "data.dim=10"},
+		"scenarios/systems/stragglers.yaml": {"--set", `curves=[{label: sync, set: {iterations: 2}}, {label: fedasync, set: {iterations: 2, algorithm.fedavg.server: fedasync}}, ` +
+			`{label: fedbuff, set: {iterations: 2, algorithm.fedavg.participants: 30, algorithm.fedavg.server: {kind: fedbuff, buffer: 10}}}]`},
 	}
 	for _, file := range files {
+		if file == failingScenario {
+			continue // it stops with an error by design (systems_test.go)
+		}
 		t.Run(strings.TrimSuffix(strings.TrimPrefix(file, "scenarios/"), ".yaml"), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
 			args := append([]string{"run", file, "--out", dir, "--trace", "--report", "--set", "runs=1", "--set", "iterations=2", "--set", "output.plot=false"}, extra[file]...)

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"maple/algorithms/rng"
+	"maple/algorithms/systems"
 )
 
 // Behaviour is the protocol logic of one actor. Receive handles one message;
@@ -69,6 +70,14 @@ func (c *Context) Send(to ID, m proto.Message) {
 	c.cell.run.send(c.cell, to, c.round, m)
 }
 
+// After sends m to the actor itself, arriving delay virtual seconds after
+// its clock: a timer, for deadlines and periodic work. A timer crosses no
+// link (no latency, never lost) and is delivered after every message that
+// arrives at the same time, so a deadline at t counts what arrives at t.
+func (c *Context) After(delay float64, m proto.Message) {
+	c.cell.run.timer(c.cell, delay, c.round, m)
+}
+
 // Rand returns the actor's random stream for purpose, derived from the run
 // seed, the actor's name and the purpose (see package rng): the same stream
 // every run with the same seed, independent of every other stream.
@@ -110,6 +119,8 @@ type cell struct {
 	pid       *actor.PID
 	clock     float64
 	stopped   bool
+	placed    bool            // a network node: its links can lose messages
+	device    *systems.Device // its device's link properties, if any
 	streams   map[string]*rand.Rand
 	logger    *zap.Logger
 	ctx       Context

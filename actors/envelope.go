@@ -35,6 +35,9 @@ type Envelope struct {
 	cause    uint64  // Seq of the delivery whose handling sent it; 0 for the harness
 	tapped   bool    // a wiretap's copy: not the protocol's message
 	intended ID      // for a copy, the receiver the message was addressed to
+	timer    bool    // a timer (Context.After): due after the messages arriving at the same time
+	lost     bool    // lost on its link: traced at its arrival time, never delivered
+	copy     bool    // the second copy of a duplicated message
 }
 
 // Wire returns the protobuf form of the envelope, for crossing processes.

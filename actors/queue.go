@@ -3,7 +3,8 @@ package actors
 import "container/heap"
 
 // queue holds the messages in flight, ordered by virtual arrival time and,
-// for equal times, by send order. Delivering from it in that order makes the
+// for equal times, messages before timers (Context.After) and then by send
+// order. Delivering from it in that order makes the
 // engine a discrete-event simulation: every actor handles its messages in the
 // order they arrive, whatever order they were produced in.
 type queue []*Envelope
@@ -11,10 +12,14 @@ type queue []*Envelope
 // Len implements heap.Interface.
 func (q queue) Len() int { return len(q) }
 
-// Less implements heap.Interface: earlier arrival first, then earlier send.
+// Less implements heap.Interface: earlier arrival first, then messages
+// before timers, then earlier send.
 func (q queue) Less(i, j int) bool {
 	if q[i].Time != q[j].Time {
 		return q[i].Time < q[j].Time
+	}
+	if q[i].timer != q[j].timer {
+		return !q[i].timer
 	}
 	return q[i].sent < q[j].sent
 }

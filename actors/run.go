@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime/debug"
+	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/eventstream"
@@ -12,15 +13,36 @@ import (
 
 	"maple/actors/trace"
 	"maple/algorithms/rng"
+	"maple/algorithms/systems"
 )
 
-// Timing is the virtual-time model of the links.
+// Timing is the virtual-time and fault model of the links.
 type Timing struct {
 	// Latency is the delay of every message, in virtual seconds.
 	Latency float64
 	// Jitter adds a delay drawn uniformly from [0, Jitter) per message, from
 	// the sender's "latency" stream.
 	Jitter float64
+	// Bandwidth, if positive, adds size/Bandwidth seconds to a message whose
+	// protobuf encoding is size bytes long. Devices placed with Place may
+	// have slower links (systems.Link.Between).
+	Bandwidth float64
+	// Loss and Duplicate are the probabilities that a message between two
+	// placed actors (network nodes, see Place) is lost or delivered twice,
+	// drawn from the sender's "faults" stream. A lost message is traced at
+	// the time it would have arrived and never delivered; the second copy
+	// of a duplicated message arrives one link delay after the first.
+	Loss, Duplicate float64
+}
+
+// link returns the model of the link from c to the actor to.
+func (t *Timing) link(from, to *cell) systems.Link {
+	l := systems.Link{Latency: t.Latency, Jitter: t.Jitter, Bandwidth: t.Bandwidth, Loss: t.Loss, Duplicate: t.Duplicate}
+	if !from.placed && !to.placed {
+		l.Loss, l.Duplicate = 0, 0
+		return l
+	}
+	return l.Between(from.device, to.device, from.placed && to.placed)
 }
 
 // TraceOptions switches message tracing on.
@@ -61,24 +83,27 @@ type Options struct {
 // per behaviour. Build it with Spawn, execute it once with Execute, and always
 // Close it.
 type Run struct {
-	opts     Options
-	system   *System
-	own      bool // the run created system and closes it
-	root     *actor.RootContext
-	props    []actor.PropsOption
-	cells    []*cell
-	inflight queue
-	sent     uint64            // messages sent so far
-	seq      uint64            // messages delivered so far
-	links    map[[2]ID]float64 // last arrival time per link, with jitter
-	finished bool
-	failure  error
-	warnings []string
-	warned   map[string]bool
-	sub      *eventstream.Subscription
-	free     []*Envelope
-	taps     []wiretap
-	plain    *actor.RootContext // delivers wiretap copies, outside the trace
+	opts      Options
+	system    *System
+	own       bool // the run created system and closes it
+	root      *actor.RootContext
+	props     []actor.PropsOption
+	cells     []*cell
+	inflight  queue
+	sent      uint64            // messages sent so far
+	seq       uint64            // trace records so far: deliveries and losses
+	delivered uint64            // messages delivered so far
+	lost      uint64            // messages lost so far
+	copies    uint64            // duplicate copies sent so far
+	links     map[[2]ID]float64 // last arrival time per link whose delays vary
+	finished  bool
+	failure   error
+	warnings  []string
+	warned    map[string]bool
+	sub       *eventstream.Subscription
+	free      []*Envelope
+	taps      []wiretap
+	plain     *actor.RootContext // delivers wiretap copies, outside the trace
 }
 
 // wiretap is a tap actor and the links it listens to.
@@ -120,6 +145,16 @@ func (r *Run) Spawn(name string, b Behaviour) ID {
 	return c.id
 }
 
+// Place makes actor id a network node on device d (nil: a node without a
+// device, such as a server): messages between two placed actors can be lost
+// or duplicated (Timing.Loss, Timing.Duplicate), and a device's class adds
+// its latency and limits the bandwidth of its links. Actors that are not
+// placed — the scheduler, the harness — talk over reliable links.
+func (r *Run) Place(id ID, d *systems.Device) {
+	c := r.cells[id]
+	c.placed, c.device = true, d
+}
+
 // Name returns the name of actor id.
 func (r *Run) Name(id ID) string {
 	if id == Environment {
@@ -145,7 +180,7 @@ func (r *Run) Rand(name, purpose string) *rand.Rand {
 // has stalled. When Options.Done is closed, Execute stops before the next
 // delivery and returns ErrInterrupted.
 func (r *Run) Execute(to ID, m proto.Message) error {
-	r.push(&Envelope{From: Environment, To: to, Body: m})
+	r.push(&Envelope{From: Environment, To: to, Body: m}, false)
 	for r.inflight.Len() > 0 && !r.finished && r.failure == nil {
 		select {
 		case <-r.opts.Done:
@@ -154,12 +189,17 @@ func (r *Run) Execute(to ID, m proto.Message) error {
 		}
 		env := r.inflight.pop()
 		c := r.cells[env.To]
+		if env.lost {
+			r.drop(env)
+			continue
+		}
 		if c.stopped {
 			r.fail(&Failure{Actor: c.name, Round: env.Round, Message: messageName(env.Body),
 				Cause: fmt.Errorf("message from %s to a stopped actor", r.Name(env.From))})
 			break
 		}
 		r.seq++
+		r.delivered++
 		env.Seq = r.seq
 		copies := r.tapped(env)
 		r.root.Send(c.pid, env)
@@ -173,18 +213,115 @@ func (r *Run) Execute(to ID, m proto.Message) error {
 		return r.failure
 	}
 	if !r.finished {
-		return ErrStalled
+		return r.stalled()
 	}
 	return nil
 }
 
-// send queues m from actor c to actor to, arriving after the link latency.
-// It is called while the delivery numbered r.seq is being handled, which is
-// therefore the message's cause.
+// drop records a lost message at the time it would have arrived: a trace
+// record marked lost and a KeyLost observation from its sender.
+func (r *Run) drop(env *Envelope) {
+	r.seq++
+	r.lost++
+	env.Seq = r.seq
+	if r.opts.Trace.Sink != nil {
+		r.record(env)
+	}
+	if obs := r.opts.Observer; obs != nil {
+		obs.Observe(env.From, env.Round, KeyLost, []float64{float64(env.To)})
+	}
+	r.recycle(env)
+}
+
+// Observation keys the engine itself reports to the run's observer.
+const (
+	// KeyLost reports a message lost on its link, from its sender, in its
+	// round; the value is the receiver's ID.
+	KeyLost = "engine/lost"
+	// KeyDuplicate reports the second copy of a duplicated message when it
+	// is sent, from its sender; the value is the receiver's ID.
+	KeyDuplicate = "engine/duplicate"
+)
+
+// Waiter is implemented by behaviours that can say what they are waiting
+// for. When a run stalls, the engine asks every actor and reports the
+// answers, so that, say, a server waiting for a reply that was lost names
+// the agent and the round.
+type Waiter interface {
+	// Waiting describes what the actor waits for, or returns "" when it
+	// waits for nothing.
+	Waiting() string
+}
+
+// Stalled is the error of a run that stalled: no message in flight and the
+// scheduler has not finished. It matches ErrStalled with errors.Is.
+type Stalled struct {
+	// Waiting lists, by actor, what the actors that implement Waiter wait
+	// for ("server: round 5 waits for agent/3").
+	Waiting []string
+}
+
+// Error implements error.
+func (s *Stalled) Error() string {
+	if len(s.Waiting) == 0 {
+		return ErrStalled.Error()
+	}
+	return ErrStalled.Error() + ": " + strings.Join(s.Waiting, "; ")
+}
+
+// Is reports whether target is ErrStalled.
+func (s *Stalled) Is(target error) bool { return target == ErrStalled }
+
+func (r *Run) stalled() error {
+	s := &Stalled{}
+	for _, c := range r.cells {
+		if w, ok := c.behaviour.(Waiter); ok {
+			if what := w.Waiting(); what != "" {
+				s.Waiting = append(s.Waiting, c.name+": "+what)
+			}
+		}
+	}
+	return s
+}
+
+// send queues m from actor c to actor to, arriving after the link's delay;
+// the link may lose or duplicate it. It is called while the delivery
+// numbered r.seq is being handled, which is therefore the message's cause.
 func (r *Run) send(c *cell, to ID, round int, m proto.Message) {
+	var l systems.Link
+	if to >= 0 && int(to) < len(r.cells) {
+		l = r.opts.Timing.link(c, r.cells[to])
+	} else {
+		l = systems.Link{Latency: r.opts.Timing.Latency, Jitter: r.opts.Timing.Jitter}
+	}
+	size := 0
+	if l.Bandwidth > 0 {
+		size = proto.Size(m)
+	}
+	d := l.Delay(size, func() *rand.Rand { return c.stream(systems.StreamLatency) })
+	copies := l.Copies(func() *rand.Rand { return c.stream(systems.StreamFaults) })
 	env := r.envelope()
-	*env = Envelope{From: c.id, To: to, Round: round, Time: c.clock + r.latency(c), Body: m, departed: c.clock, cause: r.seq}
-	r.push(env)
+	*env = Envelope{From: c.id, To: to, Round: round, Time: c.clock + d, Body: m, departed: c.clock, cause: r.seq}
+	env.lost = copies == 0
+	r.push(env, l.Reorders())
+	if copies == 2 {
+		dup := r.envelope()
+		*dup = Envelope{From: c.id, To: to, Round: round, Time: env.Time + d, Body: m, departed: c.clock, cause: r.seq}
+		dup.copy = true
+		r.push(dup, false)
+		r.copies++
+		if obs := r.opts.Observer; obs != nil {
+			obs.Observe(c.id, round, KeyDuplicate, []float64{float64(to)})
+		}
+	}
+}
+
+// timer queues m from actor c to itself, due delay seconds after its clock.
+func (r *Run) timer(c *cell, delay float64, round int, m proto.Message) {
+	env := r.envelope()
+	*env = Envelope{From: c.id, To: c.id, Round: round, Time: c.clock + delay, Body: m, departed: c.clock, cause: r.seq}
+	env.timer = true
+	r.push(env, false)
 }
 
 // Wiretap makes actor tap receive a copy of every message delivered on a
@@ -193,7 +330,9 @@ func (r *Run) send(c *cell, to ID, round int, m proto.Message) {
 // Context.Addressee. Copies are not protocol messages: they are not traced,
 // not counted by Messages and take no place in the delivery order, so a run
 // with a wiretap delivers exactly the messages, in the same order and at the
-// same virtual times, as the run without it. Call it before Execute.
+// same virtual times, as the run without it. A message lost on its link is
+// not delivered, so not copied; timers cross no link and are not copied.
+// Call it before Execute.
 func (r *Run) Wiretap(tap ID, on func(from, to ID) bool) {
 	r.taps = append(r.taps, wiretap{tap: tap, on: on})
 	if r.plain == nil {
@@ -206,7 +345,7 @@ func (r *Run) Wiretap(tap ID, on func(from, to ID) bool) {
 func (r *Run) tapped(env *Envelope) []*Envelope {
 	var copies []*Envelope
 	for _, w := range r.taps {
-		if env.From == w.tap || env.To == w.tap || !w.on(env.From, env.To) {
+		if env.timer || env.From == w.tap || env.To == w.tap || !w.on(env.From, env.To) {
 			continue
 		}
 		cp := r.envelope()
@@ -217,12 +356,13 @@ func (r *Run) tapped(env *Envelope) []*Envelope {
 	return copies
 }
 
-// push stamps env with its send order and queues it. With jitter, arrival
-// times are raised so that a link still delivers in send order.
-func (r *Run) push(env *Envelope) {
+// push stamps env with its send order and queues it. On links whose delays
+// vary (fifo), arrival times are raised so that the link still delivers in
+// send order.
+func (r *Run) push(env *Envelope, fifo bool) {
 	r.sent++
 	env.sent = r.sent
-	if r.opts.Timing.Jitter > 0 {
+	if fifo {
 		if r.links == nil {
 			r.links = map[[2]ID]float64{}
 		}
@@ -234,8 +374,15 @@ func (r *Run) push(env *Envelope) {
 }
 
 // Messages returns the number of messages delivered so far, the harness's
-// Start included.
-func (r *Run) Messages() uint64 { return r.seq }
+// Start included (lost messages are not delivered).
+func (r *Run) Messages() uint64 { return r.delivered }
+
+// Lost returns the number of messages lost on their links so far, and
+// Duplicated the number of messages their links delivered twice.
+func (r *Run) Lost() uint64 { return r.lost }
+
+// Duplicated returns the number of messages sent twice by their links.
+func (r *Run) Duplicated() uint64 { return r.copies }
 
 // Duration returns the run's virtual duration so far: the latest clock of
 // any actor.
@@ -283,14 +430,6 @@ func (r *Run) recycle(e *Envelope) {
 	r.free = append(r.free, e)
 }
 
-func (r *Run) latency(c *cell) float64 {
-	d := r.opts.Timing.Latency
-	if r.opts.Timing.Jitter > 0 {
-		d += r.opts.Timing.Jitter * c.stream("latency").Float64()
-	}
-	return d
-}
-
 func (r *Run) fail(f *Failure) {
 	if r.failure == nil {
 		r.failure = f
@@ -335,15 +474,34 @@ func (r *Run) traceMiddleware(next actor.SenderFunc) actor.SenderFunc {
 			return
 		}
 		c := r.cells[env.To]
-		rec := trace.Record{Seq: env.Seq, Run: r.opts.Run, Curve: r.opts.Curve, Time: env.Time,
-			Round: env.Round, From: r.Name(env.From), To: r.Name(env.To),
-			Sent: env.departed, Start: max(c.clock, env.Time), Cause: env.cause}
-		trace.Describe(&rec, env.Body, r.opts.Trace.Payload)
+		rec := r.newRecord(env, max(c.clock, env.Time))
 		next(ctx, target, me) // handles the message and recycles env
 		rec.End = c.clock
-		if err := r.opts.Trace.Sink(&rec); err != nil {
-			r.fail(&Failure{Actor: rec.From, Round: rec.Round, Message: rec.Type, Cause: fmt.Errorf("writing trace: %w", err)})
-		}
+		r.write(&rec)
+	}
+}
+
+// newRecord describes env in a trace record whose handling starts at start.
+func (r *Run) newRecord(env *Envelope, start float64) trace.Record {
+	rec := trace.Record{Seq: env.Seq, Run: r.opts.Run, Curve: r.opts.Curve, Time: env.Time,
+		Round: env.Round, From: r.Name(env.From), To: r.Name(env.To),
+		Sent: env.departed, Start: start, Cause: env.cause,
+		Lost: env.lost, Duplicate: env.copy, Timer: env.timer}
+	trace.Describe(&rec, env.Body, r.opts.Trace.Payload)
+	return rec
+}
+
+// record writes the trace record of a message that is not delivered (lost):
+// it is handled by nobody, so its handling starts and ends at its arrival.
+func (r *Run) record(env *Envelope) {
+	rec := r.newRecord(env, env.Time)
+	rec.End = env.Time
+	r.write(&rec)
+}
+
+func (r *Run) write(rec *trace.Record) {
+	if err := r.opts.Trace.Sink(rec); err != nil {
+		r.fail(&Failure{Actor: rec.From, Round: rec.Round, Message: rec.Type, Cause: fmt.Errorf("writing trace: %w", err)})
 	}
 }
 

@@ -70,6 +70,14 @@ func (w *walker) check(n *yaml.Node, t reflect.Type, path string) error {
 		if !ok {
 			return w.errAt(k, field, "unknown field (expected one of: %s)", strings.Join(fieldNames(t), ", "))
 		}
+		if f.Type == behaviourType {
+			rv := resolveAlias(v)
+			w.pos[field] = position{line: rv.Line, origin: w.loader.origins[rv]}
+			if err := w.checkBehaviour(v, f.Tag.Get("slot"), field); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := w.check(v, f.Type, field); err != nil {
 			return err
 		}

@@ -38,7 +38,7 @@ func defaults(algorithm, data string) *Scenario {
 		Loss:      Loss{Kind: "least-squares", Rho: 0.001},
 		Algorithm: Algorithm{Kind: algorithm, StepSize: 0.01},
 		Privacy:   Privacy{Scheme: "none", Mechanism: "laplace", Variance: 0.01, Accountant: defaultAccountant()},
-		Output:    Output{Every: 1, SteadyState: 0.1, Plot: true},
+		Output:    Output{Every: 1, SteadyState: 0.1, Plot: true, XAxis: "iteration"},
 	}
 	switch data {
 	case "regression":
@@ -121,6 +121,7 @@ func fillDependentDefaults(c *CurveSpec) {
 		}
 	}
 	completeModel(sc, set)
+	completeSystems(sc, set)
 	// The accountant's defaults are in place before the file is decoded, so
 	// that a file setting one of its keys keeps the defaults of the others.
 	// Without noise, or without an optimum w^o to state the bound with, it

@@ -34,6 +34,10 @@ type Family struct {
 	// Validate checks the family's parameters and how they combine with the
 	// shared sections, reporting through v.
 	Validate func(v *Validator, sc *Scenario)
+	// Systems lists the systems fields (FieldStepTime, FieldLoss, …) the
+	// family models on both engines, or refuses on one with its own error;
+	// a scenario that sets any other is refused, naming the field.
+	Systems []string
 	// Nodes, if set, returns the number of nodes of the topology and the
 	// field that sets it, for a family whose graph does not join the data
 	// holders (graph federated learning: the servers). Without it the
@@ -115,5 +119,6 @@ func (v *Validator) validateFamily(sc *Scenario) {
 	if !slices.Contains(f.Schemes, sc.Privacy.Scheme) {
 		v.OneOf("privacy.scheme", sc.Privacy.Scheme, f.Schemes)
 	}
+	v.validateSystems(sc, f)
 	f.Validate(v, sc)
 }

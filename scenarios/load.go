@@ -393,6 +393,13 @@ func (l *loader) set(root *yaml.Node, field string, value *yaml.Node, origin str
 			n = child
 		} else {
 			n = n.Content[idx+1]
+			if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" {
+				// A behaviour given by name (server: median) whose
+				// parameter is set: it becomes {kind: median}.
+				kind := *n
+				*n = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: kind.Line, Column: kind.Column,
+					Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: "kind", Line: kind.Line}, &kind}}
+			}
 		}
 	}
 	return nil

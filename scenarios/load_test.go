@@ -69,9 +69,9 @@ func TestBadScenariosGiveOneClearLine(t *testing.T) {
 		{"curve with bad value", minimal + "curves:\n  - label: a\n    set: {algorithm.step_size: 0}\n", nil, "t.yaml:12: algorithm.step_size: must be a positive number, got 0"},
 		{"override of a new field wrong for a curve", minimal + "curves:\n  - {label: a, set: {runs: 2}}\n", []string{"privacy.form=ratio"}, "--set privacy.form=ratio: privacy.form: does not apply"},
 		{"sweep not a list", minimal + "sweep:\n  runs: 3\n", nil, "t.yaml:11: sweep: runs: expected a non-empty list"},
-		{"unknown server", minimal + "    server: trimmed\n", nil, `t.yaml:10: algorithm.fedavg.server: unknown server behaviour "trimmed" (expected one of: mean, median, trimmed-mean)`},
-		{"trim without trimmed-mean", minimal + "    trim: 0.2\n", nil, "t.yaml:10: algorithm.fedavg.trim: does not apply: only the trimmed-mean server trims"},
-		{"trim that drops nothing", minimal + "    server: trimmed-mean\n    trim: 0.1\n", nil, "algorithm.fedavg.trim: 0.1 of 5 replies per round drops none"},
+		{"unknown server", minimal + "    server: trimmed\n", nil, `t.yaml:10: algorithm.fedavg.server: unknown server behaviour "trimmed" (registered: fedasync, fedbuff, mean, median, trimmed-mean)`},
+		{"trim without trimmed-mean", minimal + "    server: {kind: median, trim: 0.2}\n", nil, "t.yaml:10: algorithm.fedavg.server.trim: unknown parameter: behaviour median has none"},
+		{"trim that drops nothing", minimal + "    server: {kind: trimmed-mean, trim: 0.1}\n", nil, "algorithm.fedavg.server.trim: 0.1 of 5 replies per round drops none"},
 		{"radius of a ring", "algorithm: {kind: diffusion}\ntopology: {graph: ring, radius: 0.5}\n", nil, "t.yaml:2: topology.radius: does not apply: graph ring has no radius (only geometric)"},
 		{"fresh ring per run", "algorithm: {kind: diffusion}\ntopology: {graph: ring, regenerate: per-run}\n", nil, "t.yaml:2: topology.regenerate: does not apply: graph ring is not random"},
 		{"delta for laplace", minimal + "privacy: {scheme: update-noise, accountant: {delta: 0.001}}\n", nil, "privacy.accountant.delta: does not apply: the Laplace bound is a pure ε"},
@@ -119,7 +119,7 @@ func TestDefaultsAreFilledIn(t *testing.T) {
 	if sc.Runs != 1 || sc.Iterations != 100 || sc.Loss.Kind != "least-squares" || sc.Data.Regression == nil {
 		t.Errorf("top-level defaults missing: %+v", sc)
 	}
-	if fa.Participation != "without-replacement" || fa.Server != "mean" || !fa.Normalized || fa.LocalSteps != (scenarios.IntRange{1, 1}) {
+	if fa.Participation != "without-replacement" || fa.Server.Kind != "mean" || !fa.Normalized || fa.LocalSteps != (scenarios.IntRange{1, 1}) {
 		t.Errorf("fedavg defaults missing: %+v", fa)
 	}
 	if sc.Data.Samples != (scenarios.IntRange{30, 30}) {

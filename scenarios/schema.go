@@ -212,6 +212,10 @@ type Topology struct {
 	// Regenerate is once (one graph for every run, the papers' "generated
 	// network") or per-run.
 	Regenerate string `yaml:"regenerate"`
+	// LinkFailure is the probability that a link of the graph is down in a
+	// round (a time-varying graph): the combination weights are recomputed
+	// over the live links by the weights rule.
+	LinkFailure float64 `yaml:"link_failure,omitempty"`
 }
 
 // Privacy selects the privacy scheme.
@@ -276,6 +280,28 @@ type Network struct {
 	Jitter float64 `yaml:"jitter"`
 	// GradientTime is the virtual compute time of one sample gradient.
 	GradientTime float64 `yaml:"gradient_time"`
+	// The fields below are the systems model (docs/systems.md; their
+	// types and checks are in systems.go). They are off unless set.
+	//
+	// Bandwidth, if positive, adds size/bandwidth seconds to every
+	// message (bytes per second).
+	Bandwidth float64 `yaml:"bandwidth,omitempty"`
+	// StepTime is the compute time per local step.
+	StepTime *StepTime `yaml:"step_time,omitempty"`
+	// Classes are the device classes (slow devices, far devices, …).
+	Classes []DeviceClass `yaml:"classes,omitempty"`
+	// Loss and Duplicate are the probabilities that a message between two
+	// network nodes is lost or delivered twice.
+	Loss      float64 `yaml:"loss,omitempty"`
+	Duplicate float64 `yaml:"duplicate,omitempty"`
+	// Dropout is the probability that an agent given a task does not
+	// answer it.
+	Dropout float64 `yaml:"dropout,omitempty"`
+	// Availability is a CSV file of agent,from,to rows: the windows of
+	// virtual time in which each listed agent is available.
+	Availability string `yaml:"availability,omitempty"`
+	// Crashes makes agents stop for good.
+	Crashes *Crashes `yaml:"crashes,omitempty"`
 }
 
 // Output controls what a run writes.
@@ -302,6 +328,10 @@ type Output struct {
 	// Claims maps curve labels to what the paper states about them, copied
 	// into their summary beside the measured values.
 	Claims map[string]string `yaml:"claims,omitempty"`
+	// XAxis is iteration (the default) or time: with time, metrics.csv gains
+	// the virtual time of every recorded iteration (column time) and every
+	// metric is also drawn against it (METRIC-by-time.png).
+	XAxis string `yaml:"x_axis"`
 }
 
 // Curve is one explicitly listed curve: a label and the fields it sets.

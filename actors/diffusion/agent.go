@@ -10,6 +10,7 @@ import (
 	"maple/actors"
 	"maple/actors/msg"
 	"maple/algorithms/diffusion"
+	"maple/algorithms/systems"
 	"maple/privacy/pairmask"
 )
 
@@ -22,6 +23,9 @@ const (
 	// set-up messages, their counts [roles, keys, relays]
 	// (diffusion.SetupCounts).
 	KeySetup = "lgh-setup"
+	// KeyTime reports the agent's virtual clock when it reports its model
+	// (just before it): [seconds].
+	KeyTime = "time"
 )
 
 // SharedKey returns the key under which an agent reports the noise-free
@@ -48,8 +52,13 @@ type Agent struct {
 	// GradientTime is the virtual compute time of one sample gradient.
 	GradientTime float64
 
-	in  diffusion.Message // the decoded incoming message, reused
-	box outbox
+	// Device, if set, charges the compute time of the gradients (it then
+	// replaces GradientTime).
+	Device *systems.Device
+
+	in   diffusion.Message // the decoded incoming message, reused
+	box  outbox
+	live diffusion.Live // the round's live links, decoded from DiffusionLinks
 }
 
 // SetupRound is the round of the local graph-homomorphic set-up messages
@@ -64,12 +73,16 @@ func (a *Agent) Receive(ctx *actors.Context, m proto.Message) error {
 	if ctx.Round() == SetupRound && isSetup(m) {
 		ctx.SetRound(1) // what it sends in reply, but set-up, is iteration 1's
 	}
-	a.box = outbox{ctx: ctx, first: a.First, gradientTime: a.GradientTime}
+	a.box = outbox{ctx: ctx, first: a.First, gradientTime: a.GradientTime, device: a.Device}
 	defer func() { a.box.ctx = nil }()
 	var complete bool
 	var err error
 	if _, ok := m.(*msg.Tick); ok {
 		complete, err = a.Core.Begin(ctx.Round(), &a.box)
+	} else if l, ok := m.(*msg.DiffusionLinks); ok {
+		a.live = diffusion.Live{Down: l.GetDown(), Self: l.GetSelf(), Senders: l.GetSenders(), Weights: l.GetWeights(),
+			Receivers: l.GetReceivers(), Given: l.GetGiven()}
+		complete, err = a.Core.BeginLive(ctx.Round(), &a.live, &a.box)
 	} else if err = a.decode(ctx, m); err == nil {
 		complete, err = a.Core.Step(ctx.Round(), &a.in, &a.box)
 	}
@@ -104,6 +117,20 @@ func (a *Agent) decode(ctx *actors.Context, m proto.Message) error {
 		a.in.Kind, a.in.Other, a.in.Stage, a.in.Values = diffusion.PaperPublic, int(m.GetPartner()), int(m.GetStage()), m.GetValues()
 	case *msg.RelayedPaperPublic:
 		a.in.Kind, a.in.Other, a.in.Stage, a.in.Values = diffusion.RelayedPaper, int(m.GetOrigin()), int(m.GetStage()), m.GetValues()
+	case *msg.DiffusionMaskRequest:
+		a.in.Kind, a.in.Stage = diffusion.MaskRequest, int(m.GetStage())
+		for _, p := range m.GetAbsent() {
+			a.in.Partners = append(a.in.Partners, int(p))
+		}
+	case *msg.DiffusionMaskReveal:
+		a.in.Kind, a.in.Stage, a.in.Values = diffusion.MaskReveal, int(m.GetStage()), m.GetValues()
+	case *msg.DiffusionRekey:
+		a.in.Kind, a.in.Stage, a.in.Role, a.in.Keys = diffusion.Rekey, int(m.GetStage()), roleFromWire(m.GetRole()), m.GetKeys()
+		for _, p := range m.GetPartners() {
+			a.in.Partners = append(a.in.Partners, int(p))
+		}
+	case *msg.DiffusionRekeyedShare:
+		a.in.Kind, a.in.Stage, a.in.Values = diffusion.RekeyedShare, int(m.GetStage()), m.GetPayload()
 	default:
 		return fmt.Errorf("agent cannot handle %s", messageName(m))
 	}
@@ -112,6 +139,7 @@ func (a *Agent) decode(ctx *actors.Context, m proto.Message) error {
 
 // report tells the observer what the metrics need at the end of a round.
 func (a *Agent) report(ctx *actors.Context) {
+	ctx.Observe(KeyTime, []float64{ctx.Now()})
 	ctx.Observe(KeyModel, a.Core.Model())
 	for j := range 3 {
 		if g := a.Core.Draw(j); g != nil {
@@ -133,6 +161,7 @@ type outbox struct {
 	ctx          *actors.Context
 	first        actors.ID
 	gradientTime float64
+	device       *systems.Device
 }
 
 // Send implements diffusion.Outbox.
@@ -155,6 +184,25 @@ func (o *outbox) Send(m *diffusion.Message) {
 		body = &msg.PaperPublic{Partner: int32(m.Other), Stage: int32(m.Stage), Values: slices.Clone(m.Values)}
 	case diffusion.RelayedPaper:
 		body = &msg.RelayedPaperPublic{Origin: int32(m.Other), Stage: int32(m.Stage), Values: slices.Clone(m.Values)}
+	case diffusion.MaskRequest:
+		r := &msg.DiffusionMaskRequest{Stage: int32(m.Stage)}
+		for _, p := range m.Partners {
+			r.Absent = append(r.Absent, int32(p))
+		}
+		body = r
+	case diffusion.MaskReveal:
+		body = &msg.DiffusionMaskReveal{Stage: int32(m.Stage), Values: slices.Clone(m.Values)}
+	case diffusion.Rekey:
+		r := &msg.DiffusionRekey{Stage: int32(m.Stage), Role: roleToWire(m.Role)}
+		for _, p := range m.Partners {
+			r.Partners = append(r.Partners, int32(p))
+		}
+		for _, k := range m.Keys {
+			r.Keys = append(r.Keys, slices.Clone(k))
+		}
+		body = r
+	case diffusion.RekeyedShare:
+		body = &msg.DiffusionRekeyedShare{Stage: int32(m.Stage), Payload: slices.Clone(m.Values)}
 	}
 	if isSetup(body) {
 		round := o.ctx.Round()
@@ -174,10 +222,19 @@ func isSetup(m proto.Message) bool {
 }
 
 // Spend implements diffusion.Outbox.
-func (o *outbox) Spend(n int) { o.ctx.Spend(float64(n) * o.gradientTime) }
+func (o *outbox) Spend(n int) {
+	if o.device != nil {
+		o.ctx.Spend(o.device.ComputeTime(1, n)) // one gradient step of n sample gradients
+		return
+	}
+	o.ctx.Spend(float64(n) * o.gradientTime)
+}
 
 // Warn implements diffusion.Outbox.
 func (o *outbox) Warn(message string) { o.ctx.Warn(message) }
+
+// Report implements diffusion.Outbox: an observation, outside the protocol.
+func (o *outbox) Report(key string, v []float64) { o.ctx.Observe(key, v) }
 
 func roleToWire(r pairmask.Role) msg.MaskRole {
 	switch r {

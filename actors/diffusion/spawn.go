@@ -11,6 +11,7 @@ import (
 	"maple/algorithms/data"
 	"maple/algorithms/diffusion"
 	"maple/algorithms/loss"
+	"maple/algorithms/systems"
 )
 
 // SchedulerName is the actor name of the scheduler.
@@ -33,6 +34,24 @@ type Setup struct {
 	Iterations int
 	// GradientTime is the virtual compute time of one sample gradient.
 	GradientTime float64
+	// Devices, if set, are the agents' devices: they charge each gradient
+	// step's compute time (replacing GradientTime).
+	Devices []*systems.Device
+	// Dynamics, if set, makes the graph time-varying: a scheduler draws each
+	// round's live graph (with its own devices for the agents that are
+	// down) and opens the round with DiffusionLinks instead of Tick.
+	Dynamics *diffusion.Dynamics
+	// Async, if set, runs asynchronous ATC (diffusion.AsyncAgent): agents
+	// combine whatever has arrived Wait seconds after their compute, for
+	// Iterations steps each.
+	Async *Async
+}
+
+// Async configures asynchronous agents.
+type Async struct {
+	// Wait is the virtual time between the end of an agent's compute and
+	// its combine.
+	Wait float64
 }
 
 // Network validates the setup's configuration and matrix and returns the
@@ -88,17 +107,67 @@ func Spawn(r *actors.Run, s Setup) (actors.ID, error) {
 		return 0, fmt.Errorf("%d datasets for %d agents", len(s.Sets), net.Agents())
 	}
 	streams := func(owner, purpose string) *rand.Rand { return r.Rand(owner, purpose) }
+	if s.Devices != nil && len(s.Devices) != net.Agents() {
+		return 0, fmt.Errorf("%d devices for %d agents", len(s.Devices), net.Agents())
+	}
+	if s.Async != nil {
+		return spawnAsync(r, s, net, streams)
+	}
 	cores := make([]*diffusion.Agent, net.Agents())
 	for p := range cores {
 		if cores[p], err = diffusion.NewAgent(net, p, s.Sets[p], s.Loss, s.W0, streams); err != nil {
 			return 0, err
 		}
 	}
-	sched := &actors.Scheduler{Rounds: s.Iterations}
-	schedID := r.Spawn(SchedulerName, sched)
+	var (
+		schedID actors.ID
+		targets *[]actors.ID
+	)
+	if s.Dynamics != nil {
+		process, err := diffusion.NewLinkProcess(s.A, *s.Dynamics, streams)
+		if err != nil {
+			return 0, err
+		}
+		ls := &linkScheduler{process: process, net: net, rounds: s.Iterations}
+		schedID, targets = r.Spawn(SchedulerName, ls), &ls.agents
+	} else {
+		sched := &actors.Scheduler{Rounds: s.Iterations}
+		schedID, targets = r.Spawn(SchedulerName, sched), &sched.Targets
+	}
 	for p, core := range cores {
 		b := &Agent{Core: core, Scheduler: schedID, First: schedID + 1, Agents: len(cores), GradientTime: s.GradientTime}
-		sched.Targets = append(sched.Targets, r.Spawn(diffusion.AgentName(p), b))
+		id := r.Spawn(diffusion.AgentName(p), b)
+		if s.Devices != nil {
+			b.Device = s.Devices[p]
+			r.Place(id, s.Devices[p])
+		}
+		*targets = append(*targets, id)
+	}
+	return schedID, nil
+}
+
+// spawnAsync creates the actors of an asynchronous run: a scheduler that
+// starts every agent with one Tick and waits for their Done, and the
+// asynchronous agents, placed on their devices.
+func spawnAsync(r *actors.Run, s Setup, net *diffusion.Network, streams diffusion.Streams) (actors.ID, error) {
+	cores := make([]*diffusion.AsyncAgent, net.Agents())
+	for p := range cores {
+		var err error
+		if cores[p], err = diffusion.NewAsyncAgent(net, p, s.Sets[p], s.Loss, s.W0, streams); err != nil {
+			return 0, err
+		}
+	}
+	sched := &actors.Scheduler{Rounds: 1}
+	schedID := r.Spawn(SchedulerName, sched)
+	for p, core := range cores {
+		a := &asyncAgent{core: core, scheduler: schedID, first: schedID + 1, agents: len(cores), steps: s.Iterations,
+			wait: s.Async.Wait, gradient: s.GradientTime}
+		id := r.Spawn(diffusion.AgentName(p), a)
+		if s.Devices != nil {
+			a.device = s.Devices[p]
+			r.Place(id, s.Devices[p])
+		}
+		sched.Targets = append(sched.Targets, id)
 	}
 	return schedID, nil
 }

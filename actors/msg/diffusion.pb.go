@@ -429,6 +429,375 @@ func (x *RelayedPaperPublic) GetValues() []float64 {
 	return nil
 }
 
+// DiffusionLinks opens a round of a time-varying graph in place of Tick: the
+// scheduler (the network itself) tells each agent which of its links are up
+// this round and its weights in the round's combination matrix. Senders and
+// receivers are listed in ascending agent order, as in the base graph.
+type DiffusionLinks struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// down is set when the agent itself skips the round.
+	Down bool `protobuf:"varint,1,opt,name=down,proto3" json:"down,omitempty"`
+	// self is the agent's own weight a_pp.
+	Self float64 `protobuf:"fixed64,2,opt,name=self,proto3" json:"self,omitempty"`
+	// senders[s] says whether the s-th agent it listens to is live, and
+	// weights[s] is the weight a_mp it gives it.
+	Senders []bool    `protobuf:"varint,3,rep,packed,name=senders,proto3" json:"senders,omitempty"`
+	Weights []float64 `protobuf:"fixed64,4,rep,packed,name=weights,proto3" json:"weights,omitempty"`
+	// receivers[r] says whether the r-th agent listening to it is live, and
+	// given[r] is the weight a_pk that agent gives it.
+	Receivers     []bool    `protobuf:"varint,5,rep,packed,name=receivers,proto3" json:"receivers,omitempty"`
+	Given         []float64 `protobuf:"fixed64,6,rep,packed,name=given,proto3" json:"given,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DiffusionLinks) Reset() {
+	*x = DiffusionLinks{}
+	mi := &file_diffusion_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DiffusionLinks) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DiffusionLinks) ProtoMessage() {}
+
+func (x *DiffusionLinks) ProtoReflect() protoreflect.Message {
+	mi := &file_diffusion_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DiffusionLinks.ProtoReflect.Descriptor instead.
+func (*DiffusionLinks) Descriptor() ([]byte, []int) {
+	return file_diffusion_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *DiffusionLinks) GetDown() bool {
+	if x != nil {
+		return x.Down
+	}
+	return false
+}
+
+func (x *DiffusionLinks) GetSelf() float64 {
+	if x != nil {
+		return x.Self
+	}
+	return 0
+}
+
+func (x *DiffusionLinks) GetSenders() []bool {
+	if x != nil {
+		return x.Senders
+	}
+	return nil
+}
+
+func (x *DiffusionLinks) GetWeights() []float64 {
+	if x != nil {
+		return x.Weights
+	}
+	return nil
+}
+
+func (x *DiffusionLinks) GetReceivers() []bool {
+	if x != nil {
+		return x.Receivers
+	}
+	return nil
+}
+
+func (x *DiffusionLinks) GetGiven() []float64 {
+	if x != nil {
+		return x.Given
+	}
+	return nil
+}
+
+// DiffusionWake is the timer an asynchronous agent sets for itself when it
+// has sent its step's iterate: when it fires, the agent combines whatever
+// its neighbours' iterates have arrived. It crosses no link.
+type DiffusionWake struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DiffusionWake) Reset() {
+	*x = DiffusionWake{}
+	mi := &file_diffusion_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DiffusionWake) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DiffusionWake) ProtoMessage() {}
+
+func (x *DiffusionWake) ProtoReflect() protoreflect.Message {
+	mi := &file_diffusion_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DiffusionWake.ProtoReflect.Descriptor instead.
+func (*DiffusionWake) Descriptor() ([]byte, []int) {
+	return file_diffusion_proto_rawDescGZIP(), []int{7}
+}
+
+// DiffusionMaskRequest asks a live sender, under the drop-mask policy, for
+// the masks of stage it shares with partners that are down this round
+// (absent, ascending): their pair masks cannot cancel in the receiver's
+// aggregate.
+type DiffusionMaskRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Stage         int32                  `protobuf:"varint,1,opt,name=stage,proto3" json:"stage,omitempty"`
+	Absent        []int32                `protobuf:"varint,2,rep,packed,name=absent,proto3" json:"absent,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DiffusionMaskRequest) Reset() {
+	*x = DiffusionMaskRequest{}
+	mi := &file_diffusion_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DiffusionMaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DiffusionMaskRequest) ProtoMessage() {}
+
+func (x *DiffusionMaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_diffusion_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DiffusionMaskRequest.ProtoReflect.Descriptor instead.
+func (*DiffusionMaskRequest) Descriptor() ([]byte, []int) {
+	return file_diffusion_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *DiffusionMaskRequest) GetStage() int32 {
+	if x != nil {
+		return x.Stage
+	}
+	return 0
+}
+
+func (x *DiffusionMaskRequest) GetAbsent() []int32 {
+	if x != nil {
+		return x.Absent
+	}
+	return nil
+}
+
+// DiffusionMaskReveal answers a DiffusionMaskRequest with Σ ±g over the
+// absent partners (the sign of the sender's role), which the receiver
+// removes from its aggregate.
+type DiffusionMaskReveal struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Stage         int32                  `protobuf:"varint,1,opt,name=stage,proto3" json:"stage,omitempty"`
+	Values        []float64              `protobuf:"fixed64,2,rep,packed,name=values,proto3" json:"values,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DiffusionMaskReveal) Reset() {
+	*x = DiffusionMaskReveal{}
+	mi := &file_diffusion_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DiffusionMaskReveal) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DiffusionMaskReveal) ProtoMessage() {}
+
+func (x *DiffusionMaskReveal) ProtoReflect() protoreflect.Message {
+	mi := &file_diffusion_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DiffusionMaskReveal.ProtoReflect.Descriptor instead.
+func (*DiffusionMaskReveal) Descriptor() ([]byte, []int) {
+	return file_diffusion_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *DiffusionMaskReveal) GetStage() int32 {
+	if x != nil {
+		return x.Stage
+	}
+	return 0
+}
+
+func (x *DiffusionMaskReveal) GetValues() []float64 {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+// DiffusionRekey gives a live sender, under the re-key policy, its role and
+// partners among the round's live senders of the receiver for stage, with
+// the partners' X25519 public keys (secure keys; absent for oracle keys).
+type DiffusionRekey struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Stage         int32                  `protobuf:"varint,1,opt,name=stage,proto3" json:"stage,omitempty"`
+	Role          MaskRole               `protobuf:"varint,2,opt,name=role,proto3,enum=maple.msg.MaskRole" json:"role,omitempty"`
+	Partners      []int32                `protobuf:"varint,3,rep,packed,name=partners,proto3" json:"partners,omitempty"`
+	Keys          [][]byte               `protobuf:"bytes,4,rep,name=keys,proto3" json:"keys,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DiffusionRekey) Reset() {
+	*x = DiffusionRekey{}
+	mi := &file_diffusion_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DiffusionRekey) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DiffusionRekey) ProtoMessage() {}
+
+func (x *DiffusionRekey) ProtoReflect() protoreflect.Message {
+	mi := &file_diffusion_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DiffusionRekey.ProtoReflect.Descriptor instead.
+func (*DiffusionRekey) Descriptor() ([]byte, []int) {
+	return file_diffusion_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *DiffusionRekey) GetStage() int32 {
+	if x != nil {
+		return x.Stage
+	}
+	return 0
+}
+
+func (x *DiffusionRekey) GetRole() MaskRole {
+	if x != nil {
+		return x.Role
+	}
+	return MaskRole_MASK_ROLE_UNSPECIFIED
+}
+
+func (x *DiffusionRekey) GetPartners() []int32 {
+	if x != nil {
+		return x.Partners
+	}
+	return nil
+}
+
+func (x *DiffusionRekey) GetKeys() [][]byte {
+	if x != nil {
+		return x.Keys
+	}
+	return nil
+}
+
+// DiffusionRekeyedShare is a live sender's stage share masked afresh with
+// its new partners (the masks of slot stage + 3), replacing its first one.
+type DiffusionRekeyedShare struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Stage         int32                  `protobuf:"varint,1,opt,name=stage,proto3" json:"stage,omitempty"`
+	Payload       []float64              `protobuf:"fixed64,2,rep,packed,name=payload,proto3" json:"payload,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DiffusionRekeyedShare) Reset() {
+	*x = DiffusionRekeyedShare{}
+	mi := &file_diffusion_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DiffusionRekeyedShare) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DiffusionRekeyedShare) ProtoMessage() {}
+
+func (x *DiffusionRekeyedShare) ProtoReflect() protoreflect.Message {
+	mi := &file_diffusion_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DiffusionRekeyedShare.ProtoReflect.Descriptor instead.
+func (*DiffusionRekeyedShare) Descriptor() ([]byte, []int) {
+	return file_diffusion_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *DiffusionRekeyedShare) GetStage() int32 {
+	if x != nil {
+		return x.Stage
+	}
+	return 0
+}
+
+func (x *DiffusionRekeyedShare) GetPayload() []float64 {
+	if x != nil {
+		return x.Payload
+	}
+	return nil
+}
+
 var File_diffusion_proto protoreflect.FileDescriptor
 
 const file_diffusion_proto_rawDesc = "" +
@@ -455,7 +824,29 @@ const file_diffusion_proto_rawDesc = "" +
 	"\x12RelayedPaperPublic\x12\x16\n" +
 	"\x06origin\x18\x01 \x01(\x05R\x06origin\x12\x14\n" +
 	"\x05stage\x18\x02 \x01(\x05R\x05stage\x12\x16\n" +
-	"\x06values\x18\x03 \x03(\x01R\x06values*f\n" +
+	"\x06values\x18\x03 \x03(\x01R\x06values\"\xa0\x01\n" +
+	"\x0eDiffusionLinks\x12\x12\n" +
+	"\x04down\x18\x01 \x01(\bR\x04down\x12\x12\n" +
+	"\x04self\x18\x02 \x01(\x01R\x04self\x12\x18\n" +
+	"\asenders\x18\x03 \x03(\bR\asenders\x12\x18\n" +
+	"\aweights\x18\x04 \x03(\x01R\aweights\x12\x1c\n" +
+	"\treceivers\x18\x05 \x03(\bR\treceivers\x12\x14\n" +
+	"\x05given\x18\x06 \x03(\x01R\x05given\"\x0f\n" +
+	"\rDiffusionWake\"D\n" +
+	"\x14DiffusionMaskRequest\x12\x14\n" +
+	"\x05stage\x18\x01 \x01(\x05R\x05stage\x12\x16\n" +
+	"\x06absent\x18\x02 \x03(\x05R\x06absent\"C\n" +
+	"\x13DiffusionMaskReveal\x12\x14\n" +
+	"\x05stage\x18\x01 \x01(\x05R\x05stage\x12\x16\n" +
+	"\x06values\x18\x02 \x03(\x01R\x06values\"\x7f\n" +
+	"\x0eDiffusionRekey\x12\x14\n" +
+	"\x05stage\x18\x01 \x01(\x05R\x05stage\x12'\n" +
+	"\x04role\x18\x02 \x01(\x0e2\x13.maple.msg.MaskRoleR\x04role\x12\x1a\n" +
+	"\bpartners\x18\x03 \x03(\x05R\bpartners\x12\x12\n" +
+	"\x04keys\x18\x04 \x03(\fR\x04keys\"G\n" +
+	"\x15DiffusionRekeyedShare\x12\x14\n" +
+	"\x05stage\x18\x01 \x01(\x05R\x05stage\x12\x18\n" +
+	"\apayload\x18\x02 \x03(\x01R\apayload*f\n" +
 	"\bMaskRole\x12\x19\n" +
 	"\x15MASK_ROLE_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eMASK_ROLE_PLUS\x10\x01\x12\x13\n" +
@@ -475,23 +866,30 @@ func file_diffusion_proto_rawDescGZIP() []byte {
 }
 
 var file_diffusion_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_diffusion_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_diffusion_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_diffusion_proto_goTypes = []any{
-	(MaskRole)(0),              // 0: maple.msg.MaskRole
-	(*StageShare)(nil),         // 1: maple.msg.StageShare
-	(*RoleAssign)(nil),         // 2: maple.msg.RoleAssign
-	(*PublicKey)(nil),          // 3: maple.msg.PublicKey
-	(*RelayedPublicKey)(nil),   // 4: maple.msg.RelayedPublicKey
-	(*PaperPublic)(nil),        // 5: maple.msg.PaperPublic
-	(*RelayedPaperPublic)(nil), // 6: maple.msg.RelayedPaperPublic
+	(MaskRole)(0),                 // 0: maple.msg.MaskRole
+	(*StageShare)(nil),            // 1: maple.msg.StageShare
+	(*RoleAssign)(nil),            // 2: maple.msg.RoleAssign
+	(*PublicKey)(nil),             // 3: maple.msg.PublicKey
+	(*RelayedPublicKey)(nil),      // 4: maple.msg.RelayedPublicKey
+	(*PaperPublic)(nil),           // 5: maple.msg.PaperPublic
+	(*RelayedPaperPublic)(nil),    // 6: maple.msg.RelayedPaperPublic
+	(*DiffusionLinks)(nil),        // 7: maple.msg.DiffusionLinks
+	(*DiffusionWake)(nil),         // 8: maple.msg.DiffusionWake
+	(*DiffusionMaskRequest)(nil),  // 9: maple.msg.DiffusionMaskRequest
+	(*DiffusionMaskReveal)(nil),   // 10: maple.msg.DiffusionMaskReveal
+	(*DiffusionRekey)(nil),        // 11: maple.msg.DiffusionRekey
+	(*DiffusionRekeyedShare)(nil), // 12: maple.msg.DiffusionRekeyedShare
 }
 var file_diffusion_proto_depIdxs = []int32{
 	0, // 0: maple.msg.RoleAssign.role:type_name -> maple.msg.MaskRole
-	1, // [1:1] is the sub-list for method output_type
-	1, // [1:1] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	0, // 1: maple.msg.DiffusionRekey.role:type_name -> maple.msg.MaskRole
+	2, // [2:2] is the sub-list for method output_type
+	2, // [2:2] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_diffusion_proto_init() }
@@ -505,7 +903,7 @@ func file_diffusion_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_diffusion_proto_rawDesc), len(file_diffusion_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   6,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

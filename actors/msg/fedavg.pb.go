@@ -366,6 +366,92 @@ func (x *ImportanceReport) GetAlpha() float64 {
 	return 0
 }
 
+// FedAvgDeadline is the timer a synchronous server with a deadline sets for
+// itself when it broadcasts a round's model: when it fires, the round closes
+// with the replies that have arrived. It crosses no link.
+type FedAvgDeadline struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FedAvgDeadline) Reset() {
+	*x = FedAvgDeadline{}
+	mi := &file_fedavg_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FedAvgDeadline) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FedAvgDeadline) ProtoMessage() {}
+
+func (x *FedAvgDeadline) ProtoReflect() protoreflect.Message {
+	mi := &file_fedavg_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FedAvgDeadline.ProtoReflect.Descriptor instead.
+func (*FedAvgDeadline) Descriptor() ([]byte, []int) {
+	return file_fedavg_proto_rawDescGZIP(), []int{5}
+}
+
+// FedAvgTimeout is the timer an asynchronous server sets for itself when it
+// sends a client the model of version (the envelope's round): if the client
+// has not answered when it fires, the server gives up on it.
+type FedAvgTimeout struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Agent         int32                  `protobuf:"varint,1,opt,name=agent,proto3" json:"agent,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FedAvgTimeout) Reset() {
+	*x = FedAvgTimeout{}
+	mi := &file_fedavg_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FedAvgTimeout) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FedAvgTimeout) ProtoMessage() {}
+
+func (x *FedAvgTimeout) ProtoReflect() protoreflect.Message {
+	mi := &file_fedavg_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FedAvgTimeout.ProtoReflect.Descriptor instead.
+func (*FedAvgTimeout) Descriptor() ([]byte, []int) {
+	return file_fedavg_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *FedAvgTimeout) GetAgent() int32 {
+	if x != nil {
+		return x.Agent
+	}
+	return 0
+}
+
 var File_fedavg_proto protoreflect.FileDescriptor
 
 const file_fedavg_proto_rawDesc = "" +
@@ -393,7 +479,10 @@ const file_fedavg_proto_rawDesc = "" +
 	"\x10ImportanceReport\x12\x1b\n" +
 	"\tgrad_norm\x18\x01 \x01(\x01R\bgradNorm\x12\x16\n" +
 	"\x06sigma2\x18\x02 \x01(\x01R\x06sigma2\x12\x14\n" +
-	"\x05alpha\x18\x03 \x01(\x01R\x05alphaB\x12Z\x10maple/actors/msgb\x06proto3"
+	"\x05alpha\x18\x03 \x01(\x01R\x05alpha\"\x10\n" +
+	"\x0eFedAvgDeadline\"%\n" +
+	"\rFedAvgTimeout\x12\x14\n" +
+	"\x05agent\x18\x01 \x01(\x05R\x05agentB\x12Z\x10maple/actors/msgb\x06proto3"
 
 var (
 	file_fedavg_proto_rawDescOnce sync.Once
@@ -407,13 +496,15 @@ func file_fedavg_proto_rawDescGZIP() []byte {
 	return file_fedavg_proto_rawDescData
 }
 
-var file_fedavg_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_fedavg_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_fedavg_proto_goTypes = []any{
 	(*GlobalModel)(nil),      // 0: maple.msg.GlobalModel
 	(*LocalModel)(nil),       // 1: maple.msg.LocalModel
 	(*LocalUpdate)(nil),      // 2: maple.msg.LocalUpdate
 	(*ImportanceProbe)(nil),  // 3: maple.msg.ImportanceProbe
 	(*ImportanceReport)(nil), // 4: maple.msg.ImportanceReport
+	(*FedAvgDeadline)(nil),   // 5: maple.msg.FedAvgDeadline
+	(*FedAvgTimeout)(nil),    // 6: maple.msg.FedAvgTimeout
 }
 var file_fedavg_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for method output_type
@@ -434,7 +525,7 @@ func file_fedavg_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_fedavg_proto_rawDesc), len(file_fedavg_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

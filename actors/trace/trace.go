@@ -62,6 +62,13 @@ type Record struct {
 	Fields map[string]any `json:"fields,omitempty"`
 	// Payload holds the vector fields in full, when payload recording is on.
 	Payload map[string][]float64 `json:"payload,omitempty"`
+	// Lost marks a message lost on its link: it is recorded at the time it
+	// would have arrived and never delivered. Duplicate marks the second
+	// copy of a message the link delivered twice, and Timer a message an
+	// actor set for itself (Context.After), which crosses no link.
+	Lost      bool `json:"lost,omitempty"`
+	Duplicate bool `json:"duplicate,omitempty"`
+	Timer     bool `json:"timer,omitempty"`
 }
 
 // Describe fills the message-dependent fields of rec (Type, Size, Dim, Norm,

@@ -44,6 +44,7 @@ type Agent struct {
 
 	column  []term // the a_mp > 0 of column p, ascending m, self included
 	targets []int  // receivers ∪ {p}, ascending
+	recv    []int  // per target: its index among the receivers, −1 for p
 	sent    []bool // per target: the current stage's message is out
 	unsent  int    // targets not yet served in the current stage
 	inbox   [3][][]float64
@@ -58,6 +59,21 @@ type Agent struct {
 	counts  SetupCounts  // set-up messages of the round in progress
 	last    SetupCounts  // set-up messages of the last completed round
 	box     Outbox       // the outbox of the call in progress
+	live    *Live        // the round's live links (time-varying graph), or nil
+	expect  int          // senders whose shares the current iteration waits for
+	rep     repair       // the repair of masks whose partner is down
+}
+
+// repair is a receiver's repair of a stage whose LGH masks cannot all
+// cancel (policies drop-mask and re-key).
+type repair struct {
+	stage    int     // the stage under repair, −1 for none
+	rekey    bool    // re-key (else drop-mask)
+	pending  int     // replies still awaited
+	checked  [3]bool // stages of the iteration checked (and repaired)
+	asked    []bool  // per sender slot: a reply is awaited from it
+	reveals  [][]float64
+	revealed []bool
 }
 
 // term is one weight a_mp of the receiver's column; slot indexes the inbox,
@@ -84,6 +100,7 @@ func NewAgent(net *Network, p int, set *data.Set, l loss.Loss, w0 []float64, str
 		self: make([]float64, dim), out: make([]float64, dim),
 	}
 	a.layout()
+	a.rep.stage = -1
 	if net.cfg.Privacy.Scheme == LocalGraphHomomorphic && net.Communicates() {
 		var err error
 		if a.lgh, err = newLGH(a, streams); err != nil {
@@ -121,6 +138,13 @@ func (a *Agent) layout() {
 	}
 	a.targets = append(slices.Clone(a.net.receivers[a.id]), a.id)
 	slices.Sort(a.targets)
+	for _, t := range a.targets {
+		r, ok := slices.BinarySearch(a.net.receivers[a.id], t)
+		if !ok {
+			r = -1
+		}
+		a.recv = append(a.recv, r)
+	}
 	a.sent = make([]bool, len(a.targets))
 	for j := range 3 {
 		if !a.net.uses[j] {
@@ -161,23 +185,61 @@ func (a *Agent) Counts() SetupCounts { return a.last }
 // It reports whether the iteration completed at once (it does when no stage
 // communicates).
 func (a *Agent) Begin(i int, out Outbox) (complete bool, err error) {
+	return a.BeginLive(i, nil, out)
+}
+
+// BeginLive is Begin for a round of a time-varying graph: live says which
+// of the agent's links are up and its weights in the round's combination
+// matrix (nil: the network's). The agent sends only on live links, waits
+// only for live senders and combines with the live weights; an agent that is
+// down skips the round (its iterate stays w_{p,i−1}, it computes nothing).
+// The LGH set-up protocol does not depend on the round's links.
+func (a *Agent) BeginLive(i int, live *Live, out Outbox) (complete bool, err error) {
 	if a.begun || i != a.next {
 		return false, fmt.Errorf("agent %d: iteration %d begins, but the next iteration is %d (in progress: %v)", a.id, i, a.next, a.begun)
 	}
 	a.box = out
 	a.begun, a.pos, a.started = true, 0, false
+	a.live = live
+	a.expect = len(a.net.senders[a.id])
+	if live != nil {
+		if len(live.Senders) != a.expect || len(live.Receivers) != len(a.net.receivers[a.id]) {
+			return false, fmt.Errorf("agent %d: a live view of %d senders and %d receivers, the network has %d and %d", a.id, len(live.Senders), len(live.Receivers), a.expect, len(a.net.receivers[a.id]))
+		}
+		a.expect = 0
+		for _, up := range live.Senders {
+			if up {
+				a.expect++
+			}
+		}
+	}
 	if a.lgh != nil {
 		a.lgh.begin(i)
 	}
+	if live != nil && live.Down {
+		for j := range 3 {
+			if a.have[j] > 0 {
+				return false, fmt.Errorf("agent %d is down in iteration %d but holds %d shares of stage %d", a.id, i, a.have[j], j)
+			}
+		}
+		a.finish()
+		return true, nil
+	}
 	return a.pump()
 }
+
+// senderLive reports whether the agent's s-th sender is live this round.
+func (a *Agent) senderLive(s int) bool { return a.live == nil || a.live.Senders[s] }
 
 // Step handles message m of iteration i (the envelope's round). Messages of
 // the iteration in progress, or of the next one before Begin, are accepted;
 // any other message is a protocol error. It reports whether the message
 // completed the iteration.
 func (a *Agent) Step(i int, m *Message, out Outbox) (complete bool, err error) {
-	if i != a.next {
+	// Set-up messages do not depend on the iteration; a receiver's repair
+	// request can reach a sender that has just completed the iteration.
+	late := m.Kind.setup() && i < a.next || m.Kind.request() && i == a.next-1 && !a.begun
+	if i != a.next && !late {
 		return false, fmt.Errorf("agent %d: %v message from agent %d of iteration %d while iteration %d is open", a.id, m.Kind, m.Peer, i, a.next)
 	}
 	a.box = out
@@ -186,6 +248,7 @@ func (a *Agent) Step(i int, m *Message, out Outbox) (complete bool, err error) {
 	} else if a.lgh == nil {
 		err = fmt.Errorf("agent %d: unexpected %v message from agent %d: scheme %v has no key protocol", a.id, m.Kind, m.Peer, a.cfg.Privacy.Scheme)
 	} else {
+		a.lgh.round = i
 		err = a.lgh.step(m)
 	}
 	if err != nil || !a.begun {
@@ -207,6 +270,8 @@ func (a *Agent) accept(m *Message) error {
 	switch {
 	case !ok:
 		return fmt.Errorf("agent %d: share from agent %d, which it does not listen to", a.id, m.Peer)
+	case a.begun && !a.senderLive(s):
+		return fmt.Errorf("agent %d: share of stage %d from agent %d, whose link is down this iteration", a.id, j, m.Peer)
 	case a.got[j][s]:
 		return fmt.Errorf("agent %d: second share of stage %d from agent %d", a.id, j, m.Peer)
 	case len(m.Values) != len(a.w):
@@ -233,8 +298,17 @@ func (a *Agent) pump() (bool, error) {
 		if err := a.emit(j); err != nil {
 			return false, err
 		}
-		if a.unsent > 0 || a.have[j] < len(a.got[j]) {
+		if a.unsent > 0 || a.have[j] < a.expect {
 			return false, nil
+		}
+		if a.lgh != nil && a.live != nil && a.cfg.Privacy.Partner != IgnorePartner && !a.rep.checked[j] {
+			if a.rep.stage != j {
+				a.lgh.startRepair(j)
+			}
+			if a.rep.pending > 0 {
+				return false, nil
+			}
+			a.rep.checked[j] = true
 		}
 		a.combine(j)
 		a.pos++
@@ -261,7 +335,11 @@ func (a *Agent) startStage(j int) {
 	copy(a.shared[j], a.self)
 	if pr := &a.cfg.Privacy; pr.Scheme == GraphHomomorphic {
 		pr.Mechanism.Fill(a.draws[j], pr.Std, a.noise)
-		floats.AddScaled(a.self, homomorphic.SelfCoefficient(a.net.a, a.id), a.draws[j])
+		c := homomorphic.SelfCoefficient(a.net.a, a.id)
+		if a.live != nil {
+			c = -(1 - a.live.Self) / a.live.Self
+		}
+		floats.AddScaled(a.self, c, a.draws[j])
 	}
 	clear(a.sent)
 	a.unsent = len(a.targets)
@@ -281,6 +359,8 @@ func (a *Agent) emit(j int) error {
 			if pr.SelfNoise {
 				pr.Mechanism.Add(a.self, pr.Std, a.noise)
 			}
+		} else if a.live != nil && !a.live.Receivers[a.recv[t]] {
+			// the link to p is down this round: nothing is sent or drawn
 		} else if ready, err := a.payload(j, p); err != nil {
 			return err
 		} else if !ready {
@@ -316,14 +396,35 @@ func (a *Agent) payload(j, p int) (bool, error) {
 
 // combine forms the stage-j aggregate Σ_m a_mp x_m in ascending m.
 func (a *Agent) combine(j int) {
+	if a.lgh != nil {
+		if n := a.lgh.detect(); n > 0 {
+			a.box.Report(KeyUncancelled, []float64{float64(n)})
+		}
+	}
 	z := a.output(j)
 	clear(z)
 	for _, c := range a.column {
-		x := a.self
+		x, w := a.self, c.a
+		switch {
+		case c.slot < 0 && a.live != nil:
+			w = a.live.Self
+		case c.slot >= 0 && a.live != nil:
+			if !a.live.Senders[c.slot] {
+				continue
+			}
+			w = a.live.Weights[c.slot]
+		}
 		if c.slot >= 0 {
 			x = a.inbox[j][c.slot]
 		}
-		floats.AddScaled(z, c.a, x)
+		floats.AddScaled(z, w, x)
+	}
+	if a.rep.stage == j && !a.rep.rekey {
+		for s, ok := range a.rep.revealed {
+			if ok {
+				floats.AddScaled(z, -1, a.rep.reveals[s]) // the masks of partners that are down
+			}
+		}
 	}
 	a.have[j] = 0
 	clear(a.got[j])
@@ -353,6 +454,7 @@ func (a *Agent) adapt(z []float64) {
 func (a *Agent) finish() {
 	a.begun = false
 	a.next++
+	a.rep.stage, a.rep.checked = -1, [3]bool{}
 	a.last, a.counts = a.counts, SetupCounts{}
 	if a.lgh != nil {
 		a.lgh.endIteration()

@@ -45,8 +45,9 @@ func (p *port) Send(m *Message) {
 	e.m.Key = append(key[:0], m.Key...)
 	e.m.Partners = append(partners[:0], m.Partners...)
 }
-func (p *port) Spend(int)   {}
-func (p *port) Warn(string) {}
+func (p *port) Spend(int)                {}
+func (p *port) Warn(string)              {}
+func (p *port) Report(string, []float64) {}
 
 func newRouter(t *testing.T, agents []*Agent) *router {
 	r := &router{t: t, agents: agents}

@@ -134,6 +134,9 @@ type Privacy struct {
 	Keys pairmask.Mode
 	// Roles is how an LGH receiver splits its neighbours into N₊ and N₋.
 	Roles pairmask.Rule
+	// Partner is what LGH masks do about a sender's partner that is down in
+	// a round of a time-varying graph.
+	Partner PartnerPolicy
 	// OSKeys draws the LGH X25519 key pairs from the operating system's
 	// randomness (pairmask.NewRandomKeyPair) instead of each agent's
 	// StreamKey stream: nobody can recompute them from the run seed, and the
@@ -236,11 +239,20 @@ func (p *Privacy) validateLGH() error {
 	if p.OSKeys && (p.Scheme != LocalGraphHomomorphic || p.Keys != pairmask.Secure) {
 		return fmt.Errorf("key pairs from the operating system's randomness only apply to secure local graph-homomorphic keys")
 	}
+	if p.Partner < IgnorePartner || p.Partner > Rekeying {
+		return fmt.Errorf("invalid dropped-partner policy %v", p.Partner)
+	}
 	if p.Scheme != LocalGraphHomomorphic {
 		if p.Keys != pairmask.Secure || p.Roles != pairmask.Alternating {
 			return fmt.Errorf("keys and roles only apply to scheme local-graph-homomorphic")
 		}
+		if p.Partner != IgnorePartner {
+			return fmt.Errorf("dropped-partner policies only apply to scheme local-graph-homomorphic")
+		}
 		return nil
+	}
+	if p.Partner != IgnorePartner && p.Keys == pairmask.Paper {
+		return fmt.Errorf("dropped-partner policy %v needs secure or oracle keys (paper keys are drawn per iteration along the base graph)", p.Partner)
 	}
 	if p.Mechanism != noise.Laplace {
 		return fmt.Errorf("local graph-homomorphic masks are Laplace by construction; mechanism %v does not apply", p.Mechanism)

@@ -172,8 +172,9 @@ func (o *outbox) Send(m *Message) {
 	c.Values, c.Key, c.Partners = slices.Clone(m.Values), slices.Clone(m.Key), slices.Clone(m.Partners)
 	o.sent = append(o.sent, c)
 }
-func (o *outbox) Spend(n int)         { o.spent += n }
-func (o *outbox) Warn(message string) { o.warnings = append(o.warnings, message) }
+func (o *outbox) Spend(n int)              { o.spent += n }
+func (o *outbox) Warn(message string)      { o.warnings = append(o.warnings, message) }
+func (o *outbox) Report(string, []float64) {}
 
 // testAgent returns the ATC state machine of agent p of the test network.
 func testAgent(t *testing.T, cfg Config, p int) (*Agent, *Network) {

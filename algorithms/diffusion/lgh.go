@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/floats"
+
 	"maple/privacy/pairmask"
 )
 
@@ -22,6 +24,13 @@ type lgh struct {
 	relayed []bool            // per sender: its public key was relayed (secure)
 	mask    []float64         // one pair mask, reused
 	public  []float64         // paper public values, reused
+	delta   []float64         // the masks of one share, for the residual report
+	out     []float64         // a residual report, reused
+	streams Streams           // for the oracle secrets of re-keyed pairs
+	keyOf   [][]byte          // per sender: its public key (secure), for re-keying
+	share   []float64         // a re-keyed share, reused
+	old     []float64         // the masks a re-keyed share replaces
+	round   int               // the iteration of the message being handled
 }
 
 // link is the agent's relation, as a sender, to one receiver.
@@ -52,6 +61,11 @@ func newLGH(a *Agent, streams Streams) (*lgh, error) {
 		relayed: make([]bool, len(a.net.senders[a.id])),
 		mask:    make([]float64, len(a.w)),
 		public:  make([]float64, 2*len(a.w)),
+		delta:   make([]float64, len(a.w)),
+		streams: streams,
+		keyOf:   make([][]byte, len(a.net.senders[a.id])),
+		share:   make([]float64, len(a.w)),
+		old:     make([]float64, len(a.w)),
 	}
 	switch l.mode {
 	case pairmask.Secure:
@@ -167,6 +181,12 @@ func (l *lgh) step(m *Message) error {
 		return fmt.Errorf("agent %d: unexpected %v message from agent %d in %v mode", l.a.id, m.Kind, m.Peer, l.mode)
 	}
 	switch m.Kind {
+	case MaskRequest:
+		return l.onMaskRequest(m)
+	case Rekey:
+		return l.onRekey(m)
+	case MaskReveal, RekeyedShare:
+		return l.onRepair(m)
 	case Role:
 		return l.onRole(m)
 	case PublicKey:
@@ -189,6 +209,10 @@ func (l *lgh) expects(k Kind) bool {
 		return l.mode == pairmask.Secure
 	case PaperPublic, RelayedPaper:
 		return l.mode == pairmask.Paper
+	case MaskRequest, MaskReveal:
+		return l.a.cfg.Privacy.Partner == DropMask || l.a.cfg.Privacy.Partner == Rekeying
+	case Rekey, RekeyedShare:
+		return l.a.cfg.Privacy.Partner == Rekeying
 	}
 	return false
 }
@@ -284,6 +308,9 @@ func (l *lgh) onPublicKey(m *Message) error {
 		return fmt.Errorf("agent %d: second public key from agent %d", l.a.id, m.Peer)
 	}
 	l.relayed[idx] = true
+	if l.a.cfg.Privacy.Partner == Rekeying {
+		l.keyOf[idx] = slices.Clone(m.Key)
+	}
 	for _, p := range as.partners {
 		l.a.msg = Message{Kind: RelayedKey, Peer: p, Other: m.Peer, Key: m.Key}
 		l.a.box.Send(&l.a.msg)
@@ -391,9 +418,16 @@ func (l *lgh) ready(k, j int) bool {
 // progress to dst: ±Σ_partners g/a_{ℓk}, partners in ascending order
 // (pairmask.ApplyMask).
 func (l *lgh) apply(dst []float64, k, j int) error {
-	ln, err := l.link(k)
-	if err != nil {
-		return err
+	r, ok := slices.BinarySearch(l.a.net.receivers[l.a.id], k)
+	if !ok {
+		return fmt.Errorf("agent %d: message from agent %d, which does not listen to it", l.a.id, k)
+	}
+	ln := &l.links[r]
+	weight := ln.weight
+	live := l.a.live
+	if live != nil {
+		weight = live.Given[r]
+		clear(l.delta)
 	}
 	std := l.a.cfg.Privacy.Std
 	for i := range ln.partners {
@@ -404,9 +438,46 @@ func (l *lgh) apply(dst []float64, k, j int) error {
 		default:
 			l.paper.Mask(l.mask, p.keys[j], p.peer[j])
 		}
-		pairmask.ApplyMask(dst, l.mask, ln.role, ln.weight)
+		pairmask.ApplyMask(dst, l.mask, ln.role, weight)
+		if live != nil {
+			floats.AddScaled(l.delta, ln.role.Sign(), l.mask) // = weight · (its share in dst)
+		}
+	}
+	if live != nil && ln.role != Unmasked {
+		l.report(k, j, l.delta)
 	}
 	return nil
+}
+
+// report tells the observer, outside the protocol, the masks this sender
+// added to its stage-j share to receiver k, weighted as k combines them
+// (a_{ℓk}·Σ ±g/a_{ℓk} = Σ ±g): summed over k's live senders they are the
+// residual that does not cancel in k's aggregate.
+func (l *lgh) report(k, j int, masks []float64) {
+	v := append(append(l.out[:0], float64(k), float64(j)), masks...)
+	l.out = v
+	l.a.box.Report(KeyMaskResidual, v)
+}
+
+// detect counts, at this receiver, the pairs of stage j whose masks cannot
+// cancel: a live sender whose partner's link is down this round.
+func (l *lgh) detect() int {
+	a := l.a
+	if a.live == nil || !a.net.maskable[a.id] {
+		return 0
+	}
+	n := 0
+	for s, as := range a.net.roles[a.id] {
+		if !a.live.Senders[s] {
+			continue
+		}
+		for _, m := range as.partners {
+			if t, ok := slices.BinarySearch(a.net.senders[a.id], m); ok && !a.live.Senders[t] {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // endIteration forgets the partners' paper values of the iteration that ended.
@@ -416,4 +487,195 @@ func (l *lgh) endIteration() {
 			l.links[i].partners[pi].got = [3]bool{}
 		}
 	}
+}
+
+// absent returns the partners of sender slot s at this receiver that are
+// down this round.
+func (l *lgh) absent(s int) []int {
+	a := l.a
+	var out []int
+	for _, m := range a.net.roles[a.id][s].partners {
+		if t, ok := slices.BinarySearch(a.net.senders[a.id], m); ok && !a.live.Senders[t] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// startRepair begins, at this receiver, the repair of stage j when some
+// live sender's partner is down: under drop-mask (or re-key with fewer than
+// two live senders, which cannot be paired) it asks each such sender for the
+// masks it shares with its absent partners; under re-key it splits the live
+// senders into new roles and asks every one of them for a share masked
+// afresh. It leaves rep.pending at the number of replies awaited (0: nothing
+// to repair).
+func (l *lgh) startRepair(j int) {
+	a := l.a
+	rep := &a.rep
+	n := len(a.net.senders[a.id])
+	rep.stage, rep.pending = j, 0
+	rep.asked = resizeBools(rep.asked, n)
+	rep.revealed = resizeBools(rep.revealed, n)
+	clear(rep.asked)
+	clear(rep.revealed)
+	if len(rep.reveals) != n {
+		rep.reveals = make([][]float64, n)
+	}
+	if l.detect() == 0 {
+		return
+	}
+	var live []int
+	for s, m := range a.net.senders[a.id] {
+		if a.live.Senders[s] {
+			live = append(live, m)
+		}
+	}
+	rep.rekey = a.cfg.Privacy.Partner == Rekeying && len(live) >= 2
+	if !rep.rekey {
+		for s, m := range a.net.senders[a.id] {
+			if !a.live.Senders[s] {
+				continue
+			}
+			if absent := l.absent(s); len(absent) > 0 {
+				a.msg = Message{Kind: MaskRequest, Peer: m, Stage: j, Partners: absent}
+				a.box.Send(&a.msg)
+				rep.asked[s] = true
+				rep.pending++
+			}
+		}
+		return
+	}
+	plus, minus, _ := pairmask.SplitRoles(a.cfg.Privacy.Roles, a.id, live)
+	for s, m := range a.net.senders[a.id] {
+		if !a.live.Senders[s] {
+			continue
+		}
+		role, partners := pairmask.Plus, minus
+		if slices.Contains(minus, m) {
+			role, partners = pairmask.Minus, plus
+		}
+		a.msg = Message{Kind: Rekey, Peer: m, Stage: j, Role: role, Partners: partners}
+		if l.mode == pairmask.Secure {
+			for _, p := range partners {
+				t, _ := slices.BinarySearch(a.net.senders[a.id], p)
+				a.msg.Keys = append(a.msg.Keys, l.keyOf[t])
+			}
+		}
+		a.box.Send(&a.msg)
+		rep.asked[s] = true
+		rep.pending++
+	}
+}
+
+// onRepair records a sender's reply to a repair request: the masks it
+// reveals (drop-mask) or its re-keyed share, which replaces its first one.
+func (l *lgh) onRepair(m *Message) error {
+	a := l.a
+	rep := &a.rep
+	s, ok := slices.BinarySearch(a.net.senders[a.id], m.Peer)
+	switch {
+	case !ok || !a.begun || rep.stage != m.Stage || rep.pending == 0 || !rep.asked[s] || rep.revealed[s]:
+		return fmt.Errorf("agent %d: unexpected %v of stage %d from agent %d", a.id, m.Kind, m.Stage, m.Peer)
+	case (m.Kind == RekeyedShare) != rep.rekey:
+		return fmt.Errorf("agent %d: %v from agent %d under the other repair policy", a.id, m.Kind, m.Peer)
+	case len(m.Values) != len(a.w):
+		return fmt.Errorf("agent %d: %v of dimension %d from agent %d, model has %d", a.id, m.Kind, len(m.Values), m.Peer, len(a.w))
+	}
+	if rep.rekey {
+		copy(a.inbox[m.Stage][s], m.Values)
+	} else {
+		if rep.reveals[s] == nil {
+			rep.reveals[s] = make([]float64, len(a.w))
+		}
+		copy(rep.reveals[s], m.Values)
+	}
+	rep.revealed[s] = true
+	rep.pending--
+	return nil
+}
+
+// maskSum sets dst to Σ ±g over the partners of link ln at receiver k that
+// are in only (all of them if only is nil), for stage slot j of the
+// iteration of the message being handled, in ascending partner order: the
+// masks a share carries, weighted as k combines them.
+func (l *lgh) maskSum(dst []float64, ln *link, k, slot int, only []int) {
+	clear(dst)
+	for i := range ln.partners {
+		p := &ln.partners[i]
+		if only != nil && !slices.Contains(only, p.id) {
+			continue
+		}
+		p.stream.Fill(l.mask, pairmask.Slot{Receiver: k, Iteration: l.round, Stage: slot}, l.a.cfg.Privacy.Std)
+		floats.AddScaled(dst, ln.role.Sign(), l.mask)
+	}
+}
+
+// onMaskRequest reveals to receiver k the masks of a stage this sender
+// shares with its partners there that are down.
+func (l *lgh) onMaskRequest(m *Message) error {
+	ln, err := l.link(m.Peer)
+	if err != nil {
+		return err
+	}
+	for _, id := range m.Partners {
+		if !slices.ContainsFunc(ln.partners, func(p partner) bool { return p.id == id }) {
+			return fmt.Errorf("agent %d: agent %d asked for the masks of agent %d, which is not its partner there", l.a.id, m.Peer, id)
+		}
+	}
+	if m.Stage < 0 || m.Stage > 2 || !l.a.net.uses[m.Stage] {
+		return fmt.Errorf("agent %d: mask request of stage %d from agent %d, which does not communicate", l.a.id, m.Stage, m.Peer)
+	}
+	l.maskSum(l.share, ln, m.Peer, m.Stage, m.Partners)
+	l.a.msg = Message{Kind: MaskReveal, Peer: m.Peer, Stage: m.Stage, Values: l.share}
+	l.a.box.Send(&l.a.msg)
+	floats.Scale(-1, l.share)
+	l.report(m.Peer, m.Stage, l.share) // removed from the receiver's aggregate
+	return nil
+}
+
+// onRekey masks this sender's stage share to receiver k afresh, with the new
+// partners k assigned among its live senders (masks of slot stage + 3), and
+// sends it.
+func (l *lgh) onRekey(m *Message) error {
+	a := l.a
+	ln, err := l.link(m.Peer)
+	if err != nil {
+		return err
+	}
+	r, _ := slices.BinarySearch(a.net.receivers[a.id], m.Peer)
+	switch {
+	case m.Stage < 0 || m.Stage > 2 || !a.net.uses[m.Stage]:
+		return fmt.Errorf("agent %d: re-key of stage %d from agent %d, which does not communicate", a.id, m.Stage, m.Peer)
+	case m.Role != pairmask.Plus && m.Role != pairmask.Minus:
+		return fmt.Errorf("agent %d: re-key from agent %d with role %d", a.id, m.Peer, m.Role)
+	case len(m.Partners) == 0 || l.mode == pairmask.Secure && len(m.Keys) != len(m.Partners):
+		return fmt.Errorf("agent %d: re-key from agent %d with %d partners and %d keys", a.id, m.Peer, len(m.Partners), len(m.Keys))
+	case a.live == nil || !a.live.Receivers[r]:
+		return fmt.Errorf("agent %d: re-key from agent %d, whose link is down this iteration", a.id, m.Peer)
+	}
+	l.maskSum(l.old, ln, m.Peer, m.Stage, nil)
+	copy(l.share, a.input(m.Stage))
+	clear(l.delta)
+	weight := a.live.Given[r]
+	for i, id := range m.Partners {
+		if id == a.id || id < 0 || id >= a.net.Agents() {
+			return fmt.Errorf("agent %d: re-key from agent %d with an invalid partner %d", a.id, m.Peer, id)
+		}
+		var secret pairmask.Secret
+		if l.mode == pairmask.Secure {
+			if secret, err = l.keys.Shared(m.Keys[i]); err != nil {
+				return fmt.Errorf("agent %d: public key of agent %d relayed by agent %d: %w", a.id, id, m.Peer, err)
+			}
+		} else {
+			secret = pairmask.OracleSecret(l.streams(OracleStream(a.id, id)))
+		}
+		pairmask.NewMaskStream(secret).Fill(l.mask, pairmask.Slot{Receiver: m.Peer, Iteration: l.round, Stage: m.Stage + 3}, a.cfg.Privacy.Std)
+		pairmask.ApplyMask(l.share, l.mask, m.Role, weight)
+		floats.AddScaled(l.delta, m.Role.Sign(), l.mask)
+	}
+	a.msg = Message{Kind: RekeyedShare, Peer: m.Peer, Stage: m.Stage, Values: l.share}
+	a.box.Send(&a.msg)
+	floats.Sub(l.delta, l.old)
+	l.report(m.Peer, m.Stage, l.delta) // the fresh masks replace the first ones
+	return nil
 }

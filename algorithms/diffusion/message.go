@@ -25,9 +25,28 @@ const (
 	PaperPublic
 	// RelayedPaper is a receiver relaying the paper public values of Other.
 	RelayedPaper
+	// MaskRequest asks a live sender for the masks it shares with the
+	// partners (Partners) that are down this round (policy drop-mask).
+	MaskRequest
+	// MaskReveal answers with Σ ±g over those partners (Values).
+	MaskReveal
+	// Rekey gives a live sender its Role and Partners among the live
+	// senders for Stage, with their public Keys (policy re-key).
+	Rekey
+	// RekeyedShare is the share masked afresh with the new partners.
+	RekeyedShare
 )
 
-var kindNames = []string{"share", "role", "public-key", "relayed-key", "paper-public", "relayed-paper"}
+var kindNames = []string{"share", "role", "public-key", "relayed-key", "paper-public", "relayed-paper",
+	"mask-request", "mask-reveal", "rekey", "rekeyed-share"}
+
+// setup reports whether messages of kind k belong to the LGH set-up
+// protocol, which does not depend on the iteration it happens in.
+func (k Kind) setup() bool { return k == Role || k == PublicKey || k == RelayedKey }
+
+// request reports whether messages of kind k are a receiver's repair
+// requests, which a sender answers for the iteration they belong to.
+func (k Kind) request() bool { return k == MaskRequest || k == Rekey }
 
 // String returns a short name of k.
 func (k Kind) String() string {
@@ -59,6 +78,8 @@ type Message struct {
 	Other int
 	// Key is the X25519 public key of a PublicKey or RelayedKey.
 	Key []byte
+	// Keys are the public keys of a Rekey's partners (secure keys).
+	Keys [][]byte
 	// Values is the vector of a Share, PaperPublic or RelayedPaper.
 	Values []float64
 }
@@ -75,7 +96,24 @@ type Outbox interface {
 	// Warn reports a problem that does not stop the run, such as a receiver
 	// whose incoming messages cannot be masked.
 	Warn(message string)
+	// Report hands the observer, outside the protocol, a quantity the
+	// metrics need (KeyMaskResidual, KeyUncancelled); v is valid during the
+	// call only.
+	Report(key string, v []float64)
 }
+
+// Keys of Outbox.Report.
+const (
+	// KeyMaskResidual reports [k, j, Σ ±g…]: the masks a sender added to its
+	// stage-j share to receiver k, weighted as k combines them; over k's
+	// live senders they sum to the residual left in k's aggregate (zero
+	// when every pair cancels). Reported on time-varying graphs only.
+	KeyMaskResidual = "lgh-residual"
+	// KeyUncancelled reports [n]: the pairs of a stage whose masks a
+	// receiver detected cannot cancel, because a live sender's partner is
+	// down.
+	KeyUncancelled = "lgh-uncancelled"
+)
 
 // SetupCounts counts the LGH protocol messages an agent sent in one round.
 type SetupCounts struct {

@@ -26,6 +26,10 @@ type Problem struct {
 	Loss loss.Loss
 	// W0 is every agent's initial model.
 	W0 []float64
+	// Dynamics, if set, makes the graph time-varying: every iteration runs
+	// on the live graph LinkProcess draws (same streams as the actor run's
+	// scheduler).
+	Dynamics *Dynamics
 }
 
 // Hooks receive what Reference computes; any may be nil. The slices are the
@@ -35,6 +39,11 @@ type Hooks struct {
 	Models func(i int, W [][]float64)
 	// Draws receives the GH draws G[p] = g_p of stage j in iteration i.
 	Draws func(i, j int, G [][]float64)
+	// Live receives each iteration's live graph (time-varying graphs only).
+	Live func(i int, lr *LiveRound)
+	// Report receives what the agents' Outbox.Report would, with the
+	// reporting agent.
+	Report func(i, agent int, key string, v []float64)
 }
 
 // Reference runs iterations iterations of the whole recursion in matrix form,
@@ -49,7 +58,21 @@ func Reference(cfg Config, prob Problem, runSeed uint64, iterations int, h Hooks
 	if err != nil {
 		return err
 	}
+	var links *LinkProcess
+	if prob.Dynamics != nil {
+		if links, err = NewLinkProcess(prob.A, *prob.Dynamics, SeedStreams(runSeed)); err != nil {
+			return err
+		}
+	}
 	for i := 1; i <= iterations; i++ {
+		r.live = nil
+		if links != nil {
+			lr := links.Next(i)
+			r.live = &lr
+			if h.Live != nil {
+				h.Live(i, r.live)
+			}
+		}
 		r.iterate(i, h)
 		if h.Models != nil {
 			h.Models(i, r.state[Stage1])
@@ -57,6 +80,18 @@ func Reference(cfg Config, prob Problem, runSeed uint64, iterations int, h Hooks
 	}
 	return nil
 }
+
+// matrix returns the combination matrix of the iteration: the live one on a
+// time-varying graph.
+func (r *reference) matrix() mat.Matrix {
+	if r.live != nil {
+		return r.live.A
+	}
+	return r.a
+}
+
+// down reports whether agent p skips the iteration.
+func (r *reference) down(p int) bool { return r.live != nil && r.live.Down[p] }
 
 // reference is the state of a Reference run.
 type reference struct {
@@ -70,6 +105,8 @@ type reference struct {
 	msg, grad    []float64
 	idx          []int
 	masks        *referenceMasks
+	live         *LiveRound // the iteration's live graph, or nil
+	delta        []float64  // one sender's masks, for Hooks.Report
 }
 
 func newReference(cfg Config, prob Problem, streams Streams) (*reference, error) {
@@ -82,7 +119,7 @@ func newReference(cfg Config, prob Problem, streams Streams) (*reference, error)
 		return nil, fmt.Errorf("%d datasets for %d agents", len(prob.Sets), P)
 	}
 	r := &reference{cfg: cfg, a: prob.A, prob: prob, uses: cfg.Uses(),
-		msg: make([]float64, M), grad: make([]float64, M), idx: make([]int, max(cfg.Batch, 1))}
+		msg: make([]float64, M), grad: make([]float64, M), idx: make([]int, max(cfg.Batch, 1)), delta: make([]float64, M)}
 	for p := range P {
 		if err := checkAgent(net, p, prob.Sets[p], prob.Loss, prob.W0); err != nil {
 			return nil, err
@@ -113,6 +150,9 @@ func (r *reference) iterate(i int, h Hooks) {
 	r.stage(i, Stage1, w, phi, h)
 	r.stage(i, Stage0, phi, psi, h)
 	for p := range psi {
+		if r.down(p) {
+			continue
+		}
 		gradient(r.grad, phi[p], r.prob.Sets[p], r.prob.Loss, &r.cfg, r.idx, r.batch[p])
 		floats.AddScaled(psi[p], -r.cfg.StepSize, r.grad)
 	}
@@ -129,24 +169,109 @@ func (r *reference) stage(i, j int, Y, Z [][]float64, h Hooks) {
 		return
 	}
 	pr := &r.cfg.Privacy
+	A := r.matrix()
 	if pr.Scheme == GraphHomomorphic {
 		for m := range Y {
-			pr.Mechanism.Fill(r.draws[m], pr.Std, r.noise[m])
+			if !r.down(m) {
+				pr.Mechanism.Fill(r.draws[m], pr.Std, r.noise[m])
+			}
 		}
 		if h.Draws != nil {
 			h.Draws(i, j, r.draws)
 		}
 	}
 	for p := range Z {
+		if r.down(p) {
+			copy(Z[p], Y[p]) // a down agent skips the round
+			continue
+		}
 		if r.masks != nil {
 			r.masks.prepare(p, i, j)
+			if r.live != nil && h.Report != nil {
+				if n := r.masks.uncancelled(p, A); n > 0 {
+					h.Report(i, p, KeyUncancelled, []float64{float64(n)})
+				}
+			}
 		}
 		clear(Z[p])
 		for m := range Y {
-			if a := r.a.At(m, p); a != 0 {
-				r.message(Y[m], m, p)
+			if a := A.At(m, p); a != 0 {
+				r.message(Y[m], m, p, A)
 				floats.AddScaled(Z[p], a, r.msg)
+				if r.live != nil && m != p && r.masks != nil && r.masks.plus[p] != nil {
+					r.masks.sum(r.delta, m, p, nil)
+					r.report(h, i, m, p, j, r.delta)
+				}
 			}
+		}
+		if r.live != nil && r.masks != nil && r.cfg.Privacy.Partner != IgnorePartner && r.masks.uncancelled(p, A) > 0 {
+			r.repair(i, j, p, Y, Z[p], A, h)
+		}
+	}
+}
+
+// report hands a sender's mask report to the hooks.
+func (r *reference) report(h Hooks, i, sender, receiver, j int, masks []float64) {
+	if h.Report != nil {
+		h.Report(i, sender, KeyMaskResidual, append([]float64{float64(receiver), float64(j)}, masks...))
+	}
+}
+
+// repair applies the dropped-partner policy at receiver p of stage j: under
+// drop-mask (and re-key with fewer than two live senders) it removes the
+// masks of the absent partners, sender by sender in ascending order; under
+// re-key it recomputes the aggregate from shares masked afresh with the
+// roles of a new split of the live senders (slot stage + 3).
+func (r *reference) repair(i, j, p int, Y [][]float64, z []float64, A mat.Matrix, h Hooks) {
+	rm := r.masks
+	var live []int
+	for m := range Y {
+		if m != p && A.At(m, p) != 0 {
+			live = append(live, m)
+		}
+	}
+	if r.cfg.Privacy.Partner == DropMask || len(live) < 2 {
+		for _, l := range live {
+			absent := rm.absent(l, p, A)
+			if len(absent) == 0 {
+				continue
+			}
+			rm.sum(r.delta, l, p, absent)
+			floats.AddScaled(z, -1, r.delta)
+			floats.Scale(-1, r.delta)
+			r.report(h, i, l, p, j, r.delta)
+		}
+		return
+	}
+	plus, minus, _ := pairmask.SplitRoles(r.cfg.Privacy.Roles, p, live)
+	shares := make([][]float64, len(Y))
+	fresh := make([]float64, len(z))
+	for _, l := range live {
+		role, partners := pairmask.Plus, minus
+		if slices.Contains(minus, l) {
+			role, partners = pairmask.Minus, plus
+		}
+		share := slices.Clone(Y[l])
+		clear(r.delta)
+		for _, m := range partners {
+			rm.secure[min(l, m)][max(l, m)].Fill(fresh, pairmask.Slot{Receiver: p, Iteration: i, Stage: j + 3}, rm.std)
+			pairmask.ApplyMask(share, fresh, role, A.At(l, p))
+			floats.AddScaled(r.delta, role.Sign(), fresh)
+		}
+		shares[l] = share
+		old := make([]float64, len(z))
+		rm.sum(old, l, p, nil)
+		floats.Sub(r.delta, old)
+		r.report(h, i, l, p, j, r.delta)
+	}
+	clear(z)
+	for m := range Y {
+		if a := A.At(m, p); a != 0 {
+			x := Y[m]
+			if m != p {
+				x = shares[m]
+			}
+			floats.AddScaled(z, a, x)
 		}
 	}
 }
@@ -154,16 +279,16 @@ func (r *reference) stage(i, j int, Y, Z [][]float64, h Hooks) {
 // message sets r.msg to what sender m sends receiver p (or uses as its self
 // term when m = p). Receivers are visited in ascending order, so each sender's
 // noise stream is consumed receiver by receiver, as Agent does.
-func (r *reference) message(y []float64, m, p int) {
+func (r *reference) message(y []float64, m, p int, A mat.Matrix) {
 	pr := &r.cfg.Privacy
 	copy(r.msg, y)
 	switch {
 	case pr.Scheme == Random && (m != p || pr.SelfNoise):
 		pr.Mechanism.Add(r.msg, pr.Std, r.noise[m])
 	case pr.Scheme == GraphHomomorphic:
-		floats.AddScaled(r.msg, homomorphic.EdgeCoefficient(r.a, pr.Form, m, p), r.draws[m])
+		floats.AddScaled(r.msg, homomorphic.EdgeCoefficient(A, pr.Form, m, p), r.draws[m])
 	case pr.Scheme == LocalGraphHomomorphic && m != p:
-		r.masks.apply(r.msg, m, p)
+		r.masks.apply(r.msg, m, p, A.At(m, p))
 	}
 }
 
@@ -313,12 +438,12 @@ func (rm *referenceMasks) prepare(k, i, j int) {
 	}
 }
 
-// apply adds sender l's masks at receiver k to msg, partners ascending.
-func (rm *referenceMasks) apply(msg []float64, l, k int) {
+// apply adds sender l's masks at receiver k, which gives it the weight w,
+// to msg, partners ascending.
+func (rm *referenceMasks) apply(msg []float64, l, k int, w float64) {
 	if rm.plus[k] == nil {
 		return
 	}
-	w := rm.a.At(l, k)
 	if pi := slices.Index(rm.plus[k], l); pi >= 0 {
 		for mi := range rm.minus[k] {
 			pairmask.ApplyMask(msg, rm.current[pi][mi], pairmask.Plus, w)
@@ -329,4 +454,63 @@ func (rm *referenceMasks) apply(msg []float64, l, k int) {
 	for pi := range rm.plus[k] {
 		pairmask.ApplyMask(msg, rm.current[pi][mi], pairmask.Minus, w)
 	}
+}
+
+// sum sets dst to the masks sender l adds at receiver k, weighted as k
+// combines them: Σ_partners ±g, partners ascending; with only, the sum runs
+// over those partners alone.
+func (rm *referenceMasks) sum(dst []float64, l, k int, only []int) {
+	clear(dst)
+	if pi := slices.Index(rm.plus[k], l); pi >= 0 {
+		for mi, m := range rm.minus[k] {
+			if only == nil || slices.Contains(only, m) {
+				floats.AddScaled(dst, pairmask.Plus.Sign(), rm.current[pi][mi])
+			}
+		}
+		return
+	}
+	mi := slices.Index(rm.minus[k], l)
+	for pi, m := range rm.plus[k] {
+		if only == nil || slices.Contains(only, m) {
+			floats.AddScaled(dst, pairmask.Minus.Sign(), rm.current[pi][mi])
+		}
+	}
+}
+
+// absent returns the partners of sender l at receiver k whose links to k
+// are down in A.
+func (rm *referenceMasks) absent(l, k int, A mat.Matrix) []int {
+	partners := rm.plus[k]
+	if slices.Contains(rm.plus[k], l) {
+		partners = rm.minus[k]
+	}
+	var out []int
+	for _, m := range partners {
+		if A.At(m, k) == 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// uncancelled counts the pairs at receiver k whose masks cannot cancel on
+// the live matrix A: a live sender whose partner's link to k is down.
+func (rm *referenceMasks) uncancelled(k int, A mat.Matrix) int {
+	if rm.plus[k] == nil {
+		return 0
+	}
+	n := 0
+	for _, pair := range [2][2][]int{{rm.plus[k], rm.minus[k]}, {rm.minus[k], rm.plus[k]}} {
+		for _, l := range pair[0] {
+			if A.At(l, k) == 0 {
+				continue
+			}
+			for _, m := range pair[1] {
+				if A.At(m, k) == 0 {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }

@@ -119,8 +119,9 @@ func (a *Agent) fullGradNorm(w []float64) float64 {
 
 // Outcome is what Respond reports besides the reply vector.
 type Outcome struct {
-	// Gradients is the number of sample gradients computed, for the
-	// compute-time model.
+	// Steps is the number of local steps E_k taken and Gradients the number
+	// of sample gradients computed, for the compute-time model.
+	Steps     int
 	Gradients int
 	// Report is the agent's gradient noise at w_{i−1} for the Partial agent
 	// policy (eq. 2.53): the norm of the first mini-batch's importance-
@@ -211,6 +212,7 @@ func (a *Agent) Train(dst, w0 []float64, p float64) (Outcome, error) {
 		}
 	}
 	out.Gradients += a.epochs * a.batchSize
+	out.Steps = a.epochs
 	if a.cfg.Share == Updates {
 		for j := range dst {
 			dst[j] = (w0[j] - w[j]) / a.cfg.StepSize

@@ -44,8 +44,12 @@ func Combine(cfg *Config, model []float64, replies [][]float64, scratch []float6
 }
 
 // Mean combines replies into model in place: model = mean(replies) when share
-// is Models, model −= μ·mean(replies) when it is Updates.
+// is Models, model −= μ·mean(replies) when it is Updates. Without replies the
+// model is unchanged.
 func Mean(model []float64, replies [][]float64, share Share, mu float64) {
+	if len(replies) == 0 {
+		return
+	}
 	inv := 1 / float64(len(replies))
 	if share == Models {
 		clear(model)
@@ -72,8 +76,12 @@ func Mean(model []float64, replies [][]float64, share Share, mu float64) {
 // median, a classical defence against agents that send outlying models:
 // model = median(replies) when share is Models, model −= μ·median(replies)
 // when it is Updates. column is scratch of capacity len(replies) (it is
-// grown if smaller) and is returned for reuse.
+// grown if smaller) and is returned for reuse. Without replies the model is
+// unchanged.
 func Median(model []float64, replies [][]float64, share Share, mu float64, column []float64) []float64 {
+	if len(replies) == 0 {
+		return column
+	}
 	for j := range model {
 		column = column[:0]
 		for _, r := range replies {

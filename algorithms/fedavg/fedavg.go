@@ -125,6 +125,12 @@ type Config struct {
 	// Importance selects importance sampling of agents and data
 	// (Algorithm 2.1); the zero value is plain FedAvg.
 	Importance Importance
+	// Collect is how a synchronous server ends a round, Async the
+	// asynchronous servers and Attack the adversaries (systems.go); the
+	// zero values are the synchronous, wait-for-all, honest FedAvg.
+	Collect Collect
+	Async   Async
+	Attack  Attack
 }
 
 // Validate reports the first impossible setting of the configuration.
@@ -148,6 +154,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("combination rule: invalid %v", c.Rule)
 	case c.Rule == TrimmedMeanRule && !(c.Trim >= 0 && c.Trim < 0.5):
 		return fmt.Errorf("trim: must lie in [0, 0.5), got %v", c.Trim)
+	}
+	if err := c.validateSystems(); err != nil {
+		return err
 	}
 	return c.Importance.validate(c)
 }

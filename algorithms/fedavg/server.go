@@ -17,12 +17,15 @@ import (
 // the Partial policy rewrites the participants' entries from what they
 // report with their replies (Adapt, after the round).
 type Server struct {
-	cfg     *Config
-	model   []float64
-	draws   []int       // agent of each slot, ascending
-	replies [][]float64 // reply of each slot, nil until it arrives
-	pending int
-	rand    *rand.Rand
+	cfg       *Config
+	model     []float64
+	draws     []int       // agent of each slot, ascending
+	replies   [][]float64 // reply of each slot, nil until it arrives
+	pending   int
+	rand      *rand.Rand
+	collected [][]float64 // the replies combined by a round closed early
+	closed    bool        // the round was closed early: collected holds them
+	pad       []float64   // the no-op reply standing for a missing one
 
 	// Importance sampling of agents (nil probs: uniform).
 	probs   []float64 // p_k
@@ -142,6 +145,7 @@ func (s *Server) Draw() ([]int, error) {
 	}
 	clear(s.replies)
 	s.pending = len(s.draws)
+	s.closed = false
 	return s.draws, nil
 }
 
@@ -183,14 +187,68 @@ func (s *Server) AcceptReported(slot, agent int, v []float64, r Report) (complet
 }
 
 // Replies returns the replies of the round in slot order (ascending agent),
-// the order in which they are combined. Valid after Accept reports complete.
-func (s *Server) Replies() [][]float64 { return s.replies }
+// the order in which they are combined. Valid after Accept reports complete,
+// or after Close.
+func (s *Server) Replies() [][]float64 {
+	if s.closed {
+		return s.collected
+	}
+	return s.replies
+}
+
+// Received returns the number of replies of the round so far.
+func (s *Server) Received() int { return len(s.draws) - s.pending }
+
+// Missing returns the agents (one per slot, ascending) whose replies have
+// not arrived.
+func (s *Server) Missing() []int {
+	var missing []int
+	for slot, r := range s.replies {
+		if r == nil {
+			missing = append(missing, s.draws[slot])
+		}
+	}
+	return missing
+}
+
+// Filled reports whether slot, drawn for agent, already has its reply: a
+// second copy of it, which the caller ignores.
+func (s *Server) Filled(slot, agent int) bool {
+	return slot >= 0 && slot < len(s.replies) && s.draws[slot] == agent && s.replies[slot] != nil
+}
+
+// Close ends a round before every reply has arrived (a deadline, the first K
+// of an over-selected round): Replies then holds the replies received, in
+// slot order, and, unless the policy re-weights, the current model (model
+// sharing) or the zero update (update sharing) for each missing one, so that
+// the aggregate keeps the weights of the full round. It returns the number
+// of replies received; with none, Combine leaves the model unchanged.
+func (s *Server) Close() int {
+	s.collected, s.closed = s.collected[:0], true
+	pad := !s.cfg.Collect.Reweight && s.pending > 0 && s.pending < len(s.draws)
+	if pad {
+		s.pad = append(s.pad[:0], s.model...)
+		if s.cfg.Share == Updates {
+			clear(s.pad)
+		}
+	}
+	for _, r := range s.replies {
+		switch {
+		case r != nil:
+			s.collected = append(s.collected, r)
+		case pad:
+			s.collected = append(s.collected, s.pad)
+		}
+	}
+	return s.Received()
+}
 
 // Combine updates the model from the round's replies: their mean (model
 // sharing) or w ← w − μ·mean (update sharing). Replies are summed in slot
-// order, never in arrival order.
+// order, never in arrival order. A round closed without any reply leaves the
+// model unchanged.
 func (s *Server) Combine() {
-	Mean(s.model, s.replies, s.cfg.Share, s.cfg.StepSize)
+	Mean(s.model, s.Replies(), s.cfg.Share, s.cfg.StepSize)
 }
 
 // Adapt ends a round of the Partial agent policy (eq. 2.53): the

@@ -11,6 +11,7 @@ import (
 	"maple/actors/msg"
 	"maple/algorithms/diffusion"
 	"maple/algorithms/rng"
+	"maple/algorithms/systems"
 	"maple/privacy/homomorphic"
 	"maple/privacy/noise"
 	"maple/privacy/pairmask"
@@ -27,6 +28,7 @@ func init() {
 			Schemes:  diffusion.SchemeNames(),
 			Defaults: diffusionDefaults,
 			Validate: validateDiffusion,
+			Systems:  diffusionSystems,
 		},
 		Check:    checkDiffusion,
 		Columns:  diffusionColumns,
@@ -47,6 +49,16 @@ type Diffusion struct {
 	Gradient string `yaml:"gradient"`
 	// Batch is the mini-batch size of gradient batch.
 	Batch int `yaml:"batch,omitempty"`
+	// Mode is sync (the papers' rounds) or async (each agent combines
+	// whatever has arrived when its own step ends; docs/systems.md).
+	Mode string `yaml:"mode"`
+	// Wait is how long an asynchronous agent waits after its compute before
+	// combining.
+	Wait float64 `yaml:"wait,omitempty"`
+	// DroppedPartner is what local graph-homomorphic masks do when a
+	// sender's partner is down in a round: ignore (the residual is
+	// reported), drop-mask or re-key.
+	DroppedPartner string `yaml:"dropped_partner"`
 	// Audit, if set, places an eavesdropper on the victim's links (see
 	// Audit); its reconstruction error is the metric audit_msd.
 	Audit *Audit `yaml:"audit,omitempty"`
@@ -57,7 +69,7 @@ type Diffusion struct {
 // Metropolis weights, drawn once for every run.
 func diffusionDefaults(sc *scenarios.Scenario) any {
 	sc.Topology = &scenarios.Topology{Graph: "geometric", Radius: 0.3, MinDegree: 1, Weights: "metropolis", Regenerate: "once"}
-	return &Diffusion{Strategy: "atc", Gradient: "full"}
+	return &Diffusion{Strategy: "atc", Gradient: "full", Mode: "sync", DroppedPartner: "ignore"}
 }
 
 func diffusionParams(sc *scenarios.Scenario) *Diffusion { return sc.Algorithm.Params.(*Diffusion) }
@@ -89,6 +101,7 @@ func validateDiffusion(v *scenarios.Validator, sc *scenarios.Scenario) {
 	} else if d.Batch != 0 {
 		v.Fail("algorithm.diffusion.batch", "only applies to gradient batch")
 	}
+	validateDiffusionSystems(v, sc, d)
 	if d.Audit != nil {
 		validateAudit(v, sc, d.Audit)
 	}
@@ -205,6 +218,9 @@ func diffusionConfig(c *scenarios.CurveSpec) (diffusion.Config, error) {
 		}
 	}
 	p.OSKeys = sc.Privacy.KeyRandomness == "os"
+	if p.Partner, err = diffusion.ParsePartnerPolicy(d.DroppedPartner); err != nil {
+		return cfg, c.Errorf("algorithm.diffusion.dropped_partner", "%v", err)
+	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, c.Errorf("algorithm.diffusion", "%v", err)
 	}
@@ -231,6 +247,10 @@ func checkDiffusion(c *scenarios.CurveSpec, dir string) error {
 			return err
 		}
 	}
+	if diffusionUsesSystems(sc) {
+		_, err := systemsModel(c, dir)
+		return err
+	}
 	return nil
 }
 
@@ -246,8 +266,9 @@ func diffusionColumns(sc *scenarios.Scenario) []Column {
 	cols = append(cols, Column{Name: "disagreement", Decibel: true, Label: "disagreement (1/P)Σ‖w_p,i − w_c,i‖² (dB)"})
 	cols = append(cols, classColumns(sc, "_centroid", " of the centroid")...)
 	cols = append(cols, classColumns(sc, "_average", ", mean over the agents")...)
+	cols = append(cols, diffusionSystemsColumns(sc)...)
 	if diffusionParams(sc).Audit != nil {
-		cols = append(cols, auditColumn)
+		cols = append(cols, auditColumn) // the last column (see spawnEavesdropper)
 	}
 	return cols
 }
@@ -346,17 +367,42 @@ func runDiffusion(j *job, p *problem, sink *traceSink) error {
 	}
 	obs.models(0, initial)
 	j.table = obs.t
+	sysLog := newDiffusionLog(sc, obs.t, cols)
 	setup := adiffusion.Setup{Config: cfg, A: net.A, Sets: p.sets, Loss: p.loss, W0: w0,
-		Iterations: sc.Iterations, GradientTime: sc.Network.GradientTime}
+		Iterations: sc.Iterations, GradientTime: sc.Network.GradientTime, Async: diffusionAsync(sc)}
+	var model *systems.Model
+	if diffusionUsesSystems(sc) {
+		if model, err = systemsModel(c, j.dir); err != nil {
+			return err
+		}
+		setup.Devices = model.Devices(j.runSeed, len(p.sets), diffusion.AgentName)
+		if diffusionDynamic(sc) {
+			setup.Dynamics = diffusionDynamics(sc, model, j.runSeed, len(p.sets))
+		}
+	}
 	var setupCounts []diffusion.SetupCounts
 	if j.opts.Engine == Reference {
 		prob := diffusion.Problem{A: net.A, Sets: p.sets, Loss: p.loss, W0: w0}
-		if err := diffusion.Reference(cfg, prob, j.runSeed, sc.Iterations, diffusion.Hooks{Models: obs.models, Draws: obs.draws}); err != nil {
+		switch {
+		case setup.Async != nil:
+			err = asyncDiffusionReference(j, cfg, prob, model, obs, sysLog)
+		case sc.Output.XAxis == "time":
+			return c.Errorf("output.x_axis", "the reference engine has no virtual time for synchronous decentralized runs (only asynchronous ones); use the actor engine")
+		default:
+			if setup.Dynamics != nil {
+				prob.Dynamics = diffusionDynamics(sc, model, j.runSeed, len(p.sets))
+			}
+			err = diffusion.Reference(cfg, prob, j.runSeed, sc.Iterations, diffusion.Hooks{Models: obs.models, Draws: obs.draws,
+				Live: func(i int, lr *diffusion.LiveRound) { sysLog.live(i, liveFacts(lr)) }, Report: sysLog.report})
+		}
+		if err != nil {
 			return err
 		}
 	} else {
 		collector := adiffusion.NewCollector(len(p.sets), dim)
 		collector.Models, collector.Draws = obs.models, obs.draws
+		collector.Links, collector.Reports, collector.Time = sysLog.live, sysLog.report, sysLog.time
+		collector.Async = setup.Async != nil
 		var observer actors.Observer = collector
 		tap := &relay{collector} // the eavesdropper's observer, once spawned
 		if plan != nil {
@@ -378,6 +424,13 @@ func runDiffusion(j *job, p *problem, sink *traceSink) error {
 		}
 		j.finish(r)
 		setupCounts = collector.Setup
+	}
+	sysLog.finishMasks()
+	if j.run == 0 && diffusionUsesSystems(sc) {
+		j.stats.details["systems"] = sysLog.details(sc)
+	}
+	if setup.Dynamics != nil || setup.Async != nil {
+		obs.maxGH = math.NaN() // the residual of a fixed matrix does not apply
 	}
 	return j.describeDiffusion(p, net, setup, obs, setupCounts)
 }

@@ -3,7 +3,7 @@ package run
 import (
 	"fmt"
 	"math"
-	"strings"
+	"math/rand/v2"
 
 	"gonum.org/v1/gonum/floats"
 
@@ -14,6 +14,8 @@ import (
 	"maple/algorithms/fedavg"
 	"maple/algorithms/loss"
 	"maple/algorithms/optimum"
+	"maple/algorithms/rng"
+	"maple/algorithms/systems"
 	"maple/privacy/noise"
 	"maple/scenarios"
 )
@@ -27,12 +29,15 @@ func init() {
 			Defaults: fedavgDefaults,
 			Complete: fedavgComplete,
 			Validate: validateFedAvg,
+			Systems: []string{scenarios.FieldStepTime, scenarios.FieldClasses, scenarios.FieldLoss, scenarios.FieldDuplicate,
+				scenarios.FieldDropout, scenarios.FieldAvailability, scenarios.FieldCrashes, scenarios.FieldXAxis},
 		},
-		Check:    func(c *scenarios.CurveSpec, _ string) error { _, err := fedavgConfig(c); return err },
+		Check:    checkFedAvg,
 		Columns:  fedavgColumns,
 		Run:      runFedAvg,
 		Estimate: fedavgEstimate,
-		Tiny:     []string{fedavgTiny, fedavgTiny + "    server: trimmed-mean\n    trim: 0.34\n"},
+		Tiny: []string{fedavgTiny, fedavgTiny + "    server: {kind: trimmed-mean, trim: 0.34}\n",
+			fedavgTiny + "    collect: {kind: deadline, seconds: 1}\nnetwork: {step_time: {kind: fixed, value: 0.3}}\n"},
 	})
 }
 
@@ -71,12 +76,15 @@ type FedAvg struct {
 	// Normalized divides the local step by E_k (the thesis); false gives
 	// the original FedAvg step.
 	Normalized bool `yaml:"normalized"`
-	// Server names the server behaviour: mean (eq. 1.31), median,
-	// trimmed-mean or another registered one.
-	Server string `yaml:"server"`
-	// Trim is the fraction of replies the trimmed-mean server drops at each
-	// end of every coordinate.
-	Trim float64 `yaml:"trim,omitempty"`
+	// Server is the server behaviour: mean (eq. 1.31), median, or the
+	// asynchronous fedasync and fedbuff, with their parameters.
+	Server scenarios.Behaviour `yaml:"server" slot:"fedavg.server"`
+	// Collect is how a synchronous server ends a round: all, deadline or
+	// first-k (docs/systems.md).
+	Collect scenarios.Behaviour `yaml:"collect" slot:"fedavg.collect"`
+	// Adversary makes a fraction of the agents adversaries: none,
+	// sign-flip, scaled, gaussian, label-flip or free-rider.
+	Adversary scenarios.Behaviour `yaml:"adversary" slot:"fedavg.adversary"`
 	// Importance selects importance sampling of agents and data (thesis
 	// Algorithm 2.1); uniform policies are plain FedAvg.
 	Importance Importance `yaml:"importance"`
@@ -100,10 +108,6 @@ type Importance struct {
 	RandomOrder bool `yaml:"random_order"`
 }
 
-// defaultTrim is the trim fraction of the trimmed-mean server when the
-// scenario does not set one: one reply in ten at each end.
-const defaultTrim = 0.1
-
 func fedavgDefaults(*scenarios.Scenario) any {
 	return &FedAvg{
 		Participation: "without-replacement",
@@ -113,20 +117,19 @@ func fedavgDefaults(*scenarios.Scenario) any {
 		BatchSampling: "without-replacement",
 		Schedule:      "per-agent",
 		Normalized:    true,
-		Server:        "mean",
+		Server:        scenarios.NewBehaviour(afedavg.ServerSlot, "mean"),
+		Collect:       scenarios.NewBehaviour(afedavg.CollectSlot, "all"),
+		Adversary:     scenarios.NewBehaviour(afedavg.AdversarySlot, "none"),
 		Importance:    Importance{Agents: "uniform", Data: "uniform"},
 	}
 }
 
 // fedavgComplete caps the default number of participants at the number of
-// agents and gives the trimmed-mean server its default trim.
+// agents.
 func fedavgComplete(sc *scenarios.Scenario, set func(string) bool) {
 	fa := fedavgParams(sc)
 	if !set("algorithm.fedavg.participants") {
 		fa.Participants = min(fa.Participants, sc.Data.Agents)
-	}
-	if fa.Server == fedavg.TrimmedMeanRule.String() && !set("algorithm.fedavg.trim") {
-		fa.Trim = defaultTrim
 	}
 }
 
@@ -148,17 +151,14 @@ func validateFedAvg(v *scenarios.Validator, sc *scenarios.Scenario) {
 	}
 	_, err = fedavg.ParseSchedule(fa.Schedule)
 	v.Parse("algorithm.fedavg.schedule", err)
-	if _, ok := afedavg.LookupServer(fa.Server); !ok {
-		v.Fail("algorithm.fedavg.server", "unknown server behaviour %q (expected one of: %s)", fa.Server, strings.Join(afedavg.ServerNames(), ", "))
-	}
-	if fa.Server != fedavg.TrimmedMeanRule.String() {
-		v.Absent("algorithm.fedavg.trim", v.Set("algorithm.fedavg.trim"), "only the trimmed-mean server trims")
-	} else if !(fa.Trim >= 0 && fa.Trim < 0.5) {
-		v.Fail("algorithm.fedavg.trim", "must lie in [0, 0.5), got %v", fa.Trim)
-	} else if draws := fedavgDraws(sc); fa.Trim > 0 && fedavg.TrimCount(draws, fa.Trim) == 0 {
-		v.Fail("algorithm.fedavg.trim", "%v of %d replies per round drops none: the trimmed mean would be the plain mean (need trim ≥ 1/%d)", fa.Trim, draws, draws)
+	if fa.Server.Kind == fedavg.TrimmedMeanRule.String() {
+		trim := fa.Server.Params.Float("trim")
+		if draws := fedavgDraws(sc); trim > 0 && fedavg.TrimCount(draws, trim) == 0 {
+			v.Fail("algorithm.fedavg.server.trim", "%v of %d replies per round drops none: the trimmed mean would be the plain mean (need trim ≥ 1/%d)", trim, draws, draws)
+		}
 	}
 	validateImportance(v, sc, fa)
+	validateFedAvgSystems(v, sc, fa)
 }
 
 // fedavgDraws returns the number of replies a round combines: L, or K under
@@ -220,7 +220,8 @@ func validateImportance(v *scenarios.Validator, sc *scenarios.Scenario, fa *FedA
 // accuracy and cross-entropy.
 func fedavgColumns(sc *scenarios.Scenario) []Column {
 	cols := msdColumns(sc, Column{Name: "msd", Decibel: true, Label: "MSD ‖w_i − w^o‖² (dB)"})
-	return append(cols, classColumns(sc, "", "")...)
+	cols = append(cols, classColumns(sc, "", "")...)
+	return append(cols, systemsColumns(sc, fedavgFaulty(sc))...)
 }
 
 // fedavgEstimate is the cost of one FedAvg run: per round a Tick, a Done and
@@ -260,6 +261,9 @@ func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 	if err != nil {
 		return nil, c.Errorf("privacy.mechanism", "%v", err)
 	}
+	if _, ok := afedavg.LookupServer(fa.Server.Kind); !ok {
+		return nil, c.Errorf("algorithm.fedavg.server", "unknown server behaviour %q (registered: %v)", fa.Server.Kind, afedavg.ServerNames())
+	}
 	cfg := &fedavg.Config{
 		Agents:               sc.Data.Agents,
 		Participants:         fa.Participants,
@@ -271,10 +275,12 @@ func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 		Schedule:             sched,
 		BatchWithReplacement: fa.BatchSampling == "with-replacement",
 		Noise:                mech,
-		Trim:                 fa.Trim,
 	}
-	if rule, err := fedavg.ParseRule(fa.Server); err == nil {
+	if rule, err := fedavg.ParseRule(fa.Server.Kind); err == nil {
 		cfg.Rule = rule
+		if rule == fedavg.TrimmedMeanRule {
+			cfg.Trim = fa.Server.Params.Float("trim")
+		}
 	}
 	if cfg.Importance.Agents, err = fedavg.ParsePolicy(fa.Importance.Agents); err != nil {
 		return nil, c.Errorf("algorithm.fedavg.importance.agents", "%v", err)
@@ -291,15 +297,19 @@ func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 		cfg.Share = fedavg.Updates
 		cfg.NoiseStd = math.Sqrt(sc.Privacy.Variance)
 	}
+	if err := fedavgSystemsConfig(c, cfg); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 
 // referenceServers lists the registered server behaviours the reference
-// engine also applies: those named after a combination rule.
+// engine also applies: those named after a combination rule and the
+// asynchronous servers.
 func referenceServers() []string {
 	var names []string
 	for _, n := range afedavg.ServerNames() {
-		if _, err := fedavg.ParseRule(n); err == nil {
+		if _, err := fedavg.ParseRule(n); err == nil || n == "fedasync" || n == "fedbuff" {
 			names = append(names, n)
 		}
 	}
@@ -312,6 +322,7 @@ type fedavgObserver struct {
 	t     *table
 	p     *problem
 	class [classMetrics]float64
+	sys   *systemsLog // the systems columns and counts, nil without them
 }
 
 func (o *fedavgObserver) record(round int, w []float64) {
@@ -333,8 +344,14 @@ func (o *fedavgObserver) record(round int, w []float64) {
 
 // Observe implements actors.Observer.
 func (o *fedavgObserver) Observe(_ actors.ID, round int, key string, v []float64) {
+	o.observe(round, key, v)
+}
+
+func (o *fedavgObserver) observe(round int, key string, v []float64) {
 	if key == "model" {
 		o.record(round, v)
+	} else if o.sys != nil {
+		o.sys.observe(round, key, v)
 	}
 }
 
@@ -355,32 +372,64 @@ func runFedAvg(j *job, p *problem, sink *traceSink) error {
 		}
 	}
 	w0 := make([]float64, p.loss.Dim(p.sets[0].Dim))
-	obs := &fedavgObserver{t: newTable(sc.Iterations, sc.Output.Every, len(columns(sc))), p: p}
+	cols := columns(sc)
+	obs := &fedavgObserver{t: newTable(sc.Iterations, sc.Output.Every, len(cols)), p: p}
+	obs.sys = newSystemsLog(sc, obs.t, cols)
 	obs.record(0, w0)
 	j.table = obs.t
-	if j.opts.Engine == Reference {
-		if _, err := fedavg.ParseRule(fedavgParams(sc).Server); err != nil {
-			return j.curve.Errorf("algorithm.fedavg.server", "server behaviour %q exists only in the actor engine; the reference engine applies %s: run it with --engine actors",
-				fedavgParams(sc).Server, strings.Join(referenceServers(), ", "))
-		}
-		if err := fedavg.Reference(*cfg, p.sets, p.loss, w0, j.runSeed, sc.Iterations, obs.record); err != nil {
+	fa := fedavgParams(sc)
+	systemsRun := fedavgUsesSystems(sc)
+	var model *systems.Model
+	if systemsRun {
+		if model, err = systemsModel(j.curve, j.dir); err != nil {
 			return err
 		}
-		return j.accountFor(p, fedavgExposure(cfg))
 	}
-	r := actors.NewRun(j.options(obs, sink))
-	defer r.Close()
-	sched, err := afedavg.Spawn(r, afedavg.Setup{
-		Config: cfg, Sets: p.sets, Loss: p.loss, W0: w0, Rounds: sc.Iterations,
-		Server: fedavgParams(sc).Server, GradientTime: sc.Network.GradientTime,
-	})
-	if err != nil {
-		return err
+	if j.opts.Engine == Reference {
+		if err := fedavgReferenceServer(j.curve); err != nil {
+			return err
+		}
+		if !systemsRun {
+			if err := fedavg.Reference(*cfg, p.sets, p.loss, w0, j.runSeed, sc.Iterations, obs.record); err != nil {
+				return err
+			}
+			return j.accountFor(p, fedavgExposure(cfg))
+		}
+		err = fedavg.Simulate(*cfg, p.sets, p.loss, w0, j.runSeed, sc.Iterations, fedavg.SimOptions{Model: model, Observe: obs.observe})
+		if err != nil {
+			return err
+		}
+	} else {
+		r := actors.NewRun(j.options(obs, sink))
+		defer r.Close()
+		setup := afedavg.Setup{
+			Config: cfg, Sets: p.sets, Loss: p.loss, W0: w0, Rounds: sc.Iterations,
+			Server: fa.Server.Kind, ServerParams: fa.Server.Params, GradientTime: sc.Network.GradientTime,
+		}
+		if systemsRun {
+			setup.Devices = model.Devices(j.runSeed, len(p.sets), fedavg.AgentName)
+		}
+		sched, err := afedavg.Spawn(r, setup)
+		if err != nil {
+			return err
+		}
+		if err := r.Execute(sched, &msg.Start{}); err != nil {
+			return err
+		}
+		j.finish(r)
 	}
-	if err := r.Execute(sched, &msg.Start{}); err != nil {
-		return err
+	if systemsRun {
+		if d := obs.sys.finish(j, model, len(p.sets)); d != nil && cfg.Attack.Kind != fedavg.NoAttack {
+			bad := fedavg.Adversaries(func() *rand.Rand { return rng.New(j.runSeed, fedavg.AdversaryOwner, fedavg.AdversaryPurpose) }, len(p.sets), cfg.Attack.Fraction)
+			var ids []int
+			for k, b := range bad {
+				if b {
+					ids = append(ids, k)
+				}
+			}
+			d["adversaries"] = ids
+		}
 	}
-	j.finish(r)
 	return j.accountFor(p, fedavgExposure(cfg))
 }
 

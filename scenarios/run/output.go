@@ -249,6 +249,12 @@ func withAbsolutePaths(sc *scenarios.Scenario, dir string) *scenarios.Scenario {
 		c.File, c.Matrix = abs(c.File), abs(c.Matrix)
 		out.Topology = &c
 	}
+	out.Network.Availability = abs(sc.Network.Availability)
+	if st := sc.Network.StepTime; st != nil {
+		c := *st
+		c.File = abs(c.File)
+		out.Network.StepTime = &c
+	}
 	out.Curves = make([]scenarios.Curve, len(sc.Curves))
 	for i, c := range sc.Curves {
 		out.Curves[i] = scenarios.Curve{Label: c.Label, Set: map[string]any{}}
@@ -284,7 +290,8 @@ func withAbsolutePaths(sc *scenarios.Scenario, dir string) *scenarios.Scenario {
 
 // pathFields are the scenario fields that name files, relative to the
 // scenario's directory.
-var pathFields = map[string]bool{"data.libsvm.file": true, "topology.file": true, "topology.matrix": true}
+var pathFields = map[string]bool{"data.libsvm.file": true, "topology.file": true, "topology.matrix": true,
+	"network.availability": true, "network.step_time.file": true}
 
 // curveResult gathers a curve's runs, their mean and their standard
 // deviation.

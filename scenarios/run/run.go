@@ -420,7 +420,7 @@ func (j *job) options(obs actors.Observer, sink *traceSink) actors.Options {
 		RunSeed:  j.runSeed,
 		Run:      j.run,
 		Curve:    j.curve.Label,
-		Timing:   actors.Timing{Latency: n.Latency, Jitter: n.Jitter},
+		Timing:   actors.Timing{Latency: n.Latency, Jitter: n.Jitter, Bandwidth: n.Bandwidth, Loss: n.Loss, Duplicate: n.Duplicate},
 		Observer: obs,
 		Logger:   j.logger,
 		System:   j.system,

@@ -240,7 +240,12 @@ func TestUserErrorsBeforeRunning(t *testing.T) {
 		want      string
 	}{
 		{nil, Options{Engine: Reference, Trace: true}, "trace: tracing needs the actor engine"},
-		{[]string{"algorithm.fedavg.server=test-failing"}, Options{Engine: Reference}, `algorithm.fedavg.server: server behaviour "test-failing" exists only in the actor engine; the reference engine applies mean, median, trimmed-mean`},
+		{[]string{"algorithm.fedavg.server=test-failing"}, Options{Engine: Reference}, `algorithm.fedavg.server: server behaviour "test-failing" exists only in the actor engine; the reference engine applies fedasync, fedbuff, mean, median, trimmed-mean`},
+	}
+	// An unregistered server is refused by the loader, with its origin.
+	if _, err := scenarios.Parse([]byte(small), "s.yaml", ".", []string{"algorithm.fedavg.server=nonesuch"}); !scenarios.IsUserError(err) ||
+		!strings.Contains(err.Error(), `--set algorithm.fedavg.server=nonesuch: algorithm.fedavg.server: unknown server behaviour "nonesuch"`) {
+		t.Errorf("unregistered server: %v", err)
 	}
 	for _, c := range cases {
 		_, err := Execute(plan(t, small, c.overrides...), t.TempDir(), c.opts)

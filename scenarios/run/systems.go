@@ -1,0 +1,224 @@
+package run
+
+import (
+	"io"
+
+	"maple/actors"
+	"maple/algorithms/systems"
+	"maple/scenarios"
+)
+
+// systemsModel builds the systems model of a curve's scenario (the network
+// section), reading the files it names. Problems are scenario errors naming
+// the field.
+func systemsModel(c *scenarios.CurveSpec, dir string) (*systems.Model, error) {
+	sc := c.Scenario
+	n := &sc.Network
+	agents := sc.Data.Agents
+	m := &systems.Model{
+		Latency: n.Latency, Jitter: n.Jitter, Bandwidth: n.Bandwidth, GradientTime: n.GradientTime,
+		Loss: n.Loss, Duplicate: n.Duplicate, Dropout: n.Dropout,
+	}
+	if st := n.StepTime; st != nil {
+		kind, err := systems.ParseComputeKind(st.Kind)
+		if err != nil {
+			return nil, c.Errorf("network.step_time.kind", "%v", err)
+		}
+		m.Compute = systems.Compute{Kind: kind, Value: st.Value, Min: st.Range.Min, Max: st.Range.Max,
+			Median: st.Median, Sigma: st.Sigma, PerStep: st.Redraw == "per-step"}
+		if kind == systems.Table {
+			m.Compute.Table, err = readFile(c, dir, "network.step_time.file", st.File, func(r io.Reader, name string) ([]float64, error) {
+				return systems.ReadStepTable(r, name, agents)
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, dc := range n.Classes {
+		cl := systems.Class{Name: dc.Name, Fraction: dc.Fraction, Slowdown: dc.Slowdown, Latency: dc.Latency, Bandwidth: dc.Bandwidth, Dropout: -1}
+		if dc.Dropout != nil {
+			cl.Dropout = *dc.Dropout
+		}
+		m.Classes = append(m.Classes, cl)
+	}
+	if n.Availability != "" {
+		var err error
+		m.Availability, err = readFile(c, dir, "network.availability", n.Availability, func(r io.Reader, name string) (map[int][]systems.Window, error) {
+			return systems.ReadAvailability(r, name, agents)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if cr := n.Crashes; cr != nil {
+		m.CrashRate = cr.Rate
+		if len(cr.At) > 0 {
+			m.Crashes = map[int]int{}
+			for _, at := range cr.At {
+				m.Crashes[at.Agent] = at.Round
+			}
+		}
+	}
+	if err := m.Validate(agents); err != nil {
+		return nil, c.Errorf("network", "%v", err)
+	}
+	return m, nil
+}
+
+// timeColumns is the virtual-time column of output.x_axis time: the virtual
+// time at the end of each recorded iteration, an axis every other metric is
+// also drawn against.
+func timeColumns(sc *scenarios.Scenario) []Column {
+	if sc.Output.XAxis != "time" {
+		return nil
+	}
+	return []Column{{Name: "time", Label: "virtual time (s)", Axis: true}}
+}
+
+// Columns of the systems model's events, per recorded round.
+var faultColumns = []Column{
+	{Name: "dropped", Label: "agents that did not answer, per round"},
+	{Name: "late", Label: "replies after their round closed, per round"},
+	{Name: "lost", Label: "messages lost on their links, per round"},
+}
+
+// systemsColumns are the columns the systems model adds to a family's: the
+// virtual time (output.x_axis time) and, when replies can go missing, the
+// per-round counts of faultColumns.
+func systemsColumns(sc *scenarios.Scenario, faulty bool) []Column {
+	cols := timeColumns(sc)
+	if faulty {
+		cols = append(cols, faultColumns...)
+	}
+	return cols
+}
+
+// systemsLog keeps what the systems model does during one run — the virtual
+// time of every round and the counts of its events — and writes the
+// systems columns of the run's table.
+type systemsLog struct {
+	t             *table
+	timeCol       int // column of time, −1 if absent
+	faultCol      int // column of dropped (late, lost follow), −1 if absent
+	rounds        int
+	dropped, late []float64
+	lost          []float64
+	totals        map[string]int
+	staleness     float64
+	lastTime      float64
+	timeObserved  bool
+	staleUpdates  int
+	emptyRounds   int
+	timeouts      int
+	duplicated    int
+}
+
+// newSystemsLog returns the log of a run whose table has columns cols.
+func newSystemsLog(sc *scenarios.Scenario, t *table, cols []Column) *systemsLog {
+	l := &systemsLog{t: t, timeCol: -1, faultCol: -1, rounds: sc.Iterations, totals: map[string]int{},
+		dropped: make([]float64, sc.Iterations+1), late: make([]float64, sc.Iterations+1), lost: make([]float64, sc.Iterations+1)}
+	for i, c := range cols {
+		switch c.Name {
+		case "time":
+			l.timeCol = i
+		case "dropped":
+			l.faultCol = i
+		}
+	}
+	if l.timeCol >= 0 {
+		t.set(0, l.timeCol, 0)
+	}
+	return l
+}
+
+// observe records an observation of the systems model (the keys of
+// algorithms/fedavg and the engine's).
+func (l *systemsLog) observe(round int, key string, v []float64) {
+	count := func(per []float64) {
+		if round >= 0 && round < len(per) {
+			per[round]++
+		}
+	}
+	switch key {
+	case "time":
+		l.lastTime, l.timeObserved = v[0], true
+		if l.timeCol >= 0 {
+			if row := l.t.row(round); row >= 0 {
+				l.t.set(row, l.timeCol, v[0])
+			}
+		}
+	case "dropped":
+		count(l.dropped)
+	case "late":
+		count(l.late)
+	case actors.KeyLost:
+		count(l.lost)
+	case actors.KeyDuplicate:
+		l.duplicated++
+	case "empty":
+		l.emptyRounds++
+	case "timeout":
+		l.timeouts++
+	case "staleness":
+		l.staleness += v[0]
+		l.staleUpdates++
+	default:
+		return
+	}
+	l.totals[key]++
+}
+
+// finish writes the per-round counts into the table and, for run 0, the
+// totals into the summary's details under "systems", which it returns for
+// the family to complete (nil for other runs).
+func (l *systemsLog) finish(j *job, m *systems.Model, agents int) map[string]any {
+	if l.faultCol >= 0 {
+		for r, it := range l.t.iterations {
+			l.t.set(r, l.faultCol, l.dropped[it])
+			l.t.set(r, l.faultCol+1, l.late[it])
+			l.t.set(r, l.faultCol+2, l.lost[it])
+		}
+	}
+	if l.timeObserved {
+		j.stats.duration = l.lastTime
+	}
+	if j.run != 0 {
+		return nil
+	}
+	details := map[string]any{}
+	sum := func(xs []float64) float64 {
+		var s float64
+		for _, x := range xs {
+			s += x
+		}
+		return s
+	}
+	details["dropped"] = sum(l.dropped)
+	details["late"] = sum(l.late)
+	details["lost"] = sum(l.lost)
+	details["duplicated"] = l.duplicated
+	if l.emptyRounds > 0 {
+		details["empty_rounds"] = l.emptyRounds
+	}
+	if l.timeouts > 0 {
+		details["timeouts"] = l.timeouts
+	}
+	if l.staleUpdates > 0 {
+		details["mean_staleness"] = l.staleness / float64(l.staleUpdates)
+	}
+	if l.timeObserved && l.lastTime > 0 {
+		details["virtual_time"] = l.lastTime
+		details["virtual_time_per_round"] = l.lastTime / float64(l.rounds)
+	}
+	if len(m.Classes) > 0 {
+		counts := m.ClassCounts(agents)
+		classes := map[string]int{}
+		for i, c := range m.Classes {
+			classes[c.Name] = counts[i]
+		}
+		details["classes"] = classes
+	}
+	j.stats.details["systems"] = details
+	return details
+}
