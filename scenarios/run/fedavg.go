@@ -228,13 +228,13 @@ func fedavgColumns(sc *scenarios.Scenario) []Column {
 // a model to and from each of the L participants, each of which runs up to
 // E_k local steps on up to B_k samples; every agent is an actor holding a few
 // model-sized vectors.
-func fedavgEstimate(sc *scenarios.Scenario) Estimate {
+func fedavgEstimate(sc *scenarios.Scenario, d float64) Estimate {
 	fa := fedavgParams(sc)
 	L := float64(fa.Participants)
 	if fa.Participation == fedavg.Full.String() {
 		L = float64(sc.Data.Agents)
 	}
-	T, d := float64(sc.Iterations), float64(sc.Data.Dim)
+	T := float64(sc.Iterations)
 	return Estimate{
 		Bytes:       float64(sc.Data.Agents) * (actorBytes + 3*d*8),
 		Ops:         T * L * (4*float64(fa.LocalSteps.Max)*float64(fa.Batch.Max)*d + 4*d),

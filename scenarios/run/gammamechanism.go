@@ -34,7 +34,7 @@ output: {plot: false, steady_state: 0.5}
 // gammaMechanismEstimate is the cost of one run: per recorded ε, 2·samples
 // Gamma draws and privacy losses (a few hundred operations each) and, for a
 // θ(ε) curve, a scan of a few hundred evaluations of Lemma 1. No messages.
-func gammaMechanismEstimate(sc *scenarios.Scenario) Estimate {
+func gammaMechanismEstimate(sc *scenarios.Scenario, _ float64) Estimate {
 	g := gammaMechanismParams(sc)
 	rows := float64(sc.Iterations/max(sc.Output.Every, 1) + 2)
 	return Estimate{Bytes: 2 * float64(g.Samples) * 8, Ops: rows * (2*float64(g.Samples)*300 + 500*1000)}

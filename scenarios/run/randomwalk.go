@@ -43,9 +43,9 @@ func init() {
 // recorded step (a pass over all the data). Gossip: four messages (Tick, two
 // models, Done) and two gradients per iteration, and the node average every
 // iteration.
-func randomWalkEstimate(sc *scenarios.Scenario) Estimate {
+func randomWalkEstimate(sc *scenarios.Scenario, d float64) Estimate {
 	p := randomWalkParams(sc)
-	N, n, d, T := float64(sc.Data.Agents), float64(sc.Data.Samples.Max), float64(sc.Data.Dim), float64(sc.Iterations)
+	N, n, T := float64(sc.Data.Agents), float64(sc.Data.Samples.Max), float64(sc.Iterations)
 	rows := T / float64(max(sc.Output.Every, 1))
 	e := Estimate{Bytes: N * (actorBytes + 4*d*8), RecordBytes: 170, VectorLen: d}
 	if p.Protocol == "gossip" {
