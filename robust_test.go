@@ -157,9 +157,7 @@ func init() {
 	// Test-only ways to panic: a hidden command and a FedAvg server.
 	addCommand(func(*globalFlags) *cobra.Command {
 		return &cobra.Command{Use: "test-panic", Hidden: true, RunE: func(*cobra.Command, []string) error {
-			var m map[string]int
-			m["boom"]++ // assignment to entry in nil map
-			return nil
+			panic("test panic in a command")
 		}}
 	})
 	afedavg.RegisterServer("test-panic", func(p afedavg.ServerParts) actors.Behaviour { return panicking{} })
