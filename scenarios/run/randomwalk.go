@@ -28,6 +28,8 @@ func init() {
 			Defaults: randomWalkDefaults,
 			Complete: completeRandomWalk,
 			Validate: validateRandomWalk,
+			// Lemma 1's (ε, δ) of the announced L_i, in the summary.
+			OwnAccounting: "random walks report Lemma 1's (ε, δ), not the ε(i) accountant",
 		},
 		Check:    checkRandomWalk,
 		Columns:  randomWalkColumns,
@@ -215,9 +217,6 @@ func validateRandomWalk(v *scenarios.Validator, sc *scenarios.Scenario) {
 	// Shared fields the family does not use.
 	v.Absent("privacy.mechanism", v.Set("privacy.mechanism"), "random walks privatize L_i with privacy.scheme and algorithm.randomwalk.mechanism")
 	v.Absent("privacy.variance", v.Set("privacy.variance"), "random walks privatize L_i with privacy.scheme and algorithm.randomwalk.mechanism")
-	v.Absent("privacy.accountant", v.Set("privacy.accountant"), "random walks report Lemma 1's (ε, δ), not the ε(i) accountant")
-	// The accountant default that fills in for every scheme is not ours.
-	sc.Privacy.Accountant = nil
 	if t := sc.Topology; t != nil {
 		v.Absent("topology.weights", v.Set("topology.weights"), "the walk's transition matrix is Metropolis–Hastings over the graph, computed from the target, not a combination matrix")
 		v.Absent("topology.matrix", v.Set("topology.matrix"), "the walk needs a graph, not a combination matrix")
