@@ -49,8 +49,8 @@ func TestRunWithoutFileUsesTheEmbeddedScenario(t *testing.T) {
 	}
 }
 
-// Same scenario and seed give byte-identical metrics and traces, whatever
-// GOMAXPROCS and the number of parallel runs: for federated averaging (the
+// Same scenario and seed give byte-identical outputs (metrics, summary, trace,
+// figures), whatever GOMAXPROCS and the number of parallel runs: for federated averaging (the
 // default scenario) and for decentralized learning with every privacy scheme,
 // whose local graph-homomorphic traces carry X25519 public keys.
 func TestOutputsAreByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
@@ -62,7 +62,7 @@ func TestOutputsAreByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
 			"--set", "data.test_samples=200", "--set", "runs=3", "--set", "iterations=8"},
 	}
 	for name, extra := range scenarios {
-		var metrics, traces [][]byte
+		var dirs []string
 		for i, procs := range []int{1, 2, 2} {
 			runtime.GOMAXPROCS(procs)
 			dir := filepath.Join(t.TempDir(), "out")
@@ -73,16 +73,27 @@ func TestOutputsAreByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
 			if code, out, errOut := maple(t, args...); code != 0 {
 				t.Fatalf("%s, GOMAXPROCS=%d: exit %d\n%s%s", name, procs, code, out, errOut)
 			}
-			metrics = append(metrics, read(t, filepath.Join(dir, "metrics.csv")))
-			traces = append(traces, read(t, filepath.Join(dir, "trace.jsonl.zst")))
+			dirs = append(dirs, dir)
 		}
-		for i := 1; i < len(metrics); i++ {
-			if !bytes.Equal(metrics[0], metrics[i]) {
-				t.Errorf("%s: metrics.csv of execution %d differs from execution 0", name, i)
+		// Every output but provenance.json (which records the command line)
+		// is byte-identical: metrics, summary, trace and figures.
+		files, err := os.ReadDir(dirs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if f.Name() == "provenance.json" {
+				continue
 			}
-			if !bytes.Equal(traces[0], traces[i]) {
-				t.Errorf("%s: trace.jsonl.zst of execution %d differs from execution 0", name, i)
+			want := read(t, filepath.Join(dirs[0], f.Name()))
+			for i := 1; i < len(dirs); i++ {
+				if !bytes.Equal(want, read(t, filepath.Join(dirs[i], f.Name()))) {
+					t.Errorf("%s: %s of execution %d differs from execution 0", name, f.Name(), i)
+				}
 			}
+		}
+		if len(files) < 5 {
+			t.Errorf("%s: only %d files written", name, len(files))
 		}
 	}
 }

@@ -22,7 +22,7 @@ loss: {kind: least-squares, rho: 0.01}
 algorithm: {kind: diffusion, step_size: 0.2, diffusion: {strategy: atc}}
 topology: {graph: geometric, radius: 0.5, min_degree: 2, weights: metropolis}
 privacy: {mechanism: laplace, variance: 0.01}
-output: {every: 1}
+output: {every: 1, plot: false}
 `
 
 // readColumns returns metrics.csv as a map from column name to values, rows

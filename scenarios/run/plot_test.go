@@ -221,6 +221,21 @@ func TestSweepDrawsTheSteadyStateAgainstTheParameter(t *testing.T) {
 	}
 }
 
+// A column that reports the swept value itself (the Gamma mechanism's θ) is
+// not drawn against it; the others are.
+func TestSweepSkipsTheSweptColumn(t *testing.T) {
+	src := "name: g\nruns: 1\niterations: 6\nalgorithm:\n  kind: gamma-mechanism\n" +
+		"  gamma-mechanism: {l_range: [1, 2], theta: 1, epsilon_max: 6, samples: 200}\n" +
+		"sweep:\n  algorithm.gamma-mechanism.theta: [0.5, 1, 2]\n"
+	dir, res := execute(t, plan(t, src), Options{})
+	if _, err := os.Stat(filepath.Join(dir, "steady-delta-vs-theta.png")); err != nil {
+		t.Errorf("missing steady-delta-vs-theta.png (files %v)", res.Files)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "steady-theta-vs-theta.png")); err == nil {
+		t.Error("θ drawn against θ")
+	}
+}
+
 // Long titles break at spaces to fit the data area.
 func TestWrapTitle(t *testing.T) {
 	var sty text.Style

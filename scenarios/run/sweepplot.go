@@ -136,6 +136,9 @@ func writeSweepFigures(outDir, title, field string, curves []curveResult) ([]str
 	common = slices.DeleteFunc(common, func(p string) bool { return p == "" })
 	var files []string
 	for k, col := range curves[0].cols {
+		if col.Name == lastPart(field) {
+			continue // a column that reports the swept value itself (θ against θ)
+		}
 		// The quantity goes in the title: gonum centres a vertical axis
 		// label at the arithmetic mean of the axis range, which on a
 		// logarithmic axis sits near its top and pushes the data area down.

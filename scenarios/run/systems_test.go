@@ -29,7 +29,7 @@ const hostileFedAvg = small + `network:
   dropout: 0.1
   availability: avail.csv
   crashes: {rate: 0.01, at: [{agent: 2, round: 10}]}
-output: {x_axis: time}
+output: {x_axis: time, plot: false}
 `
 
 // systemsPlan parses src in a directory holding the availability trace.
@@ -123,6 +123,12 @@ func TestZeroFaultRatesKeepTodaysNumbers(t *testing.T) {
 	if b[0][5] != "time" || b[2][5] == "0" {
 		t.Errorf("time column %v", b[:3])
 	}
+	// Every metric is also drawn against virtual time.
+	for _, f := range []string{"msd.png", "msd-by-time.png"} {
+		if _, err := os.Stat(filepath.Join(timed, f)); err != nil {
+			t.Errorf("with output.x_axis time: %v", err)
+		}
+	}
 }
 
 func readCSV(t *testing.T, path string) [][]string {
@@ -204,6 +210,7 @@ iterations: 20
 data: {agents: 10, samples: [20, 30]}
 algorithm: {kind: diffusion, step_size: 0.05}
 topology: {graph: geometric, radius: 0.5, min_degree: 2}
+output: {plot: false}
 `
 
 var diffusionVariants = [][]string{
