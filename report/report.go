@@ -120,7 +120,7 @@ func build(r *runDir) (*page, error) {
 	if len(r.metrics) == 0 {
 		return nil, fmt.Errorf("%s: metrics.csv has no rows", r.dir)
 	}
-	pg.SteadyColumns = r.metrics[0].order
+	pg.SteadyColumns = r.metricNames()
 	for _, c := range s.Curves {
 		row := steadyRow{Label: c.Label, Runs: c.Runs}
 		for _, m := range pg.SteadyColumns {
@@ -249,7 +249,7 @@ func curveCharts(r *runDir, byLabel map[string]*curveSummary) ([]namedChart, str
 	}
 	var charts []namedChart
 	note := ""
-	for _, m := range r.metrics[0].order {
+	for _, m := range r.metricNames() {
 		for _, g := range groups {
 			var ss []series
 			db := false

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/xml"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -304,5 +305,54 @@ func TestPrivacyBudgetRows(t *testing.T) {
 	}
 	if ch == nil || len(ch.Legend) != 1 || ch.Legend[0].Label != "laplace" {
 		t.Errorf("the ε(i) chart should draw the Laplace curve only: %+v", ch)
+	}
+}
+
+// metrics.csv is one table with the union of the curves' columns: a curve
+// whose cells of a metric are all empty does not have that metric, while an
+// empty dB cell (the dB of an exact zero) among filled ones reads as NaN.
+// The blocks with their own headers of older runs read the same.
+func TestReadMetricsUnionOfColumns(t *testing.T) {
+	dir := t.TempDir()
+	union := "curve,iteration,msd,msd_std,msd_db,noise,noise_std,noise_db\n" +
+		"clear,0,0,0,,,,\n" +
+		"clear,1,0.1,0.01,-10,,,\n" +
+		"noisy,0,1,0.1,0,0,0,\n" +
+		"noisy,1,0.1,0.01,-10,0.01,0.001,-20\n"
+	blocks := "curve,iteration,msd,msd_std,msd_db\n" +
+		"clear,0,0,0,\n" +
+		"clear,1,0.1,0.01,-10\n" +
+		"curve,iteration,msd,msd_std,msd_db,noise,noise_std,noise_db\n" +
+		"noisy,0,1,0.1,0,0,0,\n" +
+		"noisy,1,0.1,0.01,-10,0.01,0.001,-20\n"
+	for name, src := range map[string]string{"union": union, "blocks": blocks} {
+		path := filepath.Join(dir, name+".csv")
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		curves, err := readMetrics(path)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(curves) != 2 {
+			t.Fatalf("%s: %d curves, want 2", name, len(curves))
+		}
+		clear, noisy := curves[0], curves[1]
+		if fmt.Sprint(clear.order) != "[msd]" || fmt.Sprint(noisy.order) != "[msd noise]" {
+			t.Errorf("%s: metrics %v and %v, want [msd] and [msd noise]", name, clear.order, noisy.order)
+		}
+		if _, ok := clear.columns["noise_db"]; ok {
+			t.Errorf("%s: the clear curve has the noise columns", name)
+		}
+		if db := clear.columns["msd_db"]; len(db) != 2 || !math.IsNaN(db[0]) || db[1] != -10 {
+			t.Errorf("%s: msd_db of the clear curve %v, want [NaN -10]", name, db)
+		}
+		r := &runDir{metrics: curves}
+		if got := fmt.Sprint(r.metricNames()); got != "[msd noise]" {
+			t.Errorf("%s: the report's metrics %s, want [msd noise]", name, got)
+		}
+		if s, _, _ := curveSeries(&clear, "noise", 2); s != nil {
+			t.Errorf("%s: the clear curve has a noise series", name)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -106,8 +107,11 @@ func load(dir string) (*runDir, error) {
 	return r, nil
 }
 
-// readMetrics parses metrics.csv: blocks of rows per curve, each block
-// possibly preceded by its own header.
+// readMetrics parses metrics.csv: one table whose columns are the union of
+// the curves' (maple before that wrote blocks of rows per curve, each
+// possibly preceded by its own header, which reads the same). A curve has the
+// metrics whose cells it fills: a metric left empty on every row of the curve
+// is not one of its columns.
 func readMetrics(path string) ([]curveMetrics, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -121,6 +125,7 @@ func readMetrics(path string) ([]curveMetrics, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var curves []curveMetrics
+	var filled []map[string]bool // per curve, the columns with a non-empty cell
 	var header []string
 	for n, row := range rows {
 		if len(row) >= 2 && row[0] == "curve" && row[1] == "iteration" {
@@ -138,6 +143,7 @@ func readMetrics(path string) ([]curveMetrics, error) {
 				}
 			}
 			curves = append(curves, c)
+			filled = append(filled, map[string]bool{})
 		}
 		c := &curves[len(curves)-1]
 		it, err := strconv.ParseFloat(row[1], 64)
@@ -151,7 +157,36 @@ func readMetrics(path string) ([]curveMetrics, error) {
 				v = math.NaN()
 			}
 			c.columns[h] = append(c.columns[h], v)
+			if row[i+2] != "" {
+				filled[len(curves)-1][h] = true
+			}
 		}
 	}
+	for i := range curves {
+		c := &curves[i]
+		c.order = slices.DeleteFunc(c.order, func(m string) bool {
+			if filled[i][m] {
+				return false
+			}
+			for _, suffix := range []string{"", "_std", "_db", "_db_std"} {
+				delete(c.columns, m+suffix)
+			}
+			return true
+		})
+	}
 	return curves, nil
+}
+
+// metricNames returns the metrics of every curve, in order of first
+// appearance.
+func (r *runDir) metricNames() []string {
+	var names []string
+	for _, c := range r.metrics {
+		for _, m := range c.order {
+			if !slices.Contains(names, m) {
+				names = append(names, m)
+			}
+		}
+	}
+	return names
 }

@@ -93,3 +93,35 @@ func TestBadBehaviourParametersNameTheirLine(t *testing.T) {
 		}
 	}
 }
+
+// ownAccounting is the parameter section of a test family that accounts for
+// privacy itself.
+type ownAccounting struct{}
+
+func init() {
+	scenarios.RegisterFamily(scenarios.Family{
+		Kind: "owntest", Summary: "test family with its own privacy accounting", Schemes: []string{"none", "update-noise"},
+		OwnAccounting: "owntest reports its own ε",
+		Defaults:      func(*scenarios.Scenario) any { return &ownAccounting{} },
+		Validate:      func(*scenarios.Validator, *scenarios.Scenario) {},
+	})
+}
+
+// A family that declares its own accounting gets no privacy.accountant
+// default, even under noise (where every other family gets one), and a
+// scenario that sets the section is refused, naming the field and its line.
+func TestOwnAccountingHasNoAccountant(t *testing.T) {
+	const src = "name: t\nalgorithm: {kind: owntest}\nprivacy: {scheme: update-noise}\n"
+	if a := parse(t, src).Curves[0].Scenario.Privacy.Accountant; a != nil {
+		t.Errorf("a family with its own accounting got the accountant %+v", a)
+	}
+	if a := parse(t, "name: t\nalgorithm: {kind: fedavg}\nprivacy: {scheme: update-noise}\n").Curves[0].Scenario.Privacy.Accountant; a == nil {
+		t.Error("fedavg under noise lost its default accountant")
+	}
+	for _, set := range []string{"privacy: {scheme: update-noise, accountant: {b: 2}}\n", "privacy: {accountant: {b: -1}}\n"} {
+		_, err := scenarios.Parse([]byte("name: t\nalgorithm: {kind: owntest}\n"+set), "t.yaml", ".", nil)
+		if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "t.yaml:3: privacy.accountant: does not apply: owntest reports its own ε") {
+			t.Errorf("%s: %v, want privacy.accountant refused", set, err)
+		}
+	}
+}

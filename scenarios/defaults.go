@@ -37,7 +37,7 @@ func defaults(algorithm, data string) *Scenario {
 		},
 		Loss:      Loss{Kind: "least-squares", Rho: 0.001},
 		Algorithm: Algorithm{Kind: algorithm, StepSize: 0.01},
-		Privacy:   Privacy{Scheme: "none", Mechanism: "laplace", Variance: 0.01, Accountant: defaultAccountant()},
+		Privacy:   Privacy{Scheme: "none", Mechanism: "laplace", Variance: 0.01},
 		Output:    Output{Every: 1, SteadyState: 0.1, Plot: true, XAxis: "iteration"},
 	}
 	switch data {
@@ -75,7 +75,12 @@ func defaults(algorithm, data string) *Scenario {
 	default:
 		sc.Loss.Kind = "logistic"
 	}
-	if f, ok := LookupFamily(algorithm); ok {
+	f, ok := LookupFamily(algorithm)
+	if !ok || f.OwnAccounting == "" {
+		// A family with its own accounting has no accountant section.
+		sc.Privacy.Accountant = defaultAccountant()
+	}
+	if ok {
 		sc.Algorithm.Params = f.Defaults(sc)
 	}
 	return sc

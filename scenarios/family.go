@@ -38,6 +38,12 @@ type Family struct {
 	// family models on both engines, or refuses on one with its own error;
 	// a scenario that sets any other is refused, naming the field.
 	Systems []string
+	// OwnAccounting, if set, says how the family accounts for privacy
+	// itself (random walks report Lemma 1's (ε, δ), say): it has no
+	// privacy.accountant section — none by default, and a scenario that sets
+	// one is refused with this reason. Without it, a noisy scheme gets the
+	// papers' ε(i) accountant (privacy.accountant) by default.
+	OwnAccounting string
 	// Nodes, if set, returns the number of nodes of the topology and the
 	// field that sets it, for a family whose graph does not join the data
 	// holders (graph federated learning: the servers). Without it the
@@ -118,6 +124,9 @@ func (v *Validator) validateFamily(sc *Scenario) {
 	}
 	if !slices.Contains(f.Schemes, sc.Privacy.Scheme) {
 		v.OneOf("privacy.scheme", sc.Privacy.Scheme, f.Schemes)
+	}
+	if f.OwnAccounting != "" {
+		v.Absent("privacy.accountant", sc.Privacy.Accountant != nil, f.OwnAccounting)
 	}
 	v.validateSystems(sc, f)
 	f.Validate(v, sc)

@@ -160,7 +160,7 @@ func (s *scheduler) Receive(ctx *actors.Context, m proto.Message) error {
 		}
 	case *msg.Done:
 		if ctx.Round() != s.round {
-			return fmt.Errorf("Done for round %d while round %d is open", ctx.Round(), s.round)
+			return fmt.Errorf("received Done for round %d from %s while round %d is open", ctx.Round(), ctx.Name(ctx.Sender()), s.round)
 		}
 		if s.round == s.rounds || s.stop() {
 			ctx.Finish()

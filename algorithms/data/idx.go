@@ -82,41 +82,16 @@ func (a *IDX) At(i int) float64 {
 // header announcing more or fewer bytes than follow, an unknown element type
 // or a non-finite floating-point element is an error naming the byte offset.
 func ReadIDX(r io.Reader, name string) (*IDX, error) {
-	br := bufio.NewReader(r)
-	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
-		z, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%s: gzip: %v", name, err)
-		}
-		defer z.Close()
-		br = bufio.NewReader(z)
+	br, done, err := idxStream(r, name)
+	if err != nil {
+		return nil, err
 	}
-	var head [4]byte
-	if n, err := io.ReadFull(br, head[:]); err != nil {
-		return nil, fmt.Errorf("%s: truncated at byte offset %d: expected the 4-byte IDX header, got %d bytes", name, n, n)
+	defer done()
+	a, total, err := readIDXHeader(br, name)
+	if err != nil {
+		return nil, err
 	}
-	t, ok := idxTypes[head[2]]
-	switch {
-	case head[0] != 0 || head[1] != 0:
-		return nil, fmt.Errorf("%s: byte offset 0: expected the IDX magic number 00 00, got %02x %02x (not an IDX file?)", name, head[0], head[1])
-	case !ok:
-		return nil, fmt.Errorf("%s: byte offset 2: unknown IDX element type 0x%02x (expected 0x08, 0x09, 0x0B, 0x0C, 0x0D or 0x0E)", name, head[2])
-	case head[3] == 0 || head[3] > maxIDXDims:
-		return nil, fmt.Errorf("%s: byte offset 3: expected 1 to %d dimensions, got %d", name, maxIDXDims, head[3])
-	}
-	a := &IDX{Type: head[2], Dims: make([]int, head[3]), Header: 4 + 4*int(head[3])}
-	total := int64(t.size)
-	for i := range a.Dims {
-		var b [4]byte
-		if _, err := io.ReadFull(br, b[:]); err != nil {
-			return nil, fmt.Errorf("%s: truncated at byte offset %d: expected the size of dimension %d", name, 4+4*i, i)
-		}
-		a.Dims[i] = int(binary.BigEndian.Uint32(b[:]))
-		if a.Dims[i] > 0 && total > maxIDXBytes/int64(a.Dims[i]) {
-			return nil, fmt.Errorf("%s: byte offset %d: dimensions %v announce more than %d bytes of data", name, 4+4*i, a.Dims[:i+1], int64(maxIDXBytes))
-		}
-		total *= int64(a.Dims[i])
-	}
+	t := idxTypes[a.Type]
 	raw, err := readData(br, total, maxIDXPrealloc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: byte offset %d: %v", name, a.Header+len(raw), err)
@@ -139,6 +114,66 @@ func ReadIDX(r io.Reader, name string) (*IDX, error) {
 		}
 	}
 	return a, nil
+}
+
+// ReadIDXHeader reads only the header of an IDX array from r (gzip-compressed
+// or plain, as ReadIDX): the returned IDX has its Dims, Type and Header but
+// no elements (Len is 0). It reads a few bytes of a file of any size, so it
+// suits a cheap look at a file's shape.
+func ReadIDXHeader(r io.Reader, name string) (*IDX, error) {
+	br, done, err := idxStream(r, name)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	a, _, err := readIDXHeader(br, name)
+	return a, err
+}
+
+// idxStream returns the decompressed stream of r if it starts with the gzip
+// magic bytes 1f 8b, or r itself, and the function that releases it.
+func idxStream(r io.Reader, name string) (*bufio.Reader, func(), error) {
+	br := bufio.NewReader(r)
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		z, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: gzip: %v", name, err)
+		}
+		return bufio.NewReader(z), func() { z.Close() }, nil
+	}
+	return br, func() {}, nil
+}
+
+// readIDXHeader reads and checks the header of an IDX array and returns the
+// array without elements and the number of data bytes the header announces.
+func readIDXHeader(br *bufio.Reader, name string) (*IDX, int64, error) {
+	var head [4]byte
+	if n, err := io.ReadFull(br, head[:]); err != nil {
+		return nil, 0, fmt.Errorf("%s: truncated at byte offset %d: expected the 4-byte IDX header, got %d bytes", name, n, n)
+	}
+	t, ok := idxTypes[head[2]]
+	switch {
+	case head[0] != 0 || head[1] != 0:
+		return nil, 0, fmt.Errorf("%s: byte offset 0: expected the IDX magic number 00 00, got %02x %02x (not an IDX file?)", name, head[0], head[1])
+	case !ok:
+		return nil, 0, fmt.Errorf("%s: byte offset 2: unknown IDX element type 0x%02x (expected 0x08, 0x09, 0x0B, 0x0C, 0x0D or 0x0E)", name, head[2])
+	case head[3] == 0 || head[3] > maxIDXDims:
+		return nil, 0, fmt.Errorf("%s: byte offset 3: expected 1 to %d dimensions, got %d", name, maxIDXDims, head[3])
+	}
+	a := &IDX{Type: head[2], Dims: make([]int, head[3]), Header: 4 + 4*int(head[3])}
+	total := int64(t.size)
+	for i := range a.Dims {
+		var b [4]byte
+		if _, err := io.ReadFull(br, b[:]); err != nil {
+			return nil, 0, fmt.Errorf("%s: truncated at byte offset %d: expected the size of dimension %d", name, 4+4*i, i)
+		}
+		a.Dims[i] = int(binary.BigEndian.Uint32(b[:]))
+		if a.Dims[i] > 0 && total > maxIDXBytes/int64(a.Dims[i]) {
+			return nil, 0, fmt.Errorf("%s: byte offset %d: dimensions %v announce more than %d bytes of data", name, 4+4*i, a.Dims[:i+1], int64(maxIDXBytes))
+		}
+		total *= int64(a.Dims[i])
+	}
+	return a, total, nil
 }
 
 // maxIDXPrealloc is how much of the data an IDX header announces ReadIDX

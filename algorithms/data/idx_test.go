@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"slices"
@@ -80,6 +81,28 @@ func TestIDXRoundTrip(t *testing.T) {
 		if err != nil || raw.X[1] != 255 {
 			t.Errorf("gzip=%v: unscaled pixel = %v (%v), want 255", compress, raw.X[1], err)
 		}
+	}
+}
+
+// ReadIDXHeader gives the shape of a file, plain or gzip-compressed,
+// without reading its elements: a file cut right after its header, which
+// ReadIDX refuses, still has its shape read.
+func TestReadIDXHeader(t *testing.T) {
+	img, _ := tinyImages()
+	for name, b := range map[string][]byte{"plain": img, "gzip": gzipped(t, img), "cut": img[:16]} {
+		a, err := ReadIDXHeader(bytes.NewReader(b), name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if fmt.Sprint(a.Dims) != "[3 2 2]" || a.Features() != 4 || a.Len() != 0 || a.Header != 16 {
+			t.Errorf("%s: dims %v, %d features, %d elements, header %d; want [3 2 2], 4, 0, 16", name, a.Dims, a.Features(), a.Len(), a.Header)
+		}
+	}
+	if _, err := ReadIDX(bytes.NewReader(img[:16]), "cut"); err == nil {
+		t.Error("ReadIDX accepts a file without its elements")
+	}
+	if _, err := ReadIDXHeader(bytes.NewReader([]byte{1, 2, 3, 4}), "bad"); err == nil || !strings.Contains(err.Error(), "magic") {
+		t.Errorf("ReadIDXHeader of a non-IDX stream: %v, want the magic-number error", err)
 	}
 }
 

@@ -267,9 +267,6 @@ func (k AttackKind) String() string { return attackNames.String(k) }
 // ParseAttack returns the attack named s.
 func ParseAttack(s string) (AttackKind, error) { return attackNames.Parse(s) }
 
-// AttackNames lists the attacks' names, none first.
-func AttackNames() []string { return attackNames.Names() }
-
 // Attack configures the adversaries of a run.
 type Attack struct {
 	Kind AttackKind

@@ -293,13 +293,6 @@ func (l Loss) SampleGradNorm(w []float64, s *data.Set, n int, scratch []float64)
 	return floats.Norm(scratch, 2)
 }
 
-// Misclassified reports whether sign(x_nᵀw) differs from the ±1 label y_n. A
-// zero score counts as an error, so an all-zero model scores 100% error. It
-// applies to the generalized linear losses only (see Loss.TestError).
-func Misclassified(w []float64, s *data.Set, n int) bool {
-	return s.Dot(n, w)*s.Y[n] <= 0
-}
-
 // TestError returns the fraction of samples of s that w misclassifies: a sign
 // of x_nᵀw other than the ±1 label for the generalized linear losses (a zero
 // score counts as an error, so an all-zero model scores 100% error), an arg

@@ -25,9 +25,6 @@ func (v Protocol) String() string { return protocolNames.String(v) }
 // ParseProtocol returns the value named s.
 func ParseProtocol(s string) (Protocol, error) { return protocolNames.Parse(s) }
 
-// ProtocolNames lists the protocols' names.
-func ProtocolNames() []string { return protocolNames.Names() }
-
 // Target is the stationary distribution the walk samples nodes from.
 type Target int
 

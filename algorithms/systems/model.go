@@ -60,9 +60,6 @@ func ParseComputeKind(s string) (ComputeKind, error) {
 	return 0, fmt.Errorf("unknown compute-time model %q (expected one of: none, fixed, uniform, lognormal, table)", s)
 }
 
-// ComputeKindNames lists the names of the compute-time models.
-func ComputeKindNames() []string { return append([]string(nil), computeNames...) }
-
 // Compute is the model of the compute time per local step.
 type Compute struct {
 	Kind ComputeKind

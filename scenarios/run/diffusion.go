@@ -113,9 +113,9 @@ func validateDiffusion(v *scenarios.Validator, sc *scenarios.Scenario) {
 // a batch; under local graph-homomorphic noise, the set-up messages (roles,
 // keys and their relays) and a mask per partner and share. The degree is
 // the expected one of the graph model (a rough 8 for graphs read from files).
-func diffusionEstimate(sc *scenarios.Scenario) Estimate {
+func diffusionEstimate(sc *scenarios.Scenario, dim float64) Estimate {
 	d := diffusionParams(sc)
-	P, T, dim := float64(sc.Data.Agents), float64(sc.Iterations), float64(sc.Data.Dim)
+	P, T := float64(sc.Data.Agents), float64(sc.Iterations)
 	deg := expectedDegree(sc.Topology, sc.Data.Agents)
 	stages := 1.0
 	if d.Strategy == "general" {

@@ -22,9 +22,11 @@ type family struct {
 	Run func(j *job, p *problem, sink *traceSink) error
 	// Estimate, if set, returns what one run of a curve costs (memory,
 	// operations, messages, trace record size) beyond its data, for the
-	// checks before running; without it the runner uses genericEstimate,
-	// which assumes every agent touches every sample in every iteration.
-	Estimate func(sc *scenarios.Scenario) Estimate
+	// checks before running, for a model of dim parameters (the loss's
+	// Dim of the data's features, which may differ from data.dim); without
+	// it the runner uses genericEstimate, which assumes every agent touches
+	// every sample in every iteration.
+	Estimate func(sc *scenarios.Scenario, dim float64) Estimate
 	// Tiny, optionally, lists small scenarios (YAML, a few agents and
 	// iterations) for the engine-parity test, which changes every field of
 	// the first and every field of the family's parameter section in the

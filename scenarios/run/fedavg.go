@@ -140,6 +140,7 @@ func validateFedAvg(v *scenarios.Validator, sc *scenarios.Scenario) {
 	_, err := fedavg.ParseParticipation(fa.Participation)
 	v.Parse("algorithm.fedavg.participation", err)
 	v.AtLeast("algorithm.fedavg.participants", fa.Participants, 1)
+	v.Absent("algorithm.fedavg.participants", fa.Participation == fedavg.Full.String() && v.Set("algorithm.fedavg.participants"), "participation full takes every agent")
 	if fa.Participation == fedavg.WithoutReplacement.String() && fa.Participants > sc.Data.Agents {
 		v.Fail("algorithm.fedavg.participants", "%d agents cannot be sampled without replacement from data.agents = %d", fa.Participants, sc.Data.Agents)
 	}
@@ -228,13 +229,13 @@ func fedavgColumns(sc *scenarios.Scenario) []Column {
 // a model to and from each of the L participants, each of which runs up to
 // E_k local steps on up to B_k samples; every agent is an actor holding a few
 // model-sized vectors.
-func fedavgEstimate(sc *scenarios.Scenario) Estimate {
+func fedavgEstimate(sc *scenarios.Scenario, d float64) Estimate {
 	fa := fedavgParams(sc)
 	L := float64(fa.Participants)
 	if fa.Participation == fedavg.Full.String() {
 		L = float64(sc.Data.Agents)
 	}
-	T, d := float64(sc.Iterations), float64(sc.Data.Dim)
+	T := float64(sc.Iterations)
 	return Estimate{
 		Bytes:       float64(sc.Data.Agents) * (actorBytes + 3*d*8),
 		Ops:         T * L * (4*float64(fa.LocalSteps.Max)*float64(fa.Batch.Max)*d + 4*d),

@@ -11,11 +11,12 @@ import (
 func init() {
 	register(family{
 		Family: scenarios.Family{
-			Kind:     "gamma-mechanism",
-			Summary:  "the Gamma mechanism of paper 003 alone: Lemma 1's δ(ε, θ) and θ(ε, δ) beside a Monte-Carlo estimate of the privacy-loss tails (Fig. 1)",
-			Schemes:  []string{"none"},
-			Defaults: gammaMechanismDefaults,
-			Validate: validateGammaMechanism,
+			Kind:          "gamma-mechanism",
+			Summary:       "the Gamma mechanism of paper 003 alone: Lemma 1's δ(ε, θ) and θ(ε, δ) beside a Monte-Carlo estimate of the privacy-loss tails (Fig. 1)",
+			Schemes:       []string{"none"},
+			Defaults:      gammaMechanismDefaults,
+			Validate:      validateGammaMechanism,
+			OwnAccounting: "the gamma-mechanism family evaluates Lemma 1's (ε, δ) itself, it learns nothing",
 		},
 		Columns:  func(*scenarios.Scenario) []Column { return gammaMechanismColumns },
 		Run:      runGammaMechanism,
@@ -34,7 +35,7 @@ output: {plot: false, steady_state: 0.5}
 // gammaMechanismEstimate is the cost of one run: per recorded ε, 2·samples
 // Gamma draws and privacy losses (a few hundred operations each) and, for a
 // θ(ε) curve, a scan of a few hundred evaluations of Lemma 1. No messages.
-func gammaMechanismEstimate(sc *scenarios.Scenario) Estimate {
+func gammaMechanismEstimate(sc *scenarios.Scenario, _ float64) Estimate {
 	g := gammaMechanismParams(sc)
 	rows := float64(sc.Iterations/max(sc.Output.Every, 1) + 2)
 	return Estimate{Bytes: 2 * float64(g.Samples) * 8, Ops: rows * (2*float64(g.Samples)*300 + 500*1000)}
@@ -90,7 +91,6 @@ func validateGammaMechanism(v *scenarios.Validator, sc *scenarios.Scenario) {
 	for _, s := range []string{"data", "loss", "network", "privacy", "algorithm.step_size"} {
 		v.Absent(s, v.Set(s), "the gamma-mechanism family evaluates a mechanism, it learns nothing")
 	}
-	sc.Privacy.Accountant = nil
 }
 
 // gammaMechanismColumns are Fig. 1's quantities at ε_i.

@@ -193,9 +193,9 @@ func validateGraphFL(v *scenarios.Validator, sc *scenarios.Scenario) {
 // set-up messages and a mask per partner and share. Run 0 of a noisy curve
 // also runs the reference twice for the accountant, which is within the
 // estimate's slack.
-func graphflEstimate(sc *scenarios.Scenario) Estimate {
+func graphflEstimate(sc *scenarios.Scenario, d float64) Estimate {
 	g := graphflParams(sc)
-	P, T, d := float64(max(g.Servers, 1)), float64(sc.Iterations), float64(sc.Data.Dim)
+	P, T := float64(max(g.Servers, 1)), float64(sc.Iterations)
 	L := float64(g.Participants)
 	if g.Participation == fedavg.Full.String() {
 		L = float64(sc.Data.Agents) / P

@@ -59,7 +59,8 @@ func TestImportanceValidationNamesTheField(t *testing.T) {
 	}{
 		{[]string{"algorithm.fedavg.importance.agents=clever"}, `algorithm.fedavg.importance.agents: unknown policy "clever"`},
 		{[]string{"algorithm.fedavg.importance.data=fixed"}, `algorithm.fedavg.importance.data: unknown value "fixed"`},
-		{[]string{"algorithm.fedavg.importance.agents=partial", "algorithm.fedavg.participation=full"}, "algorithm.fedavg.importance.agents: policy partial needs partial participation"},
+		{[]string{"algorithm.fedavg={participation: full, importance: {agents: partial}}"}, "algorithm.fedavg.importance.agents: policy partial needs partial participation"},
+		{[]string{"algorithm.fedavg.participation=full"}, "t.yaml:8: algorithm.fedavg.participants: does not apply: participation full takes every agent"},
 		{[]string{"algorithm.fedavg.importance.agents=adaptive", "algorithm.fedavg.schedule=per-round"}, "algorithm.fedavg.importance.agents: policy adaptive needs E_k and B_k fixed per agent"},
 		{[]string{"algorithm.fedavg.importance.probabilities=[1]"}, "algorithm.fedavg.importance.probabilities: does not apply"},
 		{[]string{"algorithm.fedavg.importance={agents: fixed, probabilities: [0.5, 0.5]}"}, "one probability per agent (data.agents = 12), got 2"},
@@ -76,6 +77,10 @@ func TestImportanceValidationNamesTheField(t *testing.T) {
 		if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want an error containing %q", c.overrides, err, c.want)
 		}
+	}
+	// Full participation without participants is accepted.
+	if _, err := scenarios.Parse([]byte(small), "t.yaml", t.TempDir(), []string{"algorithm.fedavg={participation: full}"}); err != nil {
+		t.Errorf("full participation: %v", err)
 	}
 }
 

@@ -325,27 +325,49 @@ func csvHeader(cols []Column) []string {
 	return h
 }
 
-// writeMetrics writes metrics.csv. Curves of one plan share their columns
-// (they differ only in settings of the same family); if they do not, each
-// block of rows is preceded by its own header.
+// writeMetrics writes metrics.csv: one table whose columns are the union of
+// the curves' columns, in order of first appearance. Curves of one plan
+// usually share their columns; a curve without some column (a noise-free
+// curve has no noise metric, say) leaves its cells empty.
 func writeMetrics(path string, curves []curveResult) error {
+	var union []Column
+	index := map[string]int{}
+	for _, c := range curves {
+		for _, col := range c.cols {
+			if _, ok := index[col.Name]; !ok {
+				index[col.Name] = len(union)
+				union = append(union, col)
+			}
+		}
+	}
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	var last []string
+	if err := w.Write(csvHeader(union)); err != nil {
+		return err
+	}
 	for _, c := range curves {
-		header := csvHeader(c.cols)
-		if fmt.Sprint(header) != fmt.Sprint(last) {
-			if err := w.Write(header); err != nil {
-				return err
-			}
-			last = header
+		// at[u] is the curve's column of union column u, or -1.
+		at := make([]int, len(union))
+		for u := range at {
+			at[u] = -1
+		}
+		for k, col := range c.cols {
+			at[index[col.Name]] = k
 		}
 		for r, it := range c.mean.iterations {
 			row := []string{c.spec.Label, strconv.Itoa(it)}
-			for k, col := range c.cols {
+			for u, col := range union {
+				k := at[u]
+				if k < 0 {
+					row = append(row, "", "")
+					if col.Decibel {
+						row = append(row, "")
+					}
+					continue
+				}
 				row = append(row, formatFloat(c.value(r, k, false)), formatFloat(c.std.get(r, k)))
 				if col.Decibel {
-					row = append(row, formatFloat(c.value(r, k, true)))
+					row = append(row, decibelCell(c.value(r, k, false)))
 				}
 			}
 			if err := w.Write(row); err != nil {
@@ -358,6 +380,17 @@ func writeMetrics(path string, curves []curveResult) error {
 		return err
 	}
 	return writeFileAtomic(path, buf.Bytes())
+}
+
+// decibelCell writes the dB form of a linear mean-square value v: empty when
+// v is finite but not positive (exactly 0 when every agent starts at the same
+// model, say), whose logarithm is −∞ or undefined, so that metrics.csv holds
+// no -Inf; ±Inf and NaN only where v itself is not finite (a diverged run).
+func decibelCell(v float64) string {
+	if v <= 0 {
+		return ""
+	}
+	return formatFloat(decibel(v))
 }
 
 // formatFloat writes the shortest representation that reads back exactly.

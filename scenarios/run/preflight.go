@@ -3,6 +3,7 @@ package run
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"go.uber.org/zap"
 	"gopkg.in/yaml.v3"
 
+	"maple/algorithms/data"
+	"maple/algorithms/loss"
 	"maple/algorithms/rng"
 	"maple/scenarios"
 )
@@ -71,36 +74,116 @@ type Estimate struct {
 // genericEstimate is the estimate of a family that does not provide one:
 // every agent touches every sample in every iteration and exchanges four
 // messages with the rest of the network.
-func genericEstimate(sc *scenarios.Scenario) Estimate {
-	a, n, d, T := float64(sc.Data.Agents), float64(sc.Data.Samples.Max), float64(sc.Data.Dim), float64(sc.Iterations)
+func genericEstimate(sc *scenarios.Scenario, dim float64) Estimate {
+	a, n, T := float64(sc.Data.Agents), float64(sc.Data.Samples.Max), float64(sc.Iterations)
 	return Estimate{
-		Bytes:       a * (actorBytes + 4*d*8),
-		Ops:         4 * a * n * d * T,
+		Bytes:       a * (actorBytes + 4*dim*8),
+		Ops:         4 * a * n * dim * T,
 		Messages:    4 * a * T,
 		RecordBytes: 200,
-		VectorLen:   d,
+		VectorLen:   dim,
 	}
 }
 
-// estimate returns the family's estimate of one run of sc.
-func estimate(sc *scenarios.Scenario) Estimate {
+// estimate returns the family's estimate of one run of sc, whose model has
+// dim parameters.
+func estimate(sc *scenarios.Scenario, dim float64) Estimate {
 	if f := familyOf(sc); f.Estimate != nil {
-		return f.Estimate(sc)
+		return f.Estimate(sc, dim)
 	}
-	return genericEstimate(sc)
+	return genericEstimate(sc, dim)
+}
+
+// headBytes is how much of a data file features reads to find the number of
+// features of a directory's LIBSVM files.
+const headBytes = 64 << 10
+
+// features returns the feature dimension M of sc's data for the estimates:
+// data.dim, or, for idx and directory data without it, the files' own, read
+// from their first bytes — the IDX header of the training images (rows ×
+// columns), the first record of agent 0's CSV file, the largest index in the
+// first lines of its LIBSVM file. A file that cannot be read counts as one
+// feature: the run will report it.
+func features(sc *scenarios.Scenario, dir string) int {
+	d := &sc.Data
+	if d.Dim > 0 {
+		return d.Dim
+	}
+	m := 0
+	switch {
+	case d.Kind == "idx" && d.IDX != nil:
+		if f, err := os.Open(resolve(dir, d.IDX.Images)); err == nil {
+			if a, err := data.ReadIDXHeader(f, f.Name()); err == nil {
+				m = a.Features()
+			}
+			f.Close()
+		}
+	case d.Kind == "directory" && d.Directory != nil:
+		m = directoryFeatures(resolve(dir, d.Directory.Path), d.Directory.Format)
+	}
+	return max(m, 1)
+}
+
+// directoryFeatures returns the number of features of agent 0's file in the
+// directory path (0 if it cannot be read): the fields of its first record
+// but the target for CSV, the largest 1-based index in its first headBytes
+// for LIBSVM.
+func directoryFeatures(path, format string) int {
+	names, _ := filepath.Glob(filepath.Join(path, "0.*"))
+	if _, err := os.Stat(filepath.Join(path, "0")); err == nil {
+		names = append(names, filepath.Join(path, "0"))
+	}
+	if len(names) == 0 {
+		return 0
+	}
+	f, err := os.Open(names[0])
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	m := 0
+	lines := bufio.NewScanner(io.LimitReader(f, headBytes))
+	for lines.Scan() {
+		line, _, _ := strings.Cut(lines.Text(), "#")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if format == "csv" {
+			return strings.Count(line, ",")
+		}
+		for _, tok := range strings.Fields(line)[1:] {
+			if i, _, ok := strings.Cut(tok, ":"); ok {
+				if k, err := strconv.Atoi(i); err == nil {
+					m = max(m, k)
+				}
+			}
+		}
+	}
+	return m
+}
+
+// modelDim returns the length of the parameter vector of sc's model on
+// data with m features: m for the generalized linear losses, K(M+1) for
+// softmax, H(M+1) + K(H+1) for the MLP (loss.Loss.Dim).
+func modelDim(sc *scenarios.Scenario, m int) int {
+	kind, err := loss.ParseKind(sc.Loss.Kind)
+	if err != nil {
+		return m
+	}
+	return loss.Loss{Kind: kind, Classes: sc.Loss.Classes, Hidden: sc.Loss.Hidden}.Dim(m)
 }
 
 // problemCost estimates the memory and operations of building one run's data
-// and solving for w^o: the dense (or, for click data, sparse) samples of every
-// agent and the test set, the normal equations or Newton Hessian (M² memory,
-// N·M² + M³/3 operations, about 20 Newton steps for logistic regression) or,
-// above 2000 features, L-BFGS.
-func problemCost(sc *scenarios.Scenario, dir string) (bytes, ops float64) {
+// (of m features) and solving for w^o (of dim parameters): the dense (or, for
+// click data, sparse) samples of every agent and the test set, the normal
+// equations or Newton Hessian (dim² memory, N·dim² + dim³/3 operations, about
+// 20 Newton steps for logistic regression) or, above 2000 parameters and for
+// softmax regression, L-BFGS; nothing for a curve without an optimum.
+func problemCost(sc *scenarios.Scenario, dir string, m, dim float64) (bytes, ops float64) {
 	d := &sc.Data
 	samples := float64(d.Agents)*float64(d.Samples.Max) + float64(d.TestSamples)
-	dim := float64(d.Dim)
-	nonzeros := dim
-	perSample := (dim + 1) * 8
+	nonzeros := m
+	perSample := (m + 1) * 8
 	switch d.Kind {
 	case "click":
 		nonzeros = float64(d.Click.Active)
@@ -130,7 +213,8 @@ func problemCost(sc *scenarios.Scenario, dir string) (bytes, ops float64) {
 	bytes += samples * perSample
 	ops = 10 * samples * nonzeros
 	switch {
-	case sc.Loss.Kind == "least-squares" || dim <= 2000:
+	case !hasOptimum(sc):
+	case sc.Loss.Kind == "least-squares" || (sc.Loss.Kind == "logistic" && dim <= 2000):
 		steps := 1.0
 		if sc.Loss.Kind != "least-squares" {
 			steps = 20
@@ -138,8 +222,10 @@ func problemCost(sc *scenarios.Scenario, dir string) (bytes, ops float64) {
 		bytes += 2 * dim * dim * 8
 		ops += steps * (samples*nonzeros*nonzeros + dim*dim*dim/3)
 	default:
+		// A gradient costs about a pass over the parameters per sample:
+		// nonzeros·dim/m.
 		bytes += 40 * dim * 8
-		ops += 500 * samples * nonzeros
+		ops += 500 * samples * nonzeros * dim / max(m, 1)
 	}
 	return bytes, ops
 }
@@ -179,8 +265,10 @@ func costOf(plan *scenarios.Plan, opts *Options, tracing bool) *planCost {
 	var maxRun float64
 	for _, c := range plan.Curves {
 		sc := c.Scenario
-		est := estimate(sc)
-		bytes, ops := problemCost(sc, plan.Dir)
+		m := features(sc, plan.Dir)
+		dim := float64(modelDim(sc, m))
+		est := estimate(sc, dim)
+		bytes, ops := problemCost(sc, plan.Dir, float64(m), dim)
 		cc := curveCost{curve: c, est: est, runBytes: bytes + est.Bytes, seconds: (ops + est.Ops) * secondsPerOp}
 		if opts.Engine != Reference {
 			cc.seconds += est.Messages * secondsPerMessage
@@ -226,6 +314,8 @@ var typical = []struct {
 	{"data.samples", func(sc *scenarios.Scenario) float64 { return float64(sc.Data.Samples.Max) }, 100},
 	{"data.dim", func(sc *scenarios.Scenario) float64 { return float64(sc.Data.Dim) }, 2},
 	{"data.test_samples", func(sc *scenarios.Scenario) float64 { return float64(sc.Data.TestSamples) }, 1000},
+	{"loss.classes", func(sc *scenarios.Scenario) float64 { return float64(sc.Loss.Classes) }, 10},
+	{"loss.hidden", func(sc *scenarios.Scenario) float64 { return float64(sc.Loss.Hidden) }, 100},
 }
 
 // blame returns the field among fields whose value in sc is largest relative
@@ -253,7 +343,7 @@ func (pc *planCost) check(opts *Options) error {
 	}
 	if limit > 0 && pc.memory > limit {
 		c := pc.largest(func(c curveCost) float64 { return c.runBytes })
-		field := blame(c.curve.Scenario, "data.agents", "data.samples", "data.dim", "data.test_samples")
+		field := blame(c.curve.Scenario, "data.agents", "data.samples", "data.dim", "data.test_samples", "loss.classes", "loss.hidden")
 		tables := pc.sum(func(c curveCost) float64 { return c.tables })
 		if tables > float64(pc.workers)*c.runBytes {
 			c = pc.largest(func(c curveCost) float64 { return c.tables })
@@ -264,7 +354,7 @@ func (pc *planCost) check(opts *Options) error {
 	}
 	if pc.seconds > MaxSeconds {
 		c := pc.largest(func(c curveCost) float64 { return float64(c.curve.Scenario.Runs) * c.seconds })
-		field := blame(c.curve.Scenario, "runs", "iterations", "data.agents", "data.samples", "data.dim")
+		field := blame(c.curve.Scenario, "runs", "iterations", "data.agents", "data.samples", "data.dim", "loss.classes", "loss.hidden")
 		return c.curve.Errorf(field, "the plan would run for about %s on %d worker(s) (%s per run), more than the %s maple accepts; see docs/scenarios.md#limits",
 			formatDuration(pc.seconds), pc.workers, formatDuration(c.seconds), formatDuration(MaxSeconds))
 	}

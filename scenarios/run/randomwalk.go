@@ -28,6 +28,8 @@ func init() {
 			Defaults: randomWalkDefaults,
 			Complete: completeRandomWalk,
 			Validate: validateRandomWalk,
+			// Lemma 1's (ε, δ) of the announced L_i, in the summary.
+			OwnAccounting: "random walks report Lemma 1's (ε, δ), not the ε(i) accountant",
 		},
 		Check:    checkRandomWalk,
 		Columns:  randomWalkColumns,
@@ -43,9 +45,9 @@ func init() {
 // recorded step (a pass over all the data). Gossip: four messages (Tick, two
 // models, Done) and two gradients per iteration, and the node average every
 // iteration.
-func randomWalkEstimate(sc *scenarios.Scenario) Estimate {
+func randomWalkEstimate(sc *scenarios.Scenario, d float64) Estimate {
 	p := randomWalkParams(sc)
-	N, n, d, T := float64(sc.Data.Agents), float64(sc.Data.Samples.Max), float64(sc.Data.Dim), float64(sc.Iterations)
+	N, n, T := float64(sc.Data.Agents), float64(sc.Data.Samples.Max), float64(sc.Iterations)
 	rows := T / float64(max(sc.Output.Every, 1))
 	e := Estimate{Bytes: N * (actorBytes + 4*d*8), RecordBytes: 170, VectorLen: d}
 	if p.Protocol == "gossip" {
@@ -215,9 +217,6 @@ func validateRandomWalk(v *scenarios.Validator, sc *scenarios.Scenario) {
 	// Shared fields the family does not use.
 	v.Absent("privacy.mechanism", v.Set("privacy.mechanism"), "random walks privatize L_i with privacy.scheme and algorithm.randomwalk.mechanism")
 	v.Absent("privacy.variance", v.Set("privacy.variance"), "random walks privatize L_i with privacy.scheme and algorithm.randomwalk.mechanism")
-	v.Absent("privacy.accountant", v.Set("privacy.accountant"), "random walks report Lemma 1's (ε, δ), not the ε(i) accountant")
-	// The accountant default that fills in for every scheme is not ours.
-	sc.Privacy.Accountant = nil
 	if t := sc.Topology; t != nil {
 		v.Absent("topology.weights", v.Set("topology.weights"), "the walk's transition matrix is Metropolis–Hastings over the graph, computed from the target, not a combination matrix")
 		v.Absent("topology.matrix", v.Set("topology.matrix"), "the walk needs a graph, not a combination matrix")

@@ -164,3 +164,23 @@ func TestWalkRefusesABallWithoutTheOptimum(t *testing.T) {
 		t.Errorf("radius 0.05: %v, want a user error naming algorithm.randomwalk.radius", err)
 	}
 }
+
+// Random walks report Lemma 1's (ε, δ), not the ε(i) accountant: a private
+// walk has no privacy.accountant section, and one set in the file is refused
+// naming the field.
+func TestPrivateWalkHasNoAccountant(t *testing.T) {
+	const src = `name: private
+data: {kind: mixture, agents: 10, samples: 1, dim: 3, mixture: {mean: 1, variance: 1}}
+loss: {kind: logistic}
+algorithm: {kind: randomwalk, step_size: 0.1, randomwalk: {target: importance}}
+topology: {graph: ring}
+privacy: {scheme: gamma}
+`
+	if a := plan(t, src).Curves[0].Scenario.Privacy.Accountant; a != nil {
+		t.Errorf("a private walk has the accountant %+v", a)
+	}
+	_, err := scenarios.Parse([]byte(src), "w.yaml", t.TempDir(), []string{"privacy.accountant.b=2"})
+	if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "privacy.accountant: does not apply: random walks report Lemma 1's (ε, δ)") {
+		t.Errorf("privacy.accountant set: %v, want it refused", err)
+	}
+}

@@ -405,9 +405,12 @@ func metricValues(t *testing.T, dir string) [][]float64 {
 	for _, r := range rows[1:] {
 		var v []float64
 		for _, s := range r[2:] {
-			x, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				t.Fatal(err)
+			x := math.NaN() // an empty cell: the dB of an exact zero
+			if s != "" {
+				var err error
+				if x, err = strconv.ParseFloat(s, 64); err != nil {
+					t.Fatal(err)
+				}
 			}
 			v = append(v, x)
 		}
