@@ -27,6 +27,16 @@ func read(t *testing.T, path string) []byte {
 	return b
 }
 
+// writeFile writes content to the file name in dir and returns its path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // The default command must work on a fresh machine: the embedded scenario,
 // a run directory with metrics, summary and a plot.
 func TestRunWithoutFileUsesTheEmbeddedScenario(t *testing.T) {
@@ -62,29 +72,43 @@ func TestOutputsAreByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
 			"--set", "data.test_samples=200", "--set", "runs=3", "--set", "iterations=8"},
 	}
 	for name, extra := range scenarios {
-		var metrics, traces [][]byte
-		for i, procs := range []int{1, 2, 2} {
-			runtime.GOMAXPROCS(procs)
-			dir := filepath.Join(t.TempDir(), "out")
-			args := append([]string{"run", "--out", dir, "--trace"}, extra...)
-			if i == 2 {
-				args = append(args, "--workers", "3")
-			}
-			if code, out, errOut := maple(t, args...); code != 0 {
-				t.Fatalf("%s, GOMAXPROCS=%d: exit %d\n%s%s", name, procs, code, out, errOut)
-			}
-			metrics = append(metrics, read(t, filepath.Join(dir, "metrics.csv")))
-			traces = append(traces, read(t, filepath.Join(dir, "trace.jsonl.zst")))
+		checkByteIdentical(t, name+": ", 2, extra)
+	}
+}
+
+// checkByteIdentical runs `maple run --out DIR --trace extra...` at
+// GOMAXPROCS 1, at GOMAXPROCS procs, and at GOMAXPROCS procs with 3 parallel
+// workers, and fails the test, each message starting with prefix, unless the
+// three wrote byte-identical metrics and traces. It returns the first run's
+// directory. The caller restores GOMAXPROCS.
+func checkByteIdentical(t *testing.T, prefix string, procs int, extra []string) (dir0 string) {
+	t.Helper()
+	var metrics, traces [][]byte
+	for i, procs := range []int{1, procs, procs} {
+		runtime.GOMAXPROCS(procs)
+		dir := filepath.Join(t.TempDir(), "out")
+		args := append([]string{"run", "--out", dir, "--trace"}, extra...)
+		if i == 2 {
+			args = append(args, "--workers", "3")
 		}
-		for i := 1; i < len(metrics); i++ {
-			if !bytes.Equal(metrics[0], metrics[i]) {
-				t.Errorf("%s: metrics.csv of execution %d differs from execution 0", name, i)
-			}
-			if !bytes.Equal(traces[0], traces[i]) {
-				t.Errorf("%s: trace.jsonl.zst of execution %d differs from execution 0", name, i)
-			}
+		if code, out, errOut := maple(t, args...); code != 0 {
+			t.Fatalf("%sGOMAXPROCS=%d: exit %d\n%s%s", prefix, procs, code, out, errOut)
+		}
+		metrics = append(metrics, read(t, filepath.Join(dir, "metrics.csv")))
+		traces = append(traces, read(t, filepath.Join(dir, "trace.jsonl.zst")))
+		if i == 0 {
+			dir0 = dir
 		}
 	}
+	for i := 1; i < len(metrics); i++ {
+		if !bytes.Equal(metrics[0], metrics[i]) {
+			t.Errorf("%smetrics.csv of execution %d differs from execution 0", prefix, i)
+		}
+		if !bytes.Equal(traces[0], traces[i]) {
+			t.Errorf("%strace.jsonl.zst of execution %d differs from execution 0", prefix, i)
+		}
+	}
+	return dir0
 }
 
 const badScenario = `name: bad
@@ -97,10 +121,7 @@ algorithm:
 
 func TestUserErrorsExitTwoWithOneLine(t *testing.T) {
 	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.yaml")
-	if err := os.WriteFile(bad, []byte(badScenario), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bad := writeFile(t, dir, "bad.yaml", badScenario)
 	cases := []struct {
 		args []string
 		want string
@@ -196,13 +217,7 @@ topology: {graph: file, file: edges.txt, min_degree: 1}
 // file and what is wrong with it.
 func TestBadTopologyExitsTwo(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, content string) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := func(name, content string) string { return writeFile(t, dir, name, content) }
 	write("edges.txt", "0 1\n2 3\n") // two components
 	write("bad.txt", "0.5 0.5 0 0\n0.5 0.5 0 0\n0 0 0.5 0.5\n0 0 0.4 0.5\n")
 	disconnected := write("disconnected.yaml", decentralized)
