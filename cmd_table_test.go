@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -21,32 +19,7 @@ func TestFedPLTOutputsAreByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
 		"--set", "algorithm.fedplt.participation={kind: bernoulli, probability: [0.3, 0.9]}",
 		"--set", "algorithm.fedplt.solvers=[{agents: [0, 2], kind: sgd, batch: 5}, {agents: [3, 4], kind: noisy-gd, noise: 0.01, clip: 4}]",
 		"--set", "curves=[{label: a, set: {algorithm.fedplt.rho: 0.5}}]"}, fedpltSmall...)
-	var metrics, traces [][]byte
-	var dir0 string
-	for i, procs := range []int{1, 2, 2} {
-		runtime.GOMAXPROCS(procs)
-		dir := filepath.Join(t.TempDir(), "out")
-		args := append([]string{"run", "--out", dir, "--trace"}, extra...)
-		if i == 2 {
-			args = append(args, "--workers", "3")
-		}
-		if code, out, errOut := maple(t, args...); code != 0 {
-			t.Fatalf("GOMAXPROCS=%d: exit %d\n%s%s", procs, code, out, errOut)
-		}
-		metrics = append(metrics, read(t, filepath.Join(dir, "metrics.csv")))
-		traces = append(traces, read(t, filepath.Join(dir, "trace.jsonl.zst")))
-		if i == 0 {
-			dir0 = dir
-		}
-	}
-	for i := 1; i < len(metrics); i++ {
-		if !bytes.Equal(metrics[0], metrics[i]) {
-			t.Errorf("metrics.csv of execution %d differs from execution 0", i)
-		}
-		if !bytes.Equal(traces[0], traces[i]) {
-			t.Errorf("trace.jsonl.zst of execution %d differs from execution 0", i)
-		}
-	}
+	dir0 := checkByteIdentical(t, "", 2, extra)
 	if _, out, _ := maple(t, "trace", dir0, "--type", "PLTUpdate", "--limit", "1"); !strings.Contains(out, " PLTUpdate ") {
 		t.Error("the trace holds no PLTUpdate")
 	}
@@ -72,10 +45,7 @@ output:
 // reveal.
 func TestFedPLTBadInputExitsTwo(t *testing.T) {
 	dir := t.TempDir()
-	file := filepath.Join(dir, "small.yaml")
-	if err := os.WriteFile(file, []byte(smallFedPLT), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := writeFile(t, dir, "small.yaml", smallFedPLT)
 	cases := []struct {
 		sets  []string
 		field string
@@ -117,10 +87,7 @@ func TestFedPLTBadInputExitsTwo(t *testing.T) {
 // A run that diverges stops there and is reported with its round.
 func TestFedPLTDivergenceIsReported(t *testing.T) {
 	dir := t.TempDir()
-	file := filepath.Join(dir, "small.yaml")
-	if err := os.WriteFile(file, []byte(smallFedPLT), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := writeFile(t, dir, "small.yaml", smallFedPLT)
 	out := filepath.Join(dir, "out")
 	// LED with a correction step 25 times its stable range.
 	code, stdout, errOut := maple(t, "run", "--out", out, file, "--set", "iterations=200",
@@ -158,10 +125,7 @@ func TestTableCommand(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	plain := filepath.Join(dir, "plain.yaml")
-	if err := os.WriteFile(plain, []byte("name: p\nalgorithm:\n  kind: fedplt\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	plain := writeFile(t, dir, "plain.yaml", "name: p\nalgorithm:\n  kind: fedplt\n")
 	if code, _, errOut := maple(t, "table", plain); code != 2 || !strings.Contains(errOut, "algorithm.fedplt.table") {
 		t.Errorf("a scenario without table cells: exit %d, %q", code, errOut)
 	}

@@ -122,20 +122,62 @@ func openTrace(dir string) (*trace.Trace, error) {
 	return t, nil
 }
 
-func printTrace(w io.Writer, dir string, f *traceFlags) error {
+// openValues opens the trace of run directory dir and reads the values it
+// holds (runs, curves, rounds, actors, types); the caller closes the trace.
+func openValues(dir string) (*trace.Trace, *trace.Values, error) {
 	t, err := openTrace(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	values, err := t.Values()
+	if err != nil {
+		t.Close()
+		return nil, nil, usageError{err}
+	}
+	return t, values, nil
+}
+
+// openSelection is openValues that also checks filter against the values:
+// a run, curve, round, actor or type the trace does not have is a usage
+// error.
+func openSelection(dir string, filter trace.Filter) (*trace.Trace, *trace.Values, error) {
+	t, values, err := openValues(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := filter.Check(values); err != nil {
+		t.Close()
+		return nil, nil, usageError{fmt.Errorf("%s: %v", dir, err)}
+	}
+	return t, values, nil
+}
+
+// selectionFlags select runs, a curve and rounds of a trace.
+type selectionFlags struct {
+	runs   []int
+	curve  string
+	rounds []int
+}
+
+// add declares the flags on cmd.
+func (f *selectionFlags) add(cmd *cobra.Command) {
+	cmd.Flags().IntSliceVar(&f.runs, "run", nil, "only these Monte-Carlo runs")
+	cmd.Flags().StringVar(&f.curve, "curve", "", "only this curve")
+	cmd.Flags().IntSliceVar(&f.rounds, "round", nil, "only these rounds")
+}
+
+// filter returns the filter of the selection.
+func (f *selectionFlags) filter() trace.Filter {
+	return trace.Filter{Runs: f.runs, Curve: f.curve, Rounds: f.rounds}
+}
+
+func printTrace(w io.Writer, dir string, f *traceFlags) error {
+	filter := trace.Filter{Rounds: f.rounds, Actors: f.actors, Types: f.types, Runs: f.runs, Curve: f.curve}
+	t, values, err := openSelection(dir, filter)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	values, err := t.Values()
-	if err != nil {
-		return usageError{err}
-	}
-	filter := trace.Filter{Rounds: f.rounds, Actors: f.actors, Types: f.types, Runs: f.runs, Curve: f.curve}
-	if err := filter.Check(values); err != nil {
-		return usageError{fmt.Errorf("%s: %v", dir, err)}
-	}
 	if err := f.window.apply(&filter, values); err != nil {
 		return err
 	}

@@ -18,9 +18,7 @@ type traceExportFlags struct {
 	format string
 	out    string
 	clock  string
-	runs   []int
-	curve  string
-	rounds []int
+	selectionFlags
 	window windowFlags
 }
 
@@ -41,9 +39,7 @@ func newTraceExportCommand(*globalFlags) *cobra.Command {
 	cmd.Flags().StringVar(&f.format, "format", "perfetto", "output format: perfetto (Chrome trace-event JSON)")
 	cmd.Flags().StringVarP(&f.out, "out", "o", "", "output file (default RUN_DIR/timeline.json; - for standard output)")
 	cmd.Flags().StringVar(&f.clock, "clock", "auto", "time axis: virtual, delivery (one microsecond per delivery) or auto (virtual unless the run takes no virtual time)")
-	cmd.Flags().IntSliceVar(&f.runs, "run", nil, "only these Monte-Carlo runs")
-	cmd.Flags().StringVar(&f.curve, "curve", "", "only this curve")
-	cmd.Flags().IntSliceVar(&f.rounds, "round", nil, "only these rounds")
+	f.selectionFlags.add(cmd)
 	f.window.add(cmd)
 	return cmd
 }
@@ -56,19 +52,12 @@ func exportTrace(w io.Writer, dir string, f *traceExportFlags) error {
 	if err != nil {
 		return usageError{fmt.Errorf("--clock: %v", err)}
 	}
-	t, err := openTrace(dir)
+	filter := f.filter()
+	t, values, err := openSelection(dir, filter)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	values, err := t.Values()
-	if err != nil {
-		return usageError{err}
-	}
-	if err := (trace.Filter{Runs: f.runs, Curve: f.curve, Rounds: f.rounds}).Check(values); err != nil {
-		return usageError{fmt.Errorf("%s: %v", dir, err)}
-	}
-	filter := trace.Filter{Runs: f.runs, Curve: f.curve, Rounds: f.rounds}
 	if err := f.window.apply(&filter, values); err != nil {
 		return err
 	}

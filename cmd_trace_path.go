@@ -211,15 +211,11 @@ func joinInts(v []int) string {
 // first curve when empty): per round, every message it sends that carries a
 // vector — its model, or what it shares of it — with receiver, type and norm.
 func followAgent(w io.Writer, dir string, id, run int, curve string) error {
-	t, err := openTrace(dir)
+	t, values, err := openValues(dir)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	values, err := t.Values()
-	if err != nil {
-		return usageError{err}
-	}
 	name := fmt.Sprintf("agent/%d", id)
 	if curve == "" && len(values.Curves) > 0 {
 		curve = firstCurve(t)

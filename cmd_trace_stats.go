@@ -16,9 +16,7 @@ import (
 func init() { addTraceCommand(newTraceStatsCommand) }
 
 type traceStatsFlags struct {
-	runs   []int
-	curve  string
-	rounds []int
+	selectionFlags
 	totals bool
 	json   bool
 }
@@ -33,28 +31,19 @@ func newTraceStatsCommand(*globalFlags) *cobra.Command {
 			return printTraceStats(cmd.OutOrStdout(), a[0], f)
 		},
 	}
-	cmd.Flags().IntSliceVar(&f.runs, "run", nil, "only these Monte-Carlo runs")
-	cmd.Flags().StringVar(&f.curve, "curve", "", "only this curve")
-	cmd.Flags().IntSliceVar(&f.rounds, "round", nil, "only these rounds")
+	f.selectionFlags.add(cmd)
 	cmd.Flags().BoolVar(&f.totals, "totals", false, "print the totals per type and per actor, not every round")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the statistics as JSON")
 	return cmd
 }
 
 func printTraceStats(w io.Writer, dir string, f *traceStatsFlags) error {
-	t, err := openTrace(dir)
+	t, _, err := openSelection(dir, f.filter())
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	values, err := t.Values()
-	if err != nil {
-		return usageError{err}
-	}
-	if err := (trace.Filter{Runs: f.runs, Curve: f.curve, Rounds: f.rounds}).Check(values); err != nil {
-		return usageError{fmt.Errorf("%s: %v", dir, err)}
-	}
-	s, err := stats.Collect(t, trace.Filter{Runs: f.runs, Curve: f.curve, Rounds: f.rounds})
+	s, err := stats.Collect(t, f.filter())
 	if err != nil {
 		return usageError{err}
 	}

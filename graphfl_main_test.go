@@ -56,11 +56,7 @@ func TestGraphFLTraceShowsEveryPartOfTheProtocol(t *testing.T) {
 // one line naming the file, the line and the field.
 func TestGraphFLBadConfigurationExitsTwo(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "bad.yaml")
-	src := "name: bad\ndata: {agents: 20}\nalgorithm:\n  kind: graphfl\n  graphfl: {servers: 4, participants: 9}\n"
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeFile(t, dir, "bad.yaml", "name: bad\ndata: {agents: 20}\nalgorithm:\n  kind: graphfl\n  graphfl: {servers: 4, participants: 9}\n")
 	for _, cmd := range []string{"validate", "run"} {
 		code, _, errOut := maple(t, cmd, path, "--out", filepath.Join(dir, "o"))
 		if cmd == "validate" {

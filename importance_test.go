@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -21,28 +20,7 @@ var importanceSmall = []string{
 // and with 3 parallel workers.
 func TestImportanceOutputsAreByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	var metrics, traces [][]byte
-	for i, procs := range []int{1, 4, 4} {
-		runtime.GOMAXPROCS(procs)
-		dir := filepath.Join(t.TempDir(), "out")
-		args := append([]string{"run", "--out", dir, "--trace"}, importanceSmall...)
-		if i == 2 {
-			args = append(args, "--workers", "3")
-		}
-		if code, out, errOut := maple(t, args...); code != 0 {
-			t.Fatalf("GOMAXPROCS=%d: exit %d\n%s%s", procs, code, out, errOut)
-		}
-		metrics = append(metrics, read(t, filepath.Join(dir, "metrics.csv")))
-		traces = append(traces, read(t, filepath.Join(dir, "trace.jsonl.zst")))
-	}
-	for i := 1; i < len(metrics); i++ {
-		if !bytes.Equal(metrics[0], metrics[i]) {
-			t.Errorf("metrics.csv of execution %d differs from execution 0", i)
-		}
-		if !bytes.Equal(traces[0], traces[i]) {
-			t.Errorf("trace.jsonl.zst of execution %d differs from execution 0", i)
-		}
-	}
+	checkByteIdentical(t, "", 4, importanceSmall)
 }
 
 // What the adaptive policies need travels in messages, so the trace shows it:

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -138,13 +137,7 @@ topology: {graph: file, file: edges.txt}
 // naming the file, the line and the field.
 func TestBadRandomWalkInputExitsTwo(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, content string) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := func(name, content string) string { return writeFile(t, dir, name, content) }
 	write("edges.txt", "0 1\n1 2\n3 4\n4 5\n") // two components
 	write("ring.txt", "0 1\n1 2\n2 3\n3 4\n4 5\n5 0\n")
 	ring := strings.Replace(walkScenario, "edges.txt", "ring.txt", 1)

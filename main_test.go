@@ -27,6 +27,16 @@ func read(t *testing.T, path string) []byte {
 	return b
 }
 
+// writeFile writes content to the file name in dir and returns its path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // The default command must work on a fresh machine: the embedded scenario,
 // a run directory with metrics, summary and a plot.
 func TestRunWithoutFileUsesTheEmbeddedScenario(t *testing.T) {
@@ -49,10 +59,11 @@ func TestRunWithoutFileUsesTheEmbeddedScenario(t *testing.T) {
 	}
 }
 
-// Same scenario and seed give byte-identical outputs (metrics, summary, trace,
-// figures), whatever GOMAXPROCS and the number of parallel runs: for federated averaging (the
-// default scenario) and for decentralized learning with every privacy scheme,
-// whose local graph-homomorphic traces carry X25519 public keys.
+// Same scenario and seed give byte-identical outputs (metrics, summary,
+// trace, figures), whatever GOMAXPROCS and the number of parallel runs: for
+// federated averaging (the default scenario), for decentralized learning with
+// every privacy scheme, whose local graph-homomorphic traces carry X25519
+// public keys, and for an MLP.
 func TestOutputsAreByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	scenarios := map[string][]string{
@@ -62,40 +73,50 @@ func TestOutputsAreByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
 			"--set", "data.test_samples=200", "--set", "runs=3", "--set", "iterations=8"},
 	}
 	for name, extra := range scenarios {
-		var dirs []string
-		for i, procs := range []int{1, 2, 2} {
-			runtime.GOMAXPROCS(procs)
-			dir := filepath.Join(t.TempDir(), "out")
-			args := append([]string{"run", "--out", dir, "--trace"}, extra...)
-			if i == 2 {
-				args = append(args, "--workers", "3")
-			}
-			if code, out, errOut := maple(t, args...); code != 0 {
-				t.Fatalf("%s, GOMAXPROCS=%d: exit %d\n%s%s", name, procs, code, out, errOut)
-			}
-			dirs = append(dirs, dir)
+		checkByteIdentical(t, name+": ", 2, extra)
+	}
+}
+
+// checkByteIdentical runs `maple run --out DIR --trace extra...` at
+// GOMAXPROCS 1, at GOMAXPROCS procs, and at GOMAXPROCS procs with 3 parallel
+// workers, and fails the test, each message starting with prefix, unless the
+// three wrote byte-identical outputs: every file but provenance.json (which
+// records the command line) — metrics, summary, trace and figures. It
+// returns the first run's directory. The caller restores GOMAXPROCS.
+func checkByteIdentical(t *testing.T, prefix string, procs int, extra []string) (dir0 string) {
+	t.Helper()
+	var dirs []string
+	for i, procs := range []int{1, procs, procs} {
+		runtime.GOMAXPROCS(procs)
+		dir := filepath.Join(t.TempDir(), "out")
+		args := append([]string{"run", "--out", dir, "--trace"}, extra...)
+		if i == 2 {
+			args = append(args, "--workers", "3")
 		}
-		// Every output but provenance.json (which records the command line)
-		// is byte-identical: metrics, summary, trace and figures.
-		files, err := os.ReadDir(dirs[0])
-		if err != nil {
-			t.Fatal(err)
+		if code, out, errOut := maple(t, args...); code != 0 {
+			t.Fatalf("%sGOMAXPROCS=%d: exit %d\n%s%s", prefix, procs, code, out, errOut)
 		}
-		for _, f := range files {
-			if f.Name() == "provenance.json" {
-				continue
-			}
-			want := read(t, filepath.Join(dirs[0], f.Name()))
-			for i := 1; i < len(dirs); i++ {
-				if !bytes.Equal(want, read(t, filepath.Join(dirs[i], f.Name()))) {
-					t.Errorf("%s: %s of execution %d differs from execution 0", name, f.Name(), i)
-				}
-			}
+		dirs = append(dirs, dir)
+	}
+	files, err := os.ReadDir(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 5 {
+		t.Errorf("%sonly %d files written", prefix, len(files))
+	}
+	for _, f := range files {
+		if f.Name() == "provenance.json" {
+			continue
 		}
-		if len(files) < 5 {
-			t.Errorf("%s: only %d files written", name, len(files))
+		want := read(t, filepath.Join(dirs[0], f.Name()))
+		for i := 1; i < len(dirs); i++ {
+			if !bytes.Equal(want, read(t, filepath.Join(dirs[i], f.Name()))) {
+				t.Errorf("%s%s of execution %d differs from execution 0", prefix, f.Name(), i)
+			}
 		}
 	}
+	return dirs[0]
 }
 
 const badScenario = `name: bad
@@ -108,10 +129,7 @@ algorithm:
 
 func TestUserErrorsExitTwoWithOneLine(t *testing.T) {
 	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.yaml")
-	if err := os.WriteFile(bad, []byte(badScenario), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bad := writeFile(t, dir, "bad.yaml", badScenario)
 	cases := []struct {
 		args []string
 		want string
@@ -207,13 +225,7 @@ topology: {graph: file, file: edges.txt, min_degree: 1}
 // file and what is wrong with it.
 func TestBadTopologyExitsTwo(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, content string) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := func(name, content string) string { return writeFile(t, dir, name, content) }
 	write("edges.txt", "0 1\n2 3\n") // two components
 	write("bad.txt", "0.5 0.5 0 0\n0.5 0.5 0 0\n0 0 0.5 0.5\n0 0 0.4 0.5\n")
 	disconnected := write("disconnected.yaml", decentralized)

@@ -174,5 +174,5 @@ func (c *cell) recoverPanic(env *Envelope) {
 }
 
 func (c *cell) failure(env *Envelope, err error, stack string) *Failure {
-	return &Failure{Actor: c.name, Round: env.Round, Message: messageName(env.Body), Cause: err, Stack: stack}
+	return &Failure{Actor: c.name, Round: env.Round, Message: MessageName(env.Body), Cause: err, Stack: stack}
 }

@@ -194,7 +194,7 @@ func (r *Run) Execute(to ID, m proto.Message) error {
 			continue
 		}
 		if c.stopped {
-			r.fail(&Failure{Actor: c.name, Round: env.Round, Message: messageName(env.Body),
+			r.fail(&Failure{Actor: c.name, Round: env.Round, Message: MessageName(env.Body),
 				Cause: fmt.Errorf("message from %s to a stopped actor", r.Name(env.From))})
 			break
 		}
@@ -457,7 +457,7 @@ func (r *Run) onEvent(evt any) {
 		return
 	}
 	if env, ok := dl.Message.(*Envelope); ok {
-		r.fail(&Failure{Actor: r.Name(env.To), Round: env.Round, Message: messageName(env.Body),
+		r.fail(&Failure{Actor: r.Name(env.To), Round: env.Round, Message: MessageName(env.Body),
 			Cause: fmt.Errorf("message from %s was undeliverable (dead letter)", r.Name(env.From))})
 	}
 }
@@ -513,7 +513,9 @@ func (p panicError) Error() string { return fmt.Sprintf("panic: %v", p.value) }
 
 func stack() string { return string(debug.Stack()) }
 
-func messageName(m proto.Message) string {
+// MessageName returns the protobuf name of m ("Tick"), for error messages;
+// "<nil>" for nil.
+func MessageName(m proto.Message) string {
 	if m == nil {
 		return "<nil>"
 	}

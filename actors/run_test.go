@@ -274,7 +274,7 @@ func TestWiretapCopiesWithoutChangingTheRun(t *testing.T) {
 		r, sid := newTestRun(t, Options{Trace: TraceOptions{Sink: sink}, Timing: Timing{Latency: 0.25}}, &worker{compute: 1}, &worker{compute: 2})
 		if tap {
 			id := r.Spawn("eavesdropper", behaviourFunc(func(ctx *Context, m proto.Message) error {
-				copies = append(copies, fmt.Sprintf("%s->%s %s round %d at %v", ctx.Name(ctx.Sender()), ctx.Name(ctx.Addressee()), messageName(m), ctx.Round(), ctx.Now()))
+				copies = append(copies, fmt.Sprintf("%s->%s %s round %d at %v", ctx.Name(ctx.Sender()), ctx.Name(ctx.Addressee()), MessageName(m), ctx.Round(), ctx.Now()))
 				return nil
 			}))
 			r.Wiretap(id, func(from, to ID) bool { return r.Name(from) == "worker/1" })

@@ -49,7 +49,7 @@ func (s *Scheduler) Receive(ctx *Context, m proto.Message) error {
 		}
 		s.open(ctx, s.round+1)
 	default:
-		return fmt.Errorf("scheduler cannot handle %s", messageName(m))
+		return fmt.Errorf("scheduler cannot handle %s", MessageName(m))
 	}
 	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"maple/actors/msg"
 	"maple/algorithms/diffusion"
 	"maple/algorithms/systems"
-	"maple/privacy/pairmask"
 )
 
 // Observation keys under which agents report to the run's observer (outside
@@ -98,14 +97,14 @@ func (a *Agent) Receive(ctx *actors.Context, m proto.Message) error {
 func (a *Agent) decode(ctx *actors.Context, m proto.Message) error {
 	from := int(ctx.Sender() - a.First)
 	if from < 0 || from >= a.Agents {
-		return fmt.Errorf("%s from %s, which is not an agent", messageName(m), ctx.Name(ctx.Sender()))
+		return fmt.Errorf("%s from %s, which is not an agent", actors.MessageName(m), ctx.Name(ctx.Sender()))
 	}
 	a.in = diffusion.Message{Peer: from}
 	switch m := m.(type) {
 	case *msg.StageShare:
 		a.in.Kind, a.in.Stage, a.in.Values = diffusion.Share, int(m.GetStage()), m.GetPayload()
 	case *msg.RoleAssign:
-		a.in.Kind, a.in.Role, a.in.Weight = diffusion.Role, roleFromWire(m.GetRole()), m.GetWeight()
+		a.in.Kind, a.in.Role, a.in.Weight = diffusion.Role, m.GetRole().Pairmask(), m.GetWeight()
 		for _, p := range m.GetPartners() {
 			a.in.Partners = append(a.in.Partners, int(p))
 		}
@@ -125,14 +124,14 @@ func (a *Agent) decode(ctx *actors.Context, m proto.Message) error {
 	case *msg.DiffusionMaskReveal:
 		a.in.Kind, a.in.Stage, a.in.Values = diffusion.MaskReveal, int(m.GetStage()), m.GetValues()
 	case *msg.DiffusionRekey:
-		a.in.Kind, a.in.Stage, a.in.Role, a.in.Keys = diffusion.Rekey, int(m.GetStage()), roleFromWire(m.GetRole()), m.GetKeys()
+		a.in.Kind, a.in.Stage, a.in.Role, a.in.Keys = diffusion.Rekey, int(m.GetStage()), m.GetRole().Pairmask(), m.GetKeys()
 		for _, p := range m.GetPartners() {
 			a.in.Partners = append(a.in.Partners, int(p))
 		}
 	case *msg.DiffusionRekeyedShare:
 		a.in.Kind, a.in.Stage, a.in.Values = diffusion.RekeyedShare, int(m.GetStage()), m.GetPayload()
 	default:
-		return fmt.Errorf("agent cannot handle %s", messageName(m))
+		return fmt.Errorf("agent cannot handle %s", actors.MessageName(m))
 	}
 	return nil
 }
@@ -171,7 +170,7 @@ func (o *outbox) Send(m *diffusion.Message) {
 	case diffusion.Share:
 		body = &msg.StageShare{Stage: int32(m.Stage), Payload: slices.Clone(m.Values)}
 	case diffusion.Role:
-		r := &msg.RoleAssign{Role: roleToWire(m.Role), Weight: m.Weight}
+		r := &msg.RoleAssign{Role: msg.MaskRoleOf(m.Role), Weight: m.Weight}
 		for _, p := range m.Partners {
 			r.Partners = append(r.Partners, int32(p))
 		}
@@ -193,7 +192,7 @@ func (o *outbox) Send(m *diffusion.Message) {
 	case diffusion.MaskReveal:
 		body = &msg.DiffusionMaskReveal{Stage: int32(m.Stage), Values: slices.Clone(m.Values)}
 	case diffusion.Rekey:
-		r := &msg.DiffusionRekey{Stage: int32(m.Stage), Role: roleToWire(m.Role)}
+		r := &msg.DiffusionRekey{Stage: int32(m.Stage), Role: msg.MaskRoleOf(m.Role)}
 		for _, p := range m.Partners {
 			r.Partners = append(r.Partners, int32(p))
 		}
@@ -235,33 +234,3 @@ func (o *outbox) Warn(message string) { o.ctx.Warn(message) }
 
 // Report implements diffusion.Outbox: an observation, outside the protocol.
 func (o *outbox) Report(key string, v []float64) { o.ctx.Observe(key, v) }
-
-func roleToWire(r pairmask.Role) msg.MaskRole {
-	switch r {
-	case pairmask.Plus:
-		return msg.MaskRole_MASK_ROLE_PLUS
-	case pairmask.Minus:
-		return msg.MaskRole_MASK_ROLE_MINUS
-	case diffusion.Unmasked:
-		return msg.MaskRole_MASK_ROLE_UNMASKED
-	}
-	return msg.MaskRole_MASK_ROLE_UNSPECIFIED
-}
-
-// roleFromWire maps a wire role back; an unknown value becomes an invalid
-// Role, which the state machine rejects.
-func roleFromWire(r msg.MaskRole) pairmask.Role {
-	switch r {
-	case msg.MaskRole_MASK_ROLE_PLUS:
-		return pairmask.Plus
-	case msg.MaskRole_MASK_ROLE_MINUS:
-		return pairmask.Minus
-	case msg.MaskRole_MASK_ROLE_UNMASKED:
-		return diffusion.Unmasked
-	}
-	return pairmask.Role(2) // not a Role: the state machine rejects it
-}
-
-func messageName(m proto.Message) string {
-	return string(m.ProtoReflect().Descriptor().Name())
-}

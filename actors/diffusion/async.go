@@ -60,7 +60,7 @@ func (a *asyncAgent) Receive(ctx *actors.Context, m proto.Message) error {
 		}
 		a.adapt(ctx)
 	default:
-		return fmt.Errorf("asynchronous agent cannot handle %s", messageName(m))
+		return fmt.Errorf("asynchronous agent cannot handle %s", actors.MessageName(m))
 	}
 	return nil
 }

@@ -39,48 +39,22 @@ type Collector struct {
 	// returns the scheduler's ID, so set First after spawning if needed.
 	First actors.ID
 
-	w       view
-	g       [3]view
-	times   map[int]float64 // latest clock reported per round
-	pending map[int]*view   // asynchronous rounds in progress
+	w       *actors.View
+	g       [3]*actors.View
+	times   map[int]float64      // latest clock reported per round
+	pending map[int]*actors.View // asynchronous rounds in progress
 	dim     int
-}
-
-// view is one network-wide vector per agent, filled as reports arrive.
-type view struct {
-	rows  [][]float64
-	round int
-	have  int
 }
 
 // NewCollector returns a collector for agents agents of dimension dim on a
 // run that hosts nothing but the scheduler and the agents (First = 1).
 func NewCollector(agents, dim int) *Collector {
-	c := &Collector{First: 1, Setup: make([]diffusion.SetupCounts, agents), w: newView(agents, dim),
-		times: map[int]float64{}, pending: map[int]*view{}, dim: dim}
+	c := &Collector{First: 1, Setup: make([]diffusion.SetupCounts, agents), w: actors.NewView(agents, dim),
+		times: map[int]float64{}, pending: map[int]*actors.View{}, dim: dim}
 	for j := range c.g {
-		c.g[j] = newView(agents, dim)
+		c.g[j] = actors.NewView(agents, dim)
 	}
 	return c
-}
-
-func newView(agents, dim int) view {
-	v := view{rows: make([][]float64, agents)}
-	for p := range v.rows {
-		v.rows[p] = make([]float64, dim)
-	}
-	return v
-}
-
-// add stores agent p's vector of round and reports whether the round is now
-// complete.
-func (v *view) add(p, round int, x []float64) bool {
-	if round != v.round {
-		v.round, v.have = round, 0
-	}
-	copy(v.rows[p], x)
-	v.have++
-	return v.have == len(v.rows)
 }
 
 // Observe implements actors.Observer. Reports from other actors, and keys
@@ -106,18 +80,16 @@ func (c *Collector) Observe(from actors.ID, round int, key string, v []float64) 
 	case key == KeyModel && c.Async:
 		w := c.pending[round]
 		if w == nil {
-			nv := newView(len(c.Setup), c.dim)
-			w = &nv
-			w.round = round
+			w = actors.NewView(len(c.Setup), c.dim)
 			c.pending[round] = w
 		}
-		if w.add(p, round, v) {
+		if w.Add(p, round, v) {
 			delete(c.pending, round)
-			c.complete(round, w.rows)
+			c.complete(round, w.Rows)
 		}
 	case key == KeyModel:
-		if c.w.add(p, round, v) {
-			c.complete(round, c.w.rows)
+		if c.w.Add(p, round, v) {
+			c.complete(round, c.w.Rows)
 		}
 	case key == KeySetup && len(v) == 3:
 		s := &c.Setup[p]
@@ -126,8 +98,8 @@ func (c *Collector) Observe(from actors.ID, round int, key string, v []float64) 
 		s.Relays += int(v[2])
 	case strings.HasPrefix(key, "gh-noise/"):
 		for j := range c.g {
-			if key == NoiseKey(j) && c.g[j].add(p, round, v) && c.Draws != nil {
-				c.Draws(round, j, c.g[j].rows)
+			if key == NoiseKey(j) && c.g[j].Add(p, round, v) && c.Draws != nil {
+				c.Draws(round, j, c.g[j].Rows)
 			}
 		}
 	}

@@ -35,33 +35,8 @@ func BenchmarkFedAvg(b *testing.B) {
 			cfg := fedavg.Config{Agents: K, Participants: L, StepSize: 0.01, Normalized: true,
 				Epochs: fedavg.Range{Min: 1, Max: 5}, Batch: fedavg.Range{Min: 1, Max: 10}}
 			w0 := make([]float64, dim)
-			var actorTime, refTime time.Duration
-			system := actors.NewSystem(nil) // reused across runs, as the runner's workers do
-			defer system.Close()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				start := time.Now()
-				r := actors.NewRun(actors.Options{RunSeed: uint64(i), Observer: discard{}, System: system})
-				sched, err := Spawn(r, Setup{Config: &cfg, Sets: sets, Loss: l, W0: w0, Rounds: rounds, Server: "mean"})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := r.Execute(sched, &msg.Start{}); err != nil {
-					b.Fatal(err)
-				}
-				r.Close()
-				actorTime += time.Since(start)
-
-				start = time.Now()
-				if err := fedavg.Reference(cfg, sets, l, w0, uint64(i), rounds, func(int, []float64) {}); err != nil {
-					b.Fatal(err)
-				}
-				refTime += time.Since(start)
-			}
-			perRound := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N*rounds) }
-			b.ReportMetric(perRound(actorTime), "actor-ns/round")
-			b.ReportMetric(perRound(refTime), "ref-ns/round")
-			b.ReportMetric(float64(actorTime)/float64(refTime), "actor/ref")
+			actorTime, refTime := timeEngines(b, &cfg, sets, l, w0, rounds)
+			reportPerRound(b, actorTime, refTime, rounds)
 		})
 	}
 }
@@ -85,33 +60,49 @@ func BenchmarkImportance(b *testing.B) {
 				Epochs: fedavg.Range{Min: 1, Max: 5}, Batch: fedavg.Range{Min: 1, Max: 10},
 				Importance: fedavg.Importance{Agents: policy, Data: policy}}
 			w0 := make([]float64, 2)
-			var actorTime, refTime time.Duration
-			system := actors.NewSystem(nil)
-			defer system.Close()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				start := time.Now()
-				r := actors.NewRun(actors.Options{RunSeed: uint64(i), Observer: discard{}, System: system})
-				sched, err := Spawn(r, Setup{Config: &cfg, Sets: sets, Loss: l, W0: w0, Rounds: rounds, Server: "mean"})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := r.Execute(sched, &msg.Start{}); err != nil {
-					b.Fatal(err)
-				}
-				r.Close()
-				actorTime += time.Since(start)
-
-				start = time.Now()
-				if err := fedavg.Reference(cfg, sets, l, w0, uint64(i), rounds, func(int, []float64) {}); err != nil {
-					b.Fatal(err)
-				}
-				refTime += time.Since(start)
-			}
-			perRound := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N*rounds) }
-			b.ReportMetric(perRound(actorTime), "actor-ns/round")
-			b.ReportMetric(perRound(refTime), "ref-ns/round")
-			b.ReportMetric(float64(actorTime)/float64(refTime), "actor/ref")
+			actorTime, refTime := timeEngines(b, &cfg, sets, l, w0, rounds)
+			reportPerRound(b, actorTime, refTime, rounds)
 		})
 	}
+}
+
+// timeEngines runs cfg b.N times on the actor engine and b.N times on the
+// reference kernel, on the same inputs and run seeds 0, 1, …, and returns the
+// total time of each. The actor time covers whole runs, spawning and stopping
+// the actors included, on one system reused across runs, as the runner's
+// workers do; the reference time includes creating its per-agent state.
+func timeEngines(b *testing.B, cfg *fedavg.Config, sets []*data.Set, l loss.Loss, w0 []float64, rounds int) (actorTime, refTime time.Duration) {
+	b.Helper()
+	system := actors.NewSystem(nil)
+	defer system.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		r := actors.NewRun(actors.Options{RunSeed: uint64(i), Observer: discard{}, System: system})
+		sched, err := Spawn(r, Setup{Config: cfg, Sets: sets, Loss: l, W0: w0, Rounds: rounds, Server: "mean"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := r.Execute(sched, &msg.Start{}); err != nil {
+			b.Fatal(err)
+		}
+		r.Close()
+		actorTime += time.Since(start)
+
+		start = time.Now()
+		if err := fedavg.Reference(*cfg, sets, l, w0, uint64(i), rounds, func(int, []float64) {}); err != nil {
+			b.Fatal(err)
+		}
+		refTime += time.Since(start)
+	}
+	return actorTime, refTime
+}
+
+// reportPerRound reports the time per round of each engine and their ratio
+// (actor/ref).
+func reportPerRound(b *testing.B, actorTime, refTime time.Duration, rounds int) {
+	perRound := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N*rounds) }
+	b.ReportMetric(perRound(actorTime), "actor-ns/round")
+	b.ReportMetric(perRound(refTime), "ref-ns/round")
+	b.ReportMetric(float64(actorTime)/float64(refTime), "actor/ref")
 }

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"maple/actors"
-	"maple/actors/msg"
 	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/loss"
@@ -37,29 +35,7 @@ func BenchmarkLRMNISTShape(b *testing.B) {
 	cfg := fedavg.Config{Agents: K, Participants: L, StepSize: 0.03,
 		Epochs: fedavg.Range{Min: 6, Max: 6}, Batch: fedavg.Range{Min: 10, Max: 10}}
 	w0 := make([]float64, l.Dim(features))
-	var actorTime, refTime time.Duration
-	system := actors.NewSystem(nil)
-	defer system.Close()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		start := time.Now()
-		run := actors.NewRun(actors.Options{RunSeed: uint64(i), Observer: discard{}, System: system})
-		sched, err := Spawn(run, Setup{Config: &cfg, Sets: sets, Loss: l, W0: w0, Rounds: rounds, Server: "mean"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := run.Execute(sched, &msg.Start{}); err != nil {
-			b.Fatal(err)
-		}
-		run.Close()
-		actorTime += time.Since(start)
-
-		start = time.Now()
-		if err := fedavg.Reference(cfg, sets, l, w0, uint64(i), rounds, func(int, []float64) {}); err != nil {
-			b.Fatal(err)
-		}
-		refTime += time.Since(start)
-	}
+	actorTime, refTime := timeEngines(b, &cfg, sets, l, w0, rounds)
 	perRun := func(d time.Duration) float64 { return float64(d.Milliseconds()) / float64(b.N) }
 	b.ReportMetric(perRun(actorTime), "actor-ms/run")
 	b.ReportMetric(perRun(refTime), "ref-ms/run")

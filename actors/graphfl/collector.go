@@ -24,14 +24,7 @@ type Collector struct {
 	// when the run hosts nothing else.
 	First actors.ID
 
-	psi, g, w view
-}
-
-// view is one network-wide vector per server, filled as reports arrive.
-type view struct {
-	rows  [][]float64
-	round int
-	have  int
+	psi, g, w *actors.View
 }
 
 // NewCollector returns a collector for servers servers of dimension dim on a
@@ -39,26 +32,7 @@ type view struct {
 // (First = 1).
 func NewCollector(servers, dim int) *Collector {
 	return &Collector{First: 1, Setup: make([]pairmask.SetupCounts, servers),
-		psi: newView(servers, dim), g: newView(servers, dim), w: newView(servers, dim)}
-}
-
-func newView(servers, dim int) view {
-	v := view{rows: make([][]float64, servers)}
-	for p := range v.rows {
-		v.rows[p] = make([]float64, dim)
-	}
-	return v
-}
-
-// add stores server p's vector of round and reports whether the round is now
-// complete.
-func (v *view) add(p, round int, x []float64) bool {
-	if round != v.round {
-		v.round, v.have = round, 0
-	}
-	copy(v.rows[p], x)
-	v.have++
-	return v.have == len(v.rows)
+		psi: actors.NewView(servers, dim), g: actors.NewView(servers, dim), w: actors.NewView(servers, dim)}
 }
 
 // Observe implements actors.Observer. Reports from other actors (clients,
@@ -70,16 +44,16 @@ func (c *Collector) Observe(from actors.ID, round int, key string, v []float64) 
 	}
 	switch key {
 	case KeyAggregate:
-		if c.psi.add(p, round, v) && c.Aggregates != nil {
-			c.Aggregates(round, c.psi.rows)
+		if c.psi.Add(p, round, v) && c.Aggregates != nil {
+			c.Aggregates(round, c.psi.Rows)
 		}
 	case KeyDraw:
-		if c.g.add(p, round, v) && c.Draws != nil {
-			c.Draws(round, c.g.rows)
+		if c.g.Add(p, round, v) && c.Draws != nil {
+			c.Draws(round, c.g.Rows)
 		}
 	case KeyModel:
-		if c.w.add(p, round, v) && c.Models != nil {
-			c.Models(round, c.w.rows)
+		if c.w.Add(p, round, v) && c.Models != nil {
+			c.Models(round, c.w.Rows)
 		}
 	case KeySetup:
 		if len(v) == 3 {

@@ -86,7 +86,7 @@ func (s *Server) Receive(ctx *actors.Context, m proto.Message) error {
 			complete, err = s.Exchange.Setup(&s.in, &s.box)
 		}
 	default:
-		return fmt.Errorf("server cannot handle %s", messageName(m))
+		return fmt.Errorf("server cannot handle %s", actors.MessageName(m))
 	}
 	if err != nil || !complete {
 		return err
@@ -101,7 +101,7 @@ func (s *Server) Receive(ctx *actors.Context, m proto.Message) error {
 func (s *Server) server(ctx *actors.Context, m proto.Message) (int, error) {
 	from := int(ctx.Sender() - s.First)
 	if from < 0 || from >= s.Servers {
-		return 0, fmt.Errorf("%s from %s, which is not a server", messageName(m), ctx.Name(ctx.Sender()))
+		return 0, fmt.Errorf("%s from %s, which is not a server", actors.MessageName(m), ctx.Name(ctx.Sender()))
 	}
 	return from, nil
 }
@@ -115,7 +115,7 @@ func (s *Server) decode(ctx *actors.Context, m proto.Message) error {
 	s.in = pairmask.SetupMessage{Peer: from}
 	switch m := m.(type) {
 	case *msg.RoleAssign:
-		s.in.Kind, s.in.Role, s.in.Weight = pairmask.Announce, roleFromWire(m.GetRole()), m.GetWeight()
+		s.in.Kind, s.in.Role, s.in.Weight = pairmask.Announce, m.GetRole().Pairmask(), m.GetWeight()
 		for _, p := range m.GetPartners() {
 			s.in.Partners = append(s.in.Partners, int(p))
 		}
@@ -160,7 +160,7 @@ func (o *outbox) Setup(m *pairmask.SetupMessage) {
 	var body proto.Message
 	switch m.Kind {
 	case pairmask.Announce:
-		r := &msg.RoleAssign{Role: roleToWire(m.Role), Weight: m.Weight}
+		r := &msg.RoleAssign{Role: msg.MaskRoleOf(m.Role), Weight: m.Weight}
 		for _, p := range m.Partners {
 			r.Partners = append(r.Partners, int32(p))
 		}
@@ -175,33 +175,3 @@ func (o *outbox) Setup(m *pairmask.SetupMessage) {
 
 // Warn implements graphfl.Outbox.
 func (o *outbox) Warn(message string) { o.ctx.Warn(message) }
-
-func roleToWire(r pairmask.Role) msg.MaskRole {
-	switch r {
-	case pairmask.Plus:
-		return msg.MaskRole_MASK_ROLE_PLUS
-	case pairmask.Minus:
-		return msg.MaskRole_MASK_ROLE_MINUS
-	case pairmask.Unmasked:
-		return msg.MaskRole_MASK_ROLE_UNMASKED
-	}
-	return msg.MaskRole_MASK_ROLE_UNSPECIFIED
-}
-
-// roleFromWire maps a wire role back; an unknown value becomes an invalid
-// Role, which the state machine rejects.
-func roleFromWire(r msg.MaskRole) pairmask.Role {
-	switch r {
-	case msg.MaskRole_MASK_ROLE_PLUS:
-		return pairmask.Plus
-	case msg.MaskRole_MASK_ROLE_MINUS:
-		return pairmask.Minus
-	case msg.MaskRole_MASK_ROLE_UNMASKED:
-		return pairmask.Unmasked
-	}
-	return pairmask.Role(2) // not a Role: the state machine rejects it
-}
-
-func messageName(m proto.Message) string {
-	return string(m.ProtoReflect().Descriptor().Name())
-}

@@ -60,7 +60,7 @@ func (g *GossipNode) Receive(ctx *actors.Context, m proto.Message) error {
 		g.observe(ctx, KeyGossipActive, g.sent)
 		ctx.Send(g.Scheduler, &msg.Done{})
 	default:
-		return fmt.Errorf("gossip node cannot handle %s", messageName(m))
+		return fmt.Errorf("gossip node cannot handle %s", actors.MessageName(m))
 	}
 	return nil
 }

@@ -88,7 +88,7 @@ func (n *Node) Receive(ctx *actors.Context, m proto.Message) error {
 		n.model = append(n.model[:0], m.GetModel()...)
 		return n.walk(ctx, int(m.GetWalk()), k)
 	default:
-		return fmt.Errorf("node cannot handle %s", messageName(m))
+		return fmt.Errorf("node cannot handle %s", actors.MessageName(m))
 	}
 	return nil
 }
@@ -129,7 +129,7 @@ func (n *Node) walk(ctx *actors.Context, w, k int) error {
 func (n *Node) peer(ctx *actors.Context, m proto.Message) (int, error) {
 	from := int(ctx.Sender() - n.First)
 	if from < 0 || from >= n.Nodes {
-		return 0, fmt.Errorf("%s from %s, which is not a node", messageName(m), ctx.Name(ctx.Sender()))
+		return 0, fmt.Errorf("%s from %s, which is not a node", actors.MessageName(m), ctx.Name(ctx.Sender()))
 	}
 	return from, nil
 }
@@ -138,5 +138,3 @@ func (n *Node) observe(ctx *actors.Context, key string, v ...float64) {
 	n.report = append(n.report[:0], v...)
 	ctx.Observe(key, n.report)
 }
-
-func messageName(m proto.Message) string { return string(m.ProtoReflect().Descriptor().Name()) }

@@ -46,7 +46,7 @@ func (s *WalkScheduler) Receive(ctx *actors.Context, m proto.Message) error {
 			ctx.Finish()
 		}
 	default:
-		return fmt.Errorf("scheduler cannot handle %s", messageName(m))
+		return fmt.Errorf("scheduler cannot handle %s", actors.MessageName(m))
 	}
 	return nil
 }
@@ -77,7 +77,7 @@ func (s *GossipScheduler) Receive(ctx *actors.Context, m proto.Message) error {
 			return nil
 		}
 	default:
-		return fmt.Errorf("scheduler cannot handle %s", messageName(m))
+		return fmt.Errorf("scheduler cannot handle %s", actors.MessageName(m))
 	}
 	s.round++
 	s.active = rw.StartNode(s.next, len(s.Nodes))

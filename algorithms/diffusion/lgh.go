@@ -106,12 +106,12 @@ func newKeyPair(osKeys bool, streams Streams, p int) (*pairmask.KeyPair, error) 
 func (l *lgh) computeRoles(streams Streams) error {
 	for i := range l.links {
 		ln := &l.links[i]
-		as, err := l.a.net.assignment(l.a.id, ln.receiver)
-		if err != nil {
-			return err
+		as, ok := l.a.net.plan.Assignment(l.a.id, ln.receiver)
+		if !ok {
+			return fmt.Errorf("agent %d does not send to agent %d", l.a.id, ln.receiver)
 		}
-		ln.known, ln.role, ln.weight = true, as.role, l.a.net.Weight(l.a.id, ln.receiver)
-		for _, m := range as.partners {
+		ln.known, ln.role, ln.weight = true, as.Role, l.a.net.Weight(l.a.id, ln.receiver)
+		for _, m := range as.Partners {
 			secret := pairmask.OracleSecret(streams(OracleStream(l.a.id, m)))
 			ln.partners = append(ln.partners, partner{id: m, stream: pairmask.NewMaskStream(secret)})
 		}
@@ -125,7 +125,7 @@ func (l *lgh) computeRoles(streams Streams) error {
 func (l *lgh) begin(i int) {
 	a := l.a
 	if i == 1 {
-		if n := len(a.net.senders[a.id]); !a.net.maskable[a.id] && n > 0 {
+		if n := len(a.net.senders[a.id]); !a.net.plan.Maskable(a.id) && n > 0 {
 			a.box.Warn(fmt.Sprintf("agent %d listens to %d agent(s) besides itself, fewer than the two local graph-homomorphic masks need: messages from %v reach it unmasked", a.id, n, a.net.senders[a.id]))
 		}
 		if a.cfg.Privacy.exchangesKeys() {
@@ -142,8 +142,8 @@ func (l *lgh) begin(i int) {
 func (l *lgh) announce() {
 	a := l.a
 	for s, sender := range a.net.senders[a.id] {
-		as := a.net.roles[a.id][s]
-		a.msg = Message{Kind: Role, Peer: sender, Role: as.role, Partners: as.partners}
+		as := a.net.plan.Roles(a.id)[s]
+		a.msg = Message{Kind: Role, Peer: sender, Role: as.Role, Partners: as.Partners}
 		if !a.net.symmetric {
 			a.msg.Weight = a.net.Weight(sender, a.id)
 		}
@@ -289,13 +289,13 @@ func (l *lgh) checkRole(m *Message) error {
 }
 
 // senderRole returns the role of sender s at this receiver.
-func (l *lgh) senderRole(s int) (assignment, int, error) {
+func (l *lgh) senderRole(s int) (pairmask.Assignment, int, error) {
 	a := l.a
 	idx, ok := slices.BinarySearch(a.net.senders[a.id], s)
-	if !ok || a.net.roles[a.id][idx].role == Unmasked {
-		return assignment{}, 0, fmt.Errorf("agent %d: key material from agent %d, which has no masking role here", a.id, s)
+	if !ok || a.net.plan.Roles(a.id)[idx].Role == Unmasked {
+		return pairmask.Assignment{}, 0, fmt.Errorf("agent %d: key material from agent %d, which has no masking role here", a.id, s)
 	}
-	return a.net.roles[a.id][idx], idx, nil
+	return a.net.plan.Roles(a.id)[idx], idx, nil
 }
 
 // onPublicKey relays a sender's public key to each of its partners.
@@ -311,7 +311,7 @@ func (l *lgh) onPublicKey(m *Message) error {
 	if l.a.cfg.Privacy.Partner == Rekeying {
 		l.keyOf[idx] = slices.Clone(m.Key)
 	}
-	for _, p := range as.partners {
+	for _, p := range as.Partners {
 		l.a.msg = Message{Kind: RelayedKey, Peer: p, Other: m.Peer, Key: m.Key}
 		l.a.box.Send(&l.a.msg)
 		l.a.counts.Relays++
@@ -360,7 +360,7 @@ func (l *lgh) onPaperPublic(m *Message) error {
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(as.partners, m.Other) {
+	if !slices.Contains(as.Partners, m.Other) {
 		return fmt.Errorf("agent %d: agent %d sent public values for agent %d, which is not its partner here", l.a.id, m.Peer, m.Other)
 	}
 	if err := l.checkPaperValues(m); err != nil {
@@ -463,15 +463,15 @@ func (l *lgh) report(k, j int, masks []float64) {
 // cancel: a live sender whose partner's link is down this round.
 func (l *lgh) detect() int {
 	a := l.a
-	if a.live == nil || !a.net.maskable[a.id] {
+	if a.live == nil || !a.net.plan.Maskable(a.id) {
 		return 0
 	}
 	n := 0
-	for s, as := range a.net.roles[a.id] {
+	for s, as := range a.net.plan.Roles(a.id) {
 		if !a.live.Senders[s] {
 			continue
 		}
-		for _, m := range as.partners {
+		for _, m := range as.Partners {
 			if t, ok := slices.BinarySearch(a.net.senders[a.id], m); ok && !a.live.Senders[t] {
 				n++
 			}
@@ -494,7 +494,7 @@ func (l *lgh) endIteration() {
 func (l *lgh) absent(s int) []int {
 	a := l.a
 	var out []int
-	for _, m := range a.net.roles[a.id][s].partners {
+	for _, m := range a.net.plan.Roles(a.id)[s].Partners {
 		if t, ok := slices.BinarySearch(a.net.senders[a.id], m); ok && !a.live.Senders[t] {
 			out = append(out, m)
 		}

@@ -2,7 +2,6 @@ package diffusion
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
@@ -30,20 +29,12 @@ type Network struct {
 	senders   [][]int // senders[p]: the m ≠ p with a_mp > 0, ascending
 	receivers [][]int // receivers[m]: the p ≠ m with a_mp > 0, ascending
 	symmetric bool
-	roles     [][]assignment // roles[k][s]: the role of senders[k][s] at receiver k
-	maskable  []bool         // maskable[k]: receiver k has at least two senders
-}
-
-// assignment is the role of one sender at one LGH receiver and the partners
-// (the opposite set) it shares masks with there.
-type assignment struct {
-	role     pairmask.Role
-	partners []int
+	plan      *pairmask.Plan // the LGH role split of every receiver
 }
 
 // Unmasked is the role of a sender whose receiver cannot mask its incoming
 // messages (fewer than two neighbours besides itself): it sends plain values.
-const Unmasked pairmask.Role = 0
+const Unmasked = pairmask.Unmasked
 
 // Edge is a directed link of the network.
 type Edge struct {
@@ -78,30 +69,8 @@ func NewNetwork(A mat.Matrix, cfg Config) (*Network, error) {
 	n := &Network{cfg: cfg, a: mat.DenseCopyOf(A), uses: cfg.Uses(), q: q}
 	n.senders, n.receivers = topology.Support(A)
 	n.symmetric = mat.Equal(n.a, n.a.T())
-	if cfg.Privacy.Scheme == LocalGraphHomomorphic {
-		n.splitRoles()
-	}
+	n.plan = pairmask.NewPlan(cfg.Privacy.Roles, n.senders, n.receivers)
 	return n, nil
-}
-
-// splitRoles assigns the LGH roles of every receiver's senders.
-func (n *Network) splitRoles() {
-	P := len(n.q)
-	n.roles = make([][]assignment, P)
-	n.maskable = make([]bool, P)
-	for k := range P {
-		n.roles[k] = make([]assignment, len(n.senders[k]))
-		plus, minus, ok := pairmask.SplitRoles(n.cfg.Privacy.Roles, k, n.senders[k])
-		n.maskable[k] = ok
-		for s, l := range n.senders[k] {
-			switch {
-			case slices.Contains(plus, l):
-				n.roles[k][s] = assignment{pairmask.Plus, minus}
-			case slices.Contains(minus, l):
-				n.roles[k][s] = assignment{pairmask.Minus, plus}
-			}
-		}
-	}
 }
 
 // Agents returns P.
@@ -143,12 +112,8 @@ func (n *Network) Unmasked() []Edge {
 		return nil
 	}
 	var edges []Edge
-	for k, ok := range n.maskable {
-		if !ok {
-			for _, l := range n.senders[k] {
-				edges = append(edges, Edge{From: l, To: k})
-			}
-		}
+	for _, e := range n.plan.Unmasked() {
+		edges = append(edges, Edge{From: e[0], To: e[1]})
 	}
 	return edges
 }
@@ -159,19 +124,4 @@ func (n *Network) Unmasked() []Edge {
 // of each receiver j's neighbourhood. N_k counts the agents k listens to and j
 // ranges over the agents that listen to k (the same set when the support is
 // symmetric).
-func (n *Network) SetupBound(k int) float64 {
-	degrees := make([]int, len(n.receivers[k]))
-	for i, j := range n.receivers[k] {
-		degrees[i] = len(n.senders[j])
-	}
-	return pairmask.SetupMessageBound(len(n.senders[k]), degrees)
-}
-
-// assignment returns the role of sender l at receiver k.
-func (n *Network) assignment(l, k int) (assignment, error) {
-	s, ok := slices.BinarySearch(n.senders[k], l)
-	if !ok {
-		return assignment{}, fmt.Errorf("agent %d does not send to agent %d", l, k)
-	}
-	return n.roles[k][s], nil
-}
+func (n *Network) SetupBound(k int) float64 { return n.plan.SetupBound(k) }

@@ -63,6 +63,10 @@ func (p *Plan) Receivers(m int) []int { return p.receivers[m] }
 // Maskable reports whether receiver k has the two senders a pair needs.
 func (p *Plan) Maskable(k int) bool { return p.maskable[k] }
 
+// Roles returns the assignments of the senders of receiver k, parallel to
+// Senders(k). The slice belongs to the plan: do not modify it.
+func (p *Plan) Roles(k int) []Assignment { return p.roles[k] }
+
 // Assignment returns the role of sender l at receiver k (Unmasked, with no
 // partners, when k cannot mask), and false if l does not send to k.
 func (p *Plan) Assignment(l, k int) (Assignment, bool) {

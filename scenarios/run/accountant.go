@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"maple/algorithms/data"
 	"maple/algorithms/optimum"
 	"maple/algorithms/rng"
 	"maple/privacy/accountant"
@@ -98,17 +99,10 @@ func (j *job) accountFor(p *problem, e exposure) error {
 	if p.wOpt == nil {
 		return nil // no optimum to state the bound with (loss.optimum none)
 	}
-	neighbour, err := buildProblem(j.curve, j.dir, neighbourSeed(j.runSeed))
+	_, dist, err := j.neighbourOptimum(p)
 	if err != nil {
 		return err
 	}
-	sets := slices.Clone(p.sets)
-	sets[0] = neighbour.sets[0]
-	wPrime, _, err := optimum.Solve(p.loss, sets, optimum.Uniform(len(sets)))
-	if err != nil {
-		return j.curve.Errorf("privacy.accountant", "cannot solve the neighbouring problem: %v", err)
-	}
-	dist := floats.Distance(p.wOpt, wPrime, 2)
 	a := sc.Privacy.Accountant
 	report := map[string]any{
 		"mechanism":        sc.Privacy.Mechanism,
@@ -199,4 +193,21 @@ func (j *job) gaussianReport(report map[string]any, e exposure, dist float64) {
 	case e.noSampling != "":
 		report["sampled"] = "not reported: " + e.noSampling
 	}
+}
+
+// neighbourOptimum returns the neighbouring datasets, p's with agent 0's
+// replaced by one drawn afresh, and ‖w^o − w′^o‖, the distance between p's
+// minimizer and theirs.
+func (j *job) neighbourOptimum(p *problem) ([]*data.Set, float64, error) {
+	neighbour, err := buildProblem(j.curve, j.dir, neighbourSeed(j.runSeed))
+	if err != nil {
+		return nil, 0, err
+	}
+	sets := slices.Clone(p.sets)
+	sets[0] = neighbour.sets[0]
+	wPrime, _, err := optimum.Solve(p.loss, sets, optimum.Uniform(len(sets)))
+	if err != nil {
+		return nil, 0, j.curve.Errorf("privacy.accountant", "cannot solve the neighbouring problem: %v", err)
+	}
+	return sets, floats.Distance(p.wOpt, wPrime, 2), nil
 }

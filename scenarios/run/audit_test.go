@@ -2,7 +2,6 @@ package run
 
 import (
 	"bytes"
-	"encoding/csv"
 	"math"
 	"os"
 	"path/filepath"
@@ -29,15 +28,7 @@ output: {every: 1, plot: false}
 // of every curve in order.
 func readColumns(t *testing.T, dir string) map[string][]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "metrics.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, filepath.Join(dir, "metrics.csv"))
 	cols := map[string][]string{}
 	for _, row := range rows[1:] {
 		for i, name := range rows[0] {

@@ -10,11 +10,9 @@ import (
 	adiffusion "maple/actors/diffusion"
 	"maple/actors/msg"
 	"maple/algorithms/diffusion"
-	"maple/algorithms/rng"
 	"maple/algorithms/systems"
 	"maple/privacy/homomorphic"
 	"maple/privacy/noise"
-	"maple/privacy/pairmask"
 	"maple/scenarios"
 	"maple/topology"
 )
@@ -202,22 +200,9 @@ func diffusionConfig(c *scenarios.CurveSpec) (diffusion.Config, error) {
 	if p.Scheme != diffusion.None {
 		p.Std, p.SelfNoise = math.Sqrt(sc.Privacy.Variance), sc.Privacy.SelfNoise
 	}
-	if sc.Privacy.Form != "" {
-		if p.Form, err = homomorphic.ParseForm(sc.Privacy.Form); err != nil {
-			return cfg, c.Errorf("privacy.form", "%v", err)
-		}
+	if err := parseMaskFields(c, &p.Form, &p.Keys, &p.Roles, &p.OSKeys); err != nil {
+		return cfg, err
 	}
-	if sc.Privacy.Keys != "" {
-		if p.Keys, err = pairmask.ParseMode(sc.Privacy.Keys); err != nil {
-			return cfg, c.Errorf("privacy.keys", "%v", err)
-		}
-	}
-	if sc.Privacy.Roles != "" {
-		if p.Roles, err = pairmask.ParseRule(sc.Privacy.Roles); err != nil {
-			return cfg, c.Errorf("privacy.roles", "%v", err)
-		}
-	}
-	p.OSKeys = sc.Privacy.KeyRandomness == "os"
 	if p.Partner, err = diffusion.ParsePartnerPolicy(d.DroppedPartner); err != nil {
 		return cfg, c.Errorf("algorithm.diffusion.dropped_partner", "%v", err)
 	}
@@ -235,7 +220,7 @@ func checkDiffusion(c *scenarios.CurveSpec, dir string) error {
 		return err
 	}
 	sc := c.Scenario
-	n, err := buildNetwork(c, dir, networkSeed(sc, rng.RunSeed(sc.Seed, 0)))
+	n, err := firstNetwork(c, dir)
 	if err != nil {
 		return err
 	}

@@ -250,32 +250,14 @@ func fedavgEstimate(sc *scenarios.Scenario, d float64) Estimate {
 func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 	sc := c.Scenario
 	fa := fedavgParams(sc)
-	part, err := fedavg.ParseParticipation(fa.Participation)
+	cfg, err := clientsConfig(c, "algorithm.fedavg", sc.Data.Agents, clientParams{
+		participation: fa.Participation, participants: fa.Participants, localSteps: fa.LocalSteps,
+		batch: fa.Batch, batchSampling: fa.BatchSampling, schedule: fa.Schedule, normalized: fa.Normalized})
 	if err != nil {
-		return nil, c.Errorf("algorithm.fedavg.participation", "%v", err)
-	}
-	sched, err := fedavg.ParseSchedule(fa.Schedule)
-	if err != nil {
-		return nil, c.Errorf("algorithm.fedavg.schedule", "%v", err)
-	}
-	mech, err := noise.ParseMechanism(sc.Privacy.Mechanism)
-	if err != nil {
-		return nil, c.Errorf("privacy.mechanism", "%v", err)
+		return nil, err
 	}
 	if _, ok := afedavg.LookupServer(fa.Server.Kind); !ok {
 		return nil, c.Errorf("algorithm.fedavg.server", "unknown server behaviour %q (registered: %v)", fa.Server.Kind, afedavg.ServerNames())
-	}
-	cfg := &fedavg.Config{
-		Agents:               sc.Data.Agents,
-		Participants:         fa.Participants,
-		Participation:        part,
-		StepSize:             sc.Algorithm.StepSize,
-		Normalized:           fa.Normalized,
-		Epochs:               fedavg.Range{Min: fa.LocalSteps.Min, Max: fa.LocalSteps.Max},
-		Batch:                fedavg.Range{Min: fa.Batch.Min, Max: fa.Batch.Max},
-		Schedule:             sched,
-		BatchWithReplacement: fa.BatchSampling == "with-replacement",
-		Noise:                mech,
 	}
 	if rule, err := fedavg.ParseRule(fa.Server.Kind); err == nil {
 		cfg.Rule = rule
@@ -302,6 +284,46 @@ func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// clientParams are the client parameters FedAvg and graph FL share (their
+// sections algorithm.fedavg and algorithm.graphfl).
+type clientParams struct {
+	participation, batchSampling, schedule string
+	participants                           int
+	localSteps, batch                      scenarios.IntRange
+	normalized                             bool
+}
+
+// clientsConfig translates the client parameters p of section (the dotted
+// name of their section, for errors), the step size and the noise mechanism
+// of c's scenario into the configuration of a federated unit of agents
+// clients, naming the field of any unknown value.
+func clientsConfig(c *scenarios.CurveSpec, section string, agents int, p clientParams) (*fedavg.Config, error) {
+	part, err := fedavg.ParseParticipation(p.participation)
+	if err != nil {
+		return nil, c.Errorf(section+".participation", "%v", err)
+	}
+	sched, err := fedavg.ParseSchedule(p.schedule)
+	if err != nil {
+		return nil, c.Errorf(section+".schedule", "%v", err)
+	}
+	mech, err := noise.ParseMechanism(c.Scenario.Privacy.Mechanism)
+	if err != nil {
+		return nil, c.Errorf("privacy.mechanism", "%v", err)
+	}
+	return &fedavg.Config{
+		Agents:               agents,
+		Participants:         p.participants,
+		Participation:        part,
+		StepSize:             c.Scenario.Algorithm.StepSize,
+		Normalized:           p.normalized,
+		Epochs:               fedavg.Range{Min: p.localSteps.Min, Max: p.localSteps.Max},
+		Batch:                fedavg.Range{Min: p.batch.Min, Max: p.batch.Max},
+		Schedule:             sched,
+		BatchWithReplacement: p.batchSampling == "with-replacement",
+		Noise:                mech,
+	}, nil
 }
 
 // referenceServers lists the registered server behaviours the reference

@@ -14,8 +14,6 @@ import (
 	"maple/actors/trace"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/graphfl"
-	"maple/algorithms/rng"
-	"maple/privacy/homomorphic"
 	"maple/privacy/noise"
 	"maple/privacy/pairmask"
 	"maple/scenarios"
@@ -244,26 +242,14 @@ func graphflConfig(c *scenarios.CurveSpec) (graphfl.Config, error) {
 	sc := c.Scenario
 	g := graphflParams(sc)
 	var cfg graphfl.Config
-	part, err := fedavg.ParseParticipation(g.Participation)
+	clients, err := clientsConfig(c, "algorithm.graphfl", clientsPerServer(sc), clientParams{
+		participation: g.Participation, participants: g.Participants, localSteps: g.LocalSteps,
+		batch: g.Batch, batchSampling: g.BatchSampling, schedule: g.Schedule, normalized: g.Normalized})
 	if err != nil {
-		return cfg, c.Errorf("algorithm.graphfl.participation", "%v", err)
+		return cfg, err
 	}
-	sched, err := fedavg.ParseSchedule(g.Schedule)
-	if err != nil {
-		return cfg, c.Errorf("algorithm.graphfl.schedule", "%v", err)
-	}
-	mech, err := noise.ParseMechanism(sc.Privacy.Mechanism)
-	if err != nil {
-		return cfg, c.Errorf("privacy.mechanism", "%v", err)
-	}
-	std := math.Sqrt(sc.Privacy.Variance)
-	cfg = graphfl.Config{Servers: g.Servers, Clients: fedavg.Config{
-		Agents: clientsPerServer(sc), Participants: g.Participants, Participation: part,
-		StepSize: sc.Algorithm.StepSize, Normalized: g.Normalized,
-		Epochs:   fedavg.Range{Min: g.LocalSteps.Min, Max: g.LocalSteps.Max},
-		Batch:    fedavg.Range{Min: g.Batch.Min, Max: g.Batch.Max},
-		Schedule: sched, BatchWithReplacement: g.BatchSampling == "with-replacement", Noise: mech,
-	}}
+	mech, std := clients.Noise, math.Sqrt(sc.Privacy.Variance)
+	cfg = graphfl.Config{Servers: g.Servers, Clients: *clients}
 	switch clientNoise(sc) {
 	case "model-noise":
 		cfg.Clients.NoiseStd = std
@@ -277,22 +263,9 @@ func graphflConfig(c *scenarios.CurveSpec) (graphfl.Config, error) {
 			p.Mechanism = noise.Laplace
 		}
 	}
-	if sc.Privacy.Form != "" {
-		if p.Form, err = homomorphic.ParseForm(sc.Privacy.Form); err != nil {
-			return cfg, c.Errorf("privacy.form", "%v", err)
-		}
+	if err := parseMaskFields(c, &p.Form, &p.Keys, &p.Roles, &p.OSKeys); err != nil {
+		return cfg, err
 	}
-	if sc.Privacy.Keys != "" {
-		if p.Keys, err = pairmask.ParseMode(sc.Privacy.Keys); err != nil {
-			return cfg, c.Errorf("privacy.keys", "%v", err)
-		}
-	}
-	if sc.Privacy.Roles != "" {
-		if p.Roles, err = pairmask.ParseRule(sc.Privacy.Roles); err != nil {
-			return cfg, c.Errorf("privacy.roles", "%v", err)
-		}
-	}
-	p.OSKeys = sc.Privacy.KeyRandomness == "os"
 	if err := cfg.Validate(); err != nil {
 		return cfg, c.Errorf("algorithm.graphfl", "%v", err)
 	}
@@ -306,7 +279,7 @@ func checkGraphFL(c *scenarios.CurveSpec, dir string) error {
 	if err != nil {
 		return err
 	}
-	n, err := buildNetwork(c, dir, networkSeed(c.Scenario, rng.RunSeed(c.Scenario.Seed, 0)))
+	n, err := firstNetwork(c, dir)
 	if err != nil {
 		return err
 	}

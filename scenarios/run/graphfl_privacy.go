@@ -9,7 +9,6 @@ import (
 
 	"maple/algorithms/data"
 	"maple/algorithms/graphfl"
-	"maple/algorithms/optimum"
 	"maple/privacy/accountant"
 	"maple/scenarios"
 )
@@ -41,17 +40,10 @@ func (j *job) accountGraphFL(p *problem, net *network, cfg graphfl.Config) error
 	if j.run != 0 || (!server && !client) {
 		return nil
 	}
-	neighbour, err := buildProblem(j.curve, j.dir, neighbourSeed(j.runSeed))
+	sets, dist, err := j.neighbourOptimum(p)
 	if err != nil {
 		return err
 	}
-	sets := slices.Clone(p.sets)
-	sets[0] = neighbour.sets[0]
-	wPrime, _, err := optimum.Solve(p.loss, sets, optimum.Uniform(len(sets)))
-	if err != nil {
-		return j.curve.Errorf("privacy.accountant", "cannot solve the neighbouring problem: %v", err)
-	}
-	dist := floats.Distance(p.wOpt, wPrime, 2)
 	w0 := make([]float64, len(p.wOpt))
 	T := sc.Iterations
 	orig, err := recordTrajectory(cfg, net.A, p, p.sets, w0, j.runSeed, T)

@@ -2,7 +2,6 @@ package run
 
 import (
 	"bytes"
-	"encoding/csv"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -31,14 +30,7 @@ output: {plot: false}
 // column returns the values of the named column of metrics.csv, row by row.
 func column(t *testing.T, dir, name string) []string {
 	t.Helper()
-	f, err := os.ReadFile(filepath.Join(dir, "metrics.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(bytes.NewReader(f)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, filepath.Join(dir, "metrics.csv"))
 	col := -1
 	for i, h := range rows[0] {
 		if h == name {

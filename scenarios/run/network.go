@@ -36,6 +36,11 @@ func networkSeed(sc *scenarios.Scenario, runSeed uint64) uint64 {
 	return runSeed
 }
 
+// firstNetwork builds run 0's network, which the pre-run checks inspect.
+func firstNetwork(c *scenarios.CurveSpec, dir string) (*network, error) {
+	return buildNetwork(c, dir, networkSeed(c.Scenario, rng.RunSeed(c.Scenario.Seed, 0)))
+}
+
 // buildNetwork draws or reads the graph, builds the combination matrix and
 // checks what the algorithm and privacy scheme need of it. Every problem is
 // a scenario error naming the topology field at fault.

@@ -1,7 +1,6 @@
 package run
 
 import (
-	"encoding/csv"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,15 +15,7 @@ import (
 // readMetrics returns metrics.csv as one map per row.
 func readMetrics(t *testing.T, dir string) []map[string]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "metrics.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readCSV(t, filepath.Join(dir, "metrics.csv"))
 	var rows []map[string]string
 	for _, r := range recs[1:] {
 		row := map[string]string{}

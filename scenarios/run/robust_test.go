@@ -3,7 +3,6 @@ package run
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -264,10 +263,7 @@ func TestLabelsRoundTripThroughMetricsCSV(t *testing.T) {
 		src += fmt.Sprintf("  - {label: %s, set: {runs: 1}}\n", strconv.Quote(l))
 	}
 	dir, _ := execute(t, plan(t, src), Options{})
-	rows, err := csv.NewReader(bytes.NewReader(read(t, filepath.Join(dir, "metrics.csv")))).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, filepath.Join(dir, "metrics.csv"))
 	var got []string
 	for _, r := range rows[1:] {
 		if len(got) == 0 || got[len(got)-1] != r[0] {
@@ -397,10 +393,7 @@ func TestKeysFromTheOperatingSystem(t *testing.T) {
 
 func metricValues(t *testing.T, dir string) [][]float64 {
 	t.Helper()
-	rows, err := csv.NewReader(bytes.NewReader(read(t, filepath.Join(dir, "metrics.csv")))).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, filepath.Join(dir, "metrics.csv"))
 	var out [][]float64
 	for _, r := range rows[1:] {
 		var v []float64

@@ -1,0 +1,34 @@
+package run
+
+import (
+	"maple/privacy/homomorphic"
+	"maple/privacy/pairmask"
+	"maple/scenarios"
+)
+
+// parseMaskFields reads the privacy fields of the graph-homomorphic and local
+// graph-homomorphic schemes that decentralized learning and graph FL share
+// (privacy.form, privacy.keys, privacy.roles and privacy.key_randomness) into
+// their configuration, naming the field of any unknown value. An empty field
+// leaves the value as it is: the algorithms' default is its zero value.
+func parseMaskFields(c *scenarios.CurveSpec, form *homomorphic.Form, keys *pairmask.Mode, roles *pairmask.Rule, osKeys *bool) error {
+	pr := &c.Scenario.Privacy
+	var err error
+	if pr.Form != "" {
+		if *form, err = homomorphic.ParseForm(pr.Form); err != nil {
+			return c.Errorf("privacy.form", "%v", err)
+		}
+	}
+	if pr.Keys != "" {
+		if *keys, err = pairmask.ParseMode(pr.Keys); err != nil {
+			return c.Errorf("privacy.keys", "%v", err)
+		}
+	}
+	if pr.Roles != "" {
+		if *roles, err = pairmask.ParseRule(pr.Roles); err != nil {
+			return c.Errorf("privacy.roles", "%v", err)
+		}
+	}
+	*osKeys = pr.KeyRandomness == "os"
+	return nil
+}
