@@ -66,17 +66,7 @@ func (s *linkScheduler) open(ctx *actors.Context, round int) {
 	s.done = make([]bool, len(s.agents))
 	ctx.SetRound(round)
 	lr := s.process.Next(round)
-	down := 0
-	for _, d := range lr.Down {
-		if d {
-			down++
-		}
-	}
-	connected := 0.0
-	if lr.Connected {
-		connected = 1
-	}
-	ctx.Observe(KeyLinks, []float64{connected, float64(lr.Up), float64(lr.Edges), float64(down)})
+	ctx.Observe(KeyLinks, lr.Facts())
 	for p, id := range s.agents {
 		lr.View(s.net, p, &s.live)
 		ctx.Send(id, &msg.DiffusionLinks{

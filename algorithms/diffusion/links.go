@@ -80,6 +80,22 @@ type LiveRound struct {
 	Up, Edges int
 }
 
+// Facts returns what a run reports of the round: [connected (1 or 0), live
+// edges, edges, agents down].
+func (lr *LiveRound) Facts() []float64 {
+	down := 0
+	for _, d := range lr.Down {
+		if d {
+			down++
+		}
+	}
+	connected := 0.0
+	if lr.Connected {
+		connected = 1
+	}
+	return []float64{connected, float64(lr.Up), float64(lr.Edges), float64(down)}
+}
+
 // LinkProcess draws the rounds of a time-varying graph.
 type LinkProcess struct {
 	d     Dynamics

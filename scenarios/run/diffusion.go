@@ -378,7 +378,7 @@ func runDiffusion(j *job, p *problem, sink *traceSink) error {
 				prob.Dynamics = diffusionDynamics(sc, model, j.runSeed, len(p.sets))
 			}
 			err = diffusion.Reference(cfg, prob, j.runSeed, sc.Iterations, diffusion.Hooks{Models: obs.models, Draws: obs.draws,
-				Live: func(i int, lr *diffusion.LiveRound) { sysLog.live(i, liveFacts(lr)) }, Report: sysLog.report})
+				Live: func(i int, lr *diffusion.LiveRound) { sysLog.live(i, lr.Facts()) }, Report: sysLog.report})
 		}
 		if err != nil {
 			return err

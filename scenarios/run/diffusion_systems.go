@@ -260,22 +260,6 @@ func diffusionAsync(sc *scenarios.Scenario) *adiffusion.Async {
 	return nil
 }
 
-// liveFacts are the facts the actor run's scheduler reports of a live round
-// (adiffusion.KeyLinks): [connected, live edges, edges, agents down].
-func liveFacts(lr *diffusion.LiveRound) []float64 {
-	down := 0
-	for _, d := range lr.Down {
-		if d {
-			down++
-		}
-	}
-	connected := 0.0
-	if lr.Connected {
-		connected = 1
-	}
-	return []float64{connected, float64(lr.Up), float64(lr.Edges), float64(down)}
-}
-
 // asyncDiffusionReference runs the event-driven reference of asynchronous
 // ATC, assembling each step's network view and time as the actor run's
 // collector does.
