@@ -9,9 +9,9 @@ import (
 // dropouts: 1000 clients and a 10000-coordinate input (32-bit fixed point,
 // t = 501), for SecAgg and for SecAgg+ with k = 20 and t = 11. One
 // iteration takes minutes for SecAgg (about 2·10⁶ X25519 agreements and
-// 10¹⁰ PRG words): run it with -benchtime 1x.
+// 10¹⁰ PRG words): run it with -benchtime 1x and a longer timeout.
 //
-//	go test -run XXX -bench Round -benchtime 1x ./privacy/secagg/
+//	go test -run XXX -bench Round -benchtime 1x -timeout 60m ./privacy/secagg/
 func BenchmarkRound(b *testing.B) {
 	const n, dim = 1000, 10000
 	for _, tc := range []struct {

@@ -59,6 +59,7 @@ type ThresholdError struct {
 	Threshold int
 }
 
+// Error names the phase, the client when the graph is sparse, and the counts.
 func (e *ThresholdError) Error() string {
 	if e.Client < 0 {
 		return fmt.Sprintf("secagg: %v: %d clients survived, threshold %d", e.Phase, e.Survivors, e.Threshold)

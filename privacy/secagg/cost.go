@@ -19,8 +19,8 @@ type Traffic struct {
 // from the messages the state machines return: Record every message as it
 // is sent. Sizes are the payload sizes of Message.Size.
 type Costs struct {
-	clients [phases][]Traffic
-	server  [phases]Traffic
+	clients [PhaseCount][]Traffic
+	server  [PhaseCount]Traffic
 }
 
 // NewCosts returns empty costs for n clients.
@@ -57,9 +57,9 @@ func (c *Costs) Server(p Phase) Traffic { return c.server[p] }
 // regular graph: every client has k neighbours (k = n − 1 for SecAgg).
 type Expected struct {
 	// Client is one client's traffic per phase.
-	Client [phases]Traffic
+	Client [PhaseCount]Traffic
 	// Server is the server's traffic per phase.
-	Server [phases]Traffic
+	Server [PhaseCount]Traffic
 }
 
 // ExpectedCosts returns the traffic of a round of cfg in which every client
@@ -80,7 +80,7 @@ type Expected struct {
 // 2020, Table 1).
 func ExpectedCosts(cfg Config) Expected {
 	n, k, h := cfg.Clients, cfg.Neighbours, cfg.Neighbours+1
-	client := [phases]Traffic{
+	client := [PhaseCount]Traffic{
 		AdvertiseKeys:         {Sent: Count{1, 2 * KeyBytes}, Received: Count{1, h * (idBytes + 2*KeyBytes)}},
 		ShareKeys:             {Sent: Count{1, k * (idBytes + BoxBytes)}, Received: Count{1, k * (idBytes + BoxBytes)}},
 		MaskedInputCollection: {Sent: Count{1, fixedpoint.PackedBytes(cfg.Encoder.Bits(), cfg.Dim)}, Received: Count{1, idBytes * h}},

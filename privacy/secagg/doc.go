@@ -8,7 +8,7 @@
 // # SecAgg (Bonawitz et al., "Practical secure aggregation for
 // privacy-preserving machine learning", CCS 2017, Fig. 4)
 //
-// The honest-but-curious protocol, in four phases:
+// The honest-but-curious protocol, in four PhaseCount:
 //
 //  0. AdvertiseKeys — client u draws two X25519 key pairs (crypto/ecdh):
 //     (c_u^PK, c_u^SK) to encrypt shares, (s_u^PK, s_u^SK) for pairwise

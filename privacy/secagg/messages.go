@@ -22,20 +22,21 @@ const (
 	// Unmasking: each surviving client sends the shares the server needs
 	// to remove the masks (round 4).
 	Unmasking
-	phases
+	// PhaseCount is the number of phases.
+	PhaseCount
 )
 
 var phaseNames = [...]string{"advertise keys", "share keys", "masked input collection", "unmasking"}
 
 // String returns the phase's name.
 func (p Phase) String() string {
-	if p < 0 || p >= phases {
+	if p < 0 || p >= PhaseCount {
 		return fmt.Sprintf("phase(%d)", int(p))
 	}
 	return phaseNames[p]
 }
 
-// Phases lists the four phases in protocol order.
+// Phases lists the four PhaseCount in protocol order.
 func Phases() []Phase { return []Phase{AdvertiseKeys, ShareKeys, MaskedInputCollection, Unmasking} }
 
 // Server is the address of the server in a message's route.

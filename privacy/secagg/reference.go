@@ -17,8 +17,8 @@ type Dropout func(p Phase, u int) bool
 // random stream, stream(Server) the server's. It returns the server's
 // result, the round's traffic and the survivors of each phase; a
 // *ThresholdError (or a protocol error) ends the round.
-func Reference(cfg Config, inputs [][]float64, drop Dropout, stream func(id int) *rand.Rand) (*Result, *Costs, [phases][]int, error) {
-	var survivors [phases][]int
+func Reference(cfg Config, inputs [][]float64, drop Dropout, stream func(id int) *rand.Rand) (*Result, *Costs, [PhaseCount][]int, error) {
+	var survivors [PhaseCount][]int
 	if len(inputs) != cfg.Clients {
 		return nil, nil, survivors, fmt.Errorf("secagg: %d inputs for %d clients", len(inputs), cfg.Clients)
 	}
@@ -35,7 +35,7 @@ func Reference(cfg Config, inputs [][]float64, drop Dropout, stream func(id int)
 			return nil, nil, survivors, err
 		}
 	}
-	finish := func() [phases][]int {
+	finish := func() [PhaseCount][]int {
 		for _, p := range Phases() {
 			survivors[p] = server.Survivors(p)
 		}

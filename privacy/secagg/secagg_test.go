@@ -113,7 +113,7 @@ func TestDropoutsInEveryPhaseAreRecovered(t *testing.T) {
 				t.Errorf("k=%d: survivors of %v: %v", k, p, got)
 			}
 		}
-		// Drops spread over all four phases at once.
+		// Drops spread over all four PhaseCount at once.
 		drop := func(q Phase, u int) bool { return u == int(q) }
 		res, _, _, err := Reference(cfg, x, drop, streams(3))
 		if err != nil {
@@ -400,7 +400,7 @@ func TestNoClientRevealsBothSecrets(t *testing.T) {
 			}
 			next = append(next, out...)
 		}
-		if len(next) == 0 && server.Phase() < phases {
+		if len(next) == 0 && server.Phase() < PhaseCount {
 			out, err := server.Close()
 			if err != nil {
 				t.Fatal(err)

@@ -23,7 +23,7 @@ type ServerState struct {
 	phase     Phase
 	err       error
 	answered  []bool
-	survivors [phases][]int
+	survivors [PhaseCount][]int
 	keys      []PeerKeys // by client id, valid where it advertised
 	boxes     [][]Box    // boxes[to], in arrival order
 	sum       []uint64
@@ -94,7 +94,7 @@ func (s *ServerState) Step(m Message) ([]Message, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	if s.phase >= phases {
+	if s.phase >= PhaseCount {
 		return nil, fmt.Errorf("secagg: server: %T after the round ended", m)
 	}
 	u := m.Sender()
@@ -189,7 +189,7 @@ func (s *ServerState) Close() ([]Message, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	if s.phase >= phases {
+	if s.phase >= PhaseCount {
 		return nil, fmt.Errorf("secagg: server: Close after the round ended")
 	}
 	var alive []int

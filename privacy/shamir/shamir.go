@@ -71,6 +71,7 @@ type TooFewError struct {
 	Have, Need int
 }
 
+// Error reports the counts.
 func (e *TooFewError) Error() string {
 	return fmt.Sprintf("shamir: %d shares, %d needed", e.Have, e.Need)
 }
