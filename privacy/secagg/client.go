@@ -76,7 +76,7 @@ func (c *Client) Done() bool { return c.done }
 
 // Format prints a placeholder whatever the verb, so that keys never reach a
 // log.
-func (c *Client) Format(f fmt.State, _ rune) { fmt.Fprintf(f, "[secagg client %d]", c.id) }
+func (c Client) Format(f fmt.State, _ rune) { fmt.Fprintf(f, "[secagg client %d]", c.id) }
 
 // Start returns the client's AdvertiseKeys message.
 func (c *Client) Start() Message {

@@ -419,7 +419,7 @@ func TestStateFormatsAsPlaceholder(t *testing.T) {
 	cfg := config(t, 3, 2, 2, 1, 8)
 	c, _ := NewClient(cfg, 1, []float64{0.5}, streams(15)(1))
 	s, _ := NewServer(cfg, streams(15)(Server))
-	for _, v := range []string{fmt.Sprintf("%v %+v %#v %s", c, c, c, c), fmt.Sprintf("%v %+v", s, s)} {
+	for _, v := range []string{fmt.Sprintf("%v %+v %#v %s", c, c, c, c), fmt.Sprintf("%v %+v", s, s), fmt.Sprintf("%+v %+v", *c, *s)} {
 		if strings.Contains(v, "0x") || strings.Contains(v, "{") {
 			t.Errorf("formatted state %q", v)
 		}

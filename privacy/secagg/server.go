@@ -78,7 +78,7 @@ func (s *ServerState) Result() (*Result, bool) { return s.result, s.result != ni
 
 // Format prints a placeholder whatever the verb: the server's state holds
 // shares and reconstructed secrets.
-func (s *ServerState) Format(f fmt.State, _ rune) { fmt.Fprint(f, "[secagg server]") }
+func (s ServerState) Format(f fmt.State, _ rune) { fmt.Fprint(f, "[secagg server]") }
 
 // expected reports whether client u must answer in the current phase.
 func (s *ServerState) expected(u int) bool {
