@@ -21,6 +21,7 @@ import (
 	"golang.org/x/term"
 
 	htmlreport "maple/report"
+	"maple/rundir"
 	"maple/scenarios"
 	"maple/scenarios/run"
 )
@@ -104,7 +105,7 @@ func runScenario(cmd *cobra.Command, g *globalFlags, f *runFlags, a []string) er
 	ctx, abort, stop := interruption(cmd.Context(), cmd.ErrOrStderr())
 	defer stop()
 	opts.Abort = abort
-	dir, err := run.CreateDir(f.out, "runs", plan.Base.Name, f.force)
+	dir, err := rundir.CreateDir(f.out, "runs", plan.Base.Name, f.force)
 	if err != nil {
 		return usageError{err}
 	}
@@ -138,10 +139,10 @@ func runScenario(cmd *cobra.Command, g *globalFlags, f *runFlags, a []string) er
 // inspectable writes the run directory's provenance and, if asked, its
 // report, adding them to the files listed.
 func inspectable(dir string, withReport bool, res *run.Result) error {
-	if err := htmlreport.WriteProvenance(dir, run.Version, os.Args); err != nil {
+	if err := rundir.WriteProvenance(dir, run.Version, os.Args); err != nil {
 		return err
 	}
-	res.Files = append(res.Files, htmlreport.ProvenanceFile)
+	res.Files = append(res.Files, rundir.ProvenanceFile)
 	if withReport {
 		if _, err := htmlreport.Write(dir); err != nil {
 			return err

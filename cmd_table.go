@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"maple/rundir"
 	"maple/scenarios"
 	"maple/scenarios/run"
 )
@@ -86,7 +87,7 @@ func runTables(cmd *cobra.Command, g *globalFlags, f *tableFlags, files []string
 	opts.Abort = abort
 	var csvHeader bool
 	for i, plan := range plans {
-		dir, err := run.CreateDir("", root, plan.Base.Name, false)
+		dir, err := rundir.CreateDir("", root, plan.Base.Name, false)
 		if err != nil {
 			return usageError{err}
 		}
@@ -149,7 +150,7 @@ type tableValue struct {
 	paper, paperIters float64
 }
 
-func buildTables(plan *scenarios.Plan, s *run.Summary) []*paperTable {
+func buildTables(plan *scenarios.Plan, s *rundir.Summary) []*paperTable {
 	cells, _ := tableCells(plan)
 	var tables []*paperTable
 	byTitle := map[string]*paperTable{}

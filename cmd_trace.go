@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"maple/actors/trace"
+	"maple/rundir"
 )
 
 func init() { addCommand(newTraceCommand) }
@@ -112,7 +113,7 @@ func newTraceCommand(g *globalFlags) *cobra.Command {
 // openTrace opens the trace of run directory dir; a directory without one
 // is a usage error.
 func openTrace(dir string) (*trace.Trace, error) {
-	t, err := trace.Open(dir)
+	t, err := rundir.OpenTrace(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, usageError{fmt.Errorf("%s has no trace: run the scenario with --trace", dir)}
 	}

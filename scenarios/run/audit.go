@@ -16,6 +16,7 @@ import (
 	"maple/privacy/audit"
 	"maple/privacy/homomorphic"
 	"maple/privacy/pairmask"
+	"maple/rundir"
 	"maple/scenarios"
 )
 
@@ -33,7 +34,7 @@ type Audit struct {
 }
 
 // auditColumn is the metric the eavesdropper adds.
-var auditColumn = Column{Name: "audit_msd", Decibel: true, Label: "eavesdropper's error ‖ŷ_v,i − y_v,i‖² (dB)"}
+var auditColumn = rundir.Column{Name: "audit_msd", Decibel: true, Label: "eavesdropper's error ‖ŷ_v,i − y_v,i‖² (dB)"}
 
 // validateAudit checks the fields that do not need the network.
 func validateAudit(v *scenarios.Validator, sc *scenarios.Scenario, a *Audit) {
@@ -142,7 +143,7 @@ func planAudit(c *scenarios.CurveSpec, cfg diffusion.Config, A *mat.Dense) (*aud
 // spawnEavesdropper adds the eavesdropper to r, tapping the plan's links
 // from the agents spawned from first on, and returns the observer that turns
 // its estimates into the audit metric.
-func (p *auditPlan) spawnEavesdropper(r *actors.Run, first actors.ID, next actors.Observer, t *table, col int) *auditObserver {
+func (p *auditPlan) spawnEavesdropper(r *actors.Run, first actors.ID, next actors.Observer, t *rundir.Table, col int) *auditObserver {
 	links := make([]actors.ID, len(p.links))
 	for k, l := range p.links {
 		links[k] = first + actors.ID(l)
@@ -175,7 +176,7 @@ func (p *auditPlan) describe(dim int) map[string]any {
 		"estimator":        "best linear unbiased (generalized least squares) from one round's messages",
 		"weights":          p.est.Weights(),
 		"predicted_msd":    predicted,
-		"predicted_msd_db": number(decibel(predicted)),
+		"predicted_msd_db": rundir.Number(rundir.Decibel(predicted)),
 	}
 }
 
@@ -185,7 +186,7 @@ type auditObserver struct {
 	next       actors.Observer
 	victim     actors.ID
 	key        string
-	t          *table
+	t          *rundir.Table
 	col        int
 	truth, est map[int][]float64
 }
@@ -210,8 +211,8 @@ func (o *auditObserver) score(round int) {
 		return
 	}
 	d := floats.Distance(y, yHat, 2)
-	if row := o.t.row(round); row >= 0 {
-		o.t.set(row, o.col, d*d)
+	if row := o.t.Row(round); row >= 0 {
+		o.t.Set(row, o.col, d*d)
 	}
 	delete(o.truth, round)
 	delete(o.est, round)

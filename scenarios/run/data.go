@@ -15,6 +15,7 @@ import (
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
 	"maple/algorithms/rng"
+	"maple/rundir"
 	"maple/scenarios"
 )
 
@@ -121,7 +122,7 @@ func openData(c *scenarios.CurveSpec, field, path, pkg string) (*os.File, string
 	if errors.Is(err, fs.ErrNotExist) && pkg != "" {
 		return nil, path, c.Errorf(field, "%s does not exist: install the Debian package %s (apt-get install %s)", path, pkg, pkg)
 	}
-	return nil, path, c.Errorf(field, "cannot open %s: %v", path, errNoPath(err))
+	return nil, path, c.Errorf(field, "cannot open %s: %v", path, rundir.WithoutPath(err))
 }
 
 // readIDXFile reads one IDX file named by field.
@@ -303,7 +304,7 @@ func readDirectory(c *scenarios.CurveSpec, dir string) ([]*data.Set, *data.Set, 
 	path := resolve(dir, x.Path)
 	entries, err := os.ReadDir(path)
 	if err != nil {
-		return nil, nil, c.Errorf("data.directory.path", "cannot read %s: %v", path, errNoPath(err))
+		return nil, nil, c.Errorf("data.directory.path", "cannot read %s: %v", path, rundir.WithoutPath(err))
 	}
 	files := make([]string, d.Agents)
 	for _, e := range entries {

@@ -13,6 +13,7 @@ import (
 	"maple/algorithms/systems"
 	"maple/privacy/homomorphic"
 	"maple/privacy/noise"
+	"maple/rundir"
 	"maple/scenarios"
 	"maple/topology"
 )
@@ -244,11 +245,11 @@ func checkDiffusion(c *scenarios.CurveSpec, dir string) error {
 // network disagreement, for classification the test metrics of the
 // centroid and their average over the agents, and with an eavesdropper its
 // reconstruction error.
-func diffusionColumns(sc *scenarios.Scenario) []Column {
+func diffusionColumns(sc *scenarios.Scenario) []rundir.Column {
 	cols := msdColumns(sc,
-		Column{Name: "msd_centroid", Decibel: true, Label: "centroid MSD ‖w_c,i − w^o‖² (dB)"},
-		Column{Name: "msd_average", Decibel: true, Label: "average MSD (1/P)Σ‖w_p,i − w^o‖² (dB)"})
-	cols = append(cols, Column{Name: "disagreement", Decibel: true, Label: "disagreement (1/P)Σ‖w_p,i − w_c,i‖² (dB)"})
+		rundir.Column{Name: "msd_centroid", Decibel: true, Label: "centroid MSD ‖w_c,i − w^o‖² (dB)"},
+		rundir.Column{Name: "msd_average", Decibel: true, Label: "average MSD (1/P)Σ‖w_p,i − w^o‖² (dB)"})
+	cols = append(cols, rundir.Column{Name: "disagreement", Decibel: true, Label: "disagreement (1/P)Σ‖w_p,i − w_c,i‖² (dB)"})
 	cols = append(cols, classColumns(sc, "_centroid", " of the centroid")...)
 	cols = append(cols, classColumns(sc, "_average", ", mean over the agents")...)
 	cols = append(cols, diffusionSystemsColumns(sc)...)
@@ -261,7 +262,7 @@ func diffusionColumns(sc *scenarios.Scenario) []Column {
 // diffusionObserver turns the agents' models of a round into a metrics row
 // and tracks the graph-homomorphic residual.
 type diffusionObserver struct {
-	t        *table
+	t        *rundir.Table
 	q, wOpt  []float64 // wOpt is zero without an optimum (its MSDs are not recorded)
 	p        *problem
 	centroid []float64
@@ -275,18 +276,18 @@ type diffusionObserver struct {
 }
 
 func (o *diffusionObserver) models(round int, W [][]float64) {
-	row := o.t.row(round)
+	row := o.t.Row(round)
 	if row < 0 {
 		return
 	}
 	diffusion.Measure(&o.m, o.centroid, o.q, W, o.wOpt, o.p.loss, nil)
 	col := 0
 	if o.p.wOpt != nil {
-		o.t.set(row, 0, o.m.CentroidMSD)
-		o.t.set(row, 1, o.m.AverageMSD)
+		o.t.Set(row, 0, o.m.CentroidMSD)
+		o.t.Set(row, 1, o.m.AverageMSD)
 		col = 2
 	}
-	o.t.set(row, col, o.m.Disagreement)
+	o.t.Set(row, col, o.m.Disagreement)
 	centroid, average, agent := o.class[:classMetrics], o.class[classMetrics:2*classMetrics], o.class[2*classMetrics:]
 	if !o.p.classify(centroid, o.centroid) {
 		return
@@ -302,7 +303,7 @@ func (o *diffusionObserver) models(round int, W [][]float64) {
 		average[i] /= float64(len(W))
 	}
 	for i, v := range o.class[:2*classMetrics] {
-		o.t.set(row, col+1+i, v)
+		o.t.Set(row, col+1+i, v)
 	}
 }
 
@@ -342,7 +343,7 @@ func runDiffusion(j *job, p *problem, sink *traceSink) error {
 		wOpt = make([]float64, dim)
 	}
 	obs := &diffusionObserver{
-		t: newTable(sc.Iterations, sc.Output.Every, len(cols)),
+		t: rundir.NewTable(sc.Iterations, sc.Output.Every, len(cols)),
 		q: net.q, wOpt: wOpt, p: p, centroid: make([]float64, dim),
 		a: net.A, form: cfg.Privacy.Form, residual: make([]float64, dim),
 	}

@@ -9,6 +9,7 @@ import (
 	adiffusion "maple/actors/diffusion"
 	"maple/algorithms/diffusion"
 	"maple/algorithms/systems"
+	"maple/rundir"
 	"maple/scenarios"
 	"maple/topology"
 )
@@ -82,14 +83,14 @@ func validateDiffusionSystems(v *scenarios.Validator, sc *scenarios.Scenario, d 
 // connected and the fraction of links up (and, with local graph-homomorphic
 // masks, the largest coordinate of the residual the receivers' aggregates
 // carry).
-func diffusionSystemsColumns(sc *scenarios.Scenario) []Column {
+func diffusionSystemsColumns(sc *scenarios.Scenario) []rundir.Column {
 	cols := timeColumns(sc)
 	if diffusionDynamic(sc) {
 		cols = append(cols,
-			Column{Name: "connected", Label: "live graph connected (fraction of runs)"},
-			Column{Name: "live_links", Label: "fraction of the links up"})
+			rundir.Column{Name: "connected", Label: "live graph connected (fraction of runs)"},
+			rundir.Column{Name: "live_links", Label: "fraction of the links up"})
 		if sc.Privacy.Scheme == "local-graph-homomorphic" {
-			cols = append(cols, Column{Name: "mask_residual", Label: "largest |coordinate| of the masks left uncancelled"})
+			cols = append(cols, rundir.Column{Name: "mask_residual", Label: "largest |coordinate| of the masks left uncancelled"})
 		}
 	}
 	return cols
@@ -98,7 +99,7 @@ func diffusionSystemsColumns(sc *scenarios.Scenario) []Column {
 // diffusionLog records the systems side of one decentralized run: the time
 // of each round, the live graphs and the masks left uncancelled.
 type diffusionLog struct {
-	t                         *table
+	t                         *rundir.Table
 	timeCol, linkCol, maskCol int
 	rounds, disconnected      int
 	down                      int
@@ -110,7 +111,7 @@ type diffusionLog struct {
 	lastTime                  float64
 }
 
-func newDiffusionLog(sc *scenarios.Scenario, t *table, cols []Column) *diffusionLog {
+func newDiffusionLog(sc *scenarios.Scenario, t *rundir.Table, cols []rundir.Column) *diffusionLog {
 	l := &diffusionLog{t: t, timeCol: -1, linkCol: -1, maskCol: -1, maskRounds: map[int]bool{}, residual: map[[3]int][][]float64{}}
 	for i, c := range cols {
 		switch c.Name {
@@ -123,22 +124,22 @@ func newDiffusionLog(sc *scenarios.Scenario, t *table, cols []Column) *diffusion
 		}
 	}
 	if l.timeCol >= 0 {
-		t.set(0, l.timeCol, 0)
+		t.Set(0, l.timeCol, 0)
 	}
 	if l.linkCol >= 0 {
-		t.set(0, l.linkCol, 1)
-		t.set(0, l.linkCol+1, 1)
+		t.Set(0, l.linkCol, 1)
+		t.Set(0, l.linkCol+1, 1)
 	}
 	if l.maskCol >= 0 {
-		t.set(0, l.maskCol, 0)
+		t.Set(0, l.maskCol, 0)
 	}
 	return l
 }
 
 func (l *diffusionLog) time(round int, t float64) {
 	l.lastTime = t
-	if row := l.t.row(round); row >= 0 && l.timeCol >= 0 {
-		l.t.set(row, l.timeCol, t)
+	if row := l.t.Row(round); row >= 0 && l.timeCol >= 0 {
+		l.t.Set(row, l.timeCol, t)
 	}
 }
 
@@ -156,9 +157,9 @@ func (l *diffusionLog) live(round int, v []float64) {
 		frac = v[1] / v[2]
 	}
 	l.liveLinks += frac
-	if row := l.t.row(round); row >= 0 && l.linkCol >= 0 {
-		l.t.set(row, l.linkCol, v[0])
-		l.t.set(row, l.linkCol+1, frac)
+	if row := l.t.Row(round); row >= 0 && l.linkCol >= 0 {
+		l.t.Set(row, l.linkCol, v[0])
+		l.t.Set(row, l.linkCol+1, frac)
 	}
 }
 
@@ -205,14 +206,14 @@ func (l *diffusionLog) finishMasks() {
 	}
 	for round, m := range perRound {
 		l.maxResidual = max(l.maxResidual, m)
-		if row := l.t.row(round); row >= 0 && l.maskCol >= 0 {
-			l.t.set(row, l.maskCol, m)
+		if row := l.t.Row(round); row >= 0 && l.maskCol >= 0 {
+			l.t.Set(row, l.maskCol, m)
 		}
 	}
 	if l.maskCol >= 0 {
-		for r, it := range l.t.iterations {
+		for r, it := range l.t.Iterations {
 			if _, ok := perRound[it]; !ok {
-				l.t.set(r, l.maskCol, 0)
+				l.t.Set(r, l.maskCol, 0)
 			}
 		}
 	}

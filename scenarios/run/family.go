@@ -1,6 +1,7 @@
 package run
 
 import (
+	"maple/rundir"
 	"maple/scenarios"
 )
 
@@ -16,7 +17,7 @@ type family struct {
 	// scenario errors.
 	Check func(c *scenarios.CurveSpec, dir string) error
 	// Columns lists the metrics a curve's runs produce, in metrics.csv order.
-	Columns func(sc *scenarios.Scenario) []Column
+	Columns func(sc *scenarios.Scenario) []rundir.Column
 	// Run executes one Monte-Carlo run on the job's engine (j.opts.Engine),
 	// filling j.table and j.stats.
 	Run func(j *job, p *problem, sink *traceSink) error
@@ -99,6 +100,6 @@ func CheckWith(plan *scenarios.Plan, opts Options) error {
 }
 
 // columns returns the metrics a curve's runs produce.
-func columns(sc *scenarios.Scenario) []Column {
+func columns(sc *scenarios.Scenario) []rundir.Column {
 	return familyOf(sc).Columns(sc)
 }

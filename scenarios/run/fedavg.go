@@ -17,6 +17,7 @@ import (
 	"maple/algorithms/rng"
 	"maple/algorithms/systems"
 	"maple/privacy/noise"
+	"maple/rundir"
 	"maple/scenarios"
 )
 
@@ -219,8 +220,8 @@ func validateImportance(v *scenarios.Validator, sc *scenarios.Scenario, fa *FedA
 // fedavgColumns are the metrics of a FedAvg run: the MSD of the global model
 // (when there is an optimum) and, for classification, its test error,
 // accuracy and cross-entropy.
-func fedavgColumns(sc *scenarios.Scenario) []Column {
-	cols := msdColumns(sc, Column{Name: "msd", Decibel: true, Label: "MSD ‖w_i − w^o‖² (dB)"})
+func fedavgColumns(sc *scenarios.Scenario) []rundir.Column {
+	cols := msdColumns(sc, rundir.Column{Name: "msd", Decibel: true, Label: "MSD ‖w_i − w^o‖² (dB)"})
 	cols = append(cols, classColumns(sc, "", "")...)
 	return append(cols, systemsColumns(sc, fedavgFaulty(sc))...)
 }
@@ -342,25 +343,25 @@ func referenceServers() []string {
 // fedavgObserver turns the server's reported models into the metrics row of
 // their round: the MSD against w^o and, for classification, the test metrics.
 type fedavgObserver struct {
-	t     *table
+	t     *rundir.Table
 	p     *problem
 	class [classMetrics]float64
 	sys   *systemsLog // the systems columns and counts, nil without them
 }
 
 func (o *fedavgObserver) record(round int, w []float64) {
-	row := o.t.row(round)
+	row := o.t.Row(round)
 	if row < 0 {
 		return
 	}
 	col := 0
 	if o.p.wOpt != nil {
-		o.t.set(row, 0, msd(w, o.p.wOpt))
+		o.t.Set(row, 0, msd(w, o.p.wOpt))
 		col++
 	}
 	if o.p.classify(o.class[:], w) {
 		for i, v := range o.class {
-			o.t.set(row, col+i, v)
+			o.t.Set(row, col+i, v)
 		}
 	}
 }
@@ -396,7 +397,7 @@ func runFedAvg(j *job, p *problem, sink *traceSink) error {
 	}
 	w0 := make([]float64, p.loss.Dim(p.sets[0].Dim))
 	cols := columns(sc)
-	obs := &fedavgObserver{t: newTable(sc.Iterations, sc.Output.Every, len(cols)), p: p}
+	obs := &fedavgObserver{t: rundir.NewTable(sc.Iterations, sc.Output.Every, len(cols)), p: p}
 	obs.sys = newSystemsLog(sc, obs.t, cols)
 	obs.record(0, w0)
 	j.table = obs.t
@@ -488,7 +489,7 @@ func fedavgDetails(j *job, cfg *fedavg.Config, p *problem) error {
 		uniform, optimal := fedavg.NoiseBound(cfg, p.sets, p.loss, p.wOpt, j.runSeed)
 		d["noise_bound_uniform"] = uniform
 		d["noise_bound_optimal"] = optimal
-		d["bound_gain_db"] = decibel(uniform / optimal)
+		d["bound_gain_db"] = rundir.Decibel(uniform / optimal)
 	}
 	if p.loss.Kind == loss.LeastSquares && p.wOpt != nil {
 		var xi float64

@@ -11,6 +11,7 @@ import (
 	"maple/actors/msg"
 	"maple/algorithms/fedplt"
 	"maple/privacy/renyi"
+	"maple/rundir"
 	"maple/scenarios"
 )
 
@@ -372,8 +373,8 @@ func pltError(c *scenarios.CurveSpec, err error) error {
 // stops), the stacked error of Propositions 1–2 for Fed-PLT and, for
 // classification data, the test error, accuracy and cross-entropy of x̄ (the
 // shared classColumns).
-func fedpltColumns(sc *scenarios.Scenario) []Column {
-	cols := []Column{
+func fedpltColumns(sc *scenarios.Scenario) []rundir.Column {
+	cols := []rundir.Column{
 		{Name: "stationarity", Decibel: true, Label: "‖Σ∇f_i(x̄)‖² (dB)"},
 		{Name: "gradient_norm", Label: "‖Σ∇f_i(x̄)‖"},
 		{Name: "distance", Decibel: true, Label: "‖x̄ − x⋆‖² (dB)"},
@@ -382,7 +383,7 @@ func fedpltColumns(sc *scenarios.Scenario) []Column {
 		{Name: "converged", Label: "fraction of runs at the tolerance"},
 	}
 	if fedpltParams(sc).Method == fedplt.PLT.String() {
-		cols = append(cols, Column{Name: "stacked_error", Decibel: true, Label: "‖[x − x̄; z − z̄]‖² (dB)"})
+		cols = append(cols, rundir.Column{Name: "stacked_error", Decibel: true, Label: "‖[x − x̄; z − z̄]‖² (dB)"})
 	}
 	return append(cols, classColumns(sc, "", " of x̄")...)
 }
@@ -449,14 +450,14 @@ func pltSolution(p *problem, prob *fedplt.Problem, cfg *fedplt.Config) (fedplt.S
 // pltTable writes the monitor's records into the run's metrics table. Rows
 // after an early stop repeat the last round (the models no longer change);
 // after a divergence they are NaN, from the round it was detected.
-func pltTable(sc *scenarios.Scenario, p *problem, mon *fedplt.Monitor) *table {
+func pltTable(sc *scenarios.Scenario, p *problem, mon *fedplt.Monitor) *rundir.Table {
 	cols := fedpltColumns(sc)
-	t := newTable(sc.Iterations, sc.Output.Every, len(cols))
+	t := rundir.NewTable(sc.Iterations, sc.Output.Every, len(cols))
 	last := len(mon.Records) - 1
-	for row, it := range t.iterations {
+	for row, it := range t.Iterations {
 		if mon.Diverged >= 0 && it >= mon.Diverged {
 			for k := range cols {
-				t.set(row, k, math.NaN())
+				t.Set(row, k, math.NaN())
 			}
 			continue
 		}
@@ -474,7 +475,7 @@ func pltTable(sc *scenarios.Scenario, p *problem, mon *fedplt.Monitor) *table {
 			values = append(values, class[:]...)
 		}
 		for k, v := range values {
-			t.set(row, k, v)
+			t.Set(row, k, v)
 		}
 	}
 	return t

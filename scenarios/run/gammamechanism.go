@@ -5,6 +5,7 @@ import (
 
 	"maple/algorithms/rng"
 	"maple/privacy/gamma"
+	"maple/rundir"
 	"maple/scenarios"
 )
 
@@ -18,7 +19,7 @@ func init() {
 			Validate:      validateGammaMechanism,
 			OwnAccounting: "the gamma-mechanism family evaluates Lemma 1's (ε, δ) itself, it learns nothing",
 		},
-		Columns:  func(*scenarios.Scenario) []Column { return gammaMechanismColumns },
+		Columns:  func(*scenarios.Scenario) []rundir.Column { return gammaMechanismColumns },
 		Run:      runGammaMechanism,
 		Estimate: gammaMechanismEstimate,
 		Tiny: []string{`name: tiny
@@ -94,7 +95,7 @@ func validateGammaMechanism(v *scenarios.Validator, sc *scenarios.Scenario) {
 }
 
 // gammaMechanismColumns are Fig. 1's quantities at ε_i.
-var gammaMechanismColumns = []Column{
+var gammaMechanismColumns = []rundir.Column{
 	{Name: "epsilon", Label: "ε", Axis: true},
 	{Name: "delta", Label: "δ(ε, θ), Lemma 1"},
 	{Name: "delta_mc", Label: "δ(ε, θ), Monte Carlo"},
@@ -110,15 +111,15 @@ func runGammaMechanism(j *job, _ *problem, _ *traceSink) error {
 	sc := j.curve.Scenario
 	g := gammaMechanismParams(sc)
 	b := gamma.Bounds{Inf: g.LRange.Min, Sup: g.LRange.Max}
-	t := newTable(sc.Iterations, sc.Output.Every, len(gammaMechanismColumns))
+	t := rundir.NewTable(sc.Iterations, sc.Output.Every, len(gammaMechanismColumns))
 	r := rng.New(j.runSeed, "mechanism", "gamma")
 	var losses []float64
 	est := make([]float64, 1)
 	infeasible := 0
-	for row, i := range t.iterations {
+	for row, i := range t.Iterations {
 		eps := float64(i) * g.EpsilonMax / float64(sc.Iterations)
-		t.set(row, 0, eps)
-		t.set(row, 3, gamma.Floor(eps, b))
+		t.Set(row, 0, eps)
+		t.Set(row, 3, gamma.Floor(eps, b))
 		theta := g.Theta
 		if g.Delta != 0 {
 			var err error
@@ -127,10 +128,10 @@ func runGammaMechanism(j *job, _ *problem, _ *traceSink) error {
 				continue // no θ: the cells stay empty
 			}
 		}
-		t.set(row, 1, gamma.Delta(eps, theta, b))
-		t.set(row, 4, theta)
+		t.Set(row, 1, gamma.Delta(eps, theta, b))
+		t.Set(row, 4, theta)
 		losses = gamma.MonteCarloDelta(est, []float64{eps}, theta, b, g.Samples, r, losses)
-		t.set(row, 2, est[0])
+		t.Set(row, 2, est[0])
 	}
 	j.table = t
 	j.stats.details["gamma"] = map[string]any{"inf_l": b.Inf, "sup_l": b.Sup, "ratio": b.Ratio(), "infeasible_rows": infeasible}

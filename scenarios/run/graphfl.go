@@ -16,6 +16,7 @@ import (
 	"maple/algorithms/graphfl"
 	"maple/privacy/noise"
 	"maple/privacy/pairmask"
+	"maple/rundir"
 	"maple/scenarios"
 	"maple/topology"
 )
@@ -296,27 +297,27 @@ func checkGraphFL(c *scenarios.CurveSpec, dir string) error {
 // classColumns); with server-level noise the squared norm of the noise
 // that reaches the centroid. With one server the centroid is the model and
 // the metrics are FedAvg's.
-func graphflColumns(sc *scenarios.Scenario) []Column {
+func graphflColumns(sc *scenarios.Scenario) []rundir.Column {
 	network := graphflParams(sc).Servers > 1
-	cols := []Column{{Name: "msd_centroid", Decibel: true, Label: "centroid MSD ‖w_c,i − w^o‖² (dB)"}}
+	cols := []rundir.Column{{Name: "msd_centroid", Decibel: true, Label: "centroid MSD ‖w_c,i − w^o‖² (dB)"}}
 	if network {
 		cols = append(cols,
-			Column{Name: "msd_average", Decibel: true, Label: "average MSD (1/P)Σ‖w_p,i − w^o‖² (dB)"},
-			Column{Name: "disagreement", Decibel: true, Label: "disagreement (1/P)Σ‖w_p,i − w_c,i‖² (dB)"})
+			rundir.Column{Name: "msd_average", Decibel: true, Label: "average MSD (1/P)Σ‖w_p,i − w^o‖² (dB)"},
+			rundir.Column{Name: "disagreement", Decibel: true, Label: "disagreement (1/P)Σ‖w_p,i − w_c,i‖² (dB)"})
 	}
 	cols = append(cols, classColumns(sc, "_centroid", " of the centroid")...)
 	if network {
 		cols = append(cols, classColumns(sc, "_average", ", mean over the servers")...)
 	}
 	if serverScheme(sc) != graphfl.None {
-		cols = append(cols, Column{Name: "centroid_noise", Decibel: true, Label: "noise reaching the centroid ‖Σ_p q_p n_p,i‖² (dB)"})
+		cols = append(cols, rundir.Column{Name: "centroid_noise", Decibel: true, Label: "noise reaching the centroid ‖Σ_p q_p n_p,i‖² (dB)"})
 	}
 	return cols
 }
 
 // columnIndex returns the index of the column named name, or −1.
-func columnIndex(cols []Column, name string) int {
-	return slices.IndexFunc(cols, func(c Column) bool { return c.Name == name })
+func columnIndex(cols []rundir.Column, name string) int {
+	return slices.IndexFunc(cols, func(c rundir.Column) bool { return c.Name == name })
 }
 
 // graphflObserver turns the servers' reports of a round into a metrics row.
@@ -331,7 +332,7 @@ func columnIndex(cols []Column, name string) int {
 // reaches the centroid (zero up to rounding for graph-homomorphic and local
 // graph-homomorphic noise).
 type graphflObserver struct {
-	t       *table
+	t       *rundir.Table
 	q, wOpt []float64
 	p       *problem
 	a       *mat.Dense
@@ -347,7 +348,7 @@ type graphflObserver struct {
 }
 
 // setColumns records where each metric goes.
-func (o *graphflObserver) setColumns(cols []Column) {
+func (o *graphflObserver) setColumns(cols []rundir.Column) {
 	o.colCentroid, o.colAverage = columnIndex(cols, "msd_centroid"), columnIndex(cols, "msd_average")
 	o.colDisagreement = columnIndex(cols, "disagreement")
 	o.colTestCentroid, o.colTestAverage = columnIndex(cols, "test_error_centroid"), columnIndex(cols, "test_error_average")
@@ -375,7 +376,7 @@ func (o *graphflObserver) models(round int, W [][]float64) {
 		}
 		o.maxNoise = max(o.maxNoise, floats.Norm(o.residual, math.Inf(1)))
 	}
-	row := o.t.row(round)
+	row := o.t.Row(round)
 	if row < 0 {
 		return
 	}
@@ -383,14 +384,14 @@ func (o *graphflObserver) models(round int, W [][]float64) {
 	for p, w := range W {
 		floats.AddScaled(o.centroid, o.q[p], w)
 	}
-	o.t.set(row, o.colCentroid, msd(o.centroid, o.wOpt))
+	o.t.Set(row, o.colCentroid, msd(o.centroid, o.wOpt))
 	if o.colTestCentroid >= 0 && o.p.classify(o.class[:classMetrics], o.centroid) {
 		for i, v := range o.class[:classMetrics] {
-			o.t.set(row, o.colTestCentroid+i, v)
+			o.t.Set(row, o.colTestCentroid+i, v)
 		}
 	}
 	if o.colNoise >= 0 {
-		o.t.set(row, o.colNoise, floats.Dot(o.residual, o.residual))
+		o.t.Set(row, o.colNoise, floats.Dot(o.residual, o.residual))
 	}
 	if o.colAverage < 0 {
 		return
@@ -410,11 +411,11 @@ func (o *graphflObserver) models(round int, W [][]float64) {
 		}
 	}
 	P := float64(len(W))
-	o.t.set(row, o.colAverage, average/P)
-	o.t.set(row, o.colDisagreement, disagreement/P)
+	o.t.Set(row, o.colAverage, average/P)
+	o.t.Set(row, o.colDisagreement, disagreement/P)
 	if classified {
 		for i, v := range mean {
-			o.t.set(row, o.colTestAverage+i, v/P)
+			o.t.Set(row, o.colTestAverage+i, v/P)
 		}
 	}
 }
@@ -447,7 +448,7 @@ func runGraphFL(j *job, p *problem, sink *traceSink) error {
 	P, dim := cfg.Servers, p.loss.Dim(p.sets[0].Dim)
 	w0 := make([]float64, dim)
 	cols := graphflColumns(sc)
-	obs := &graphflObserver{t: newTable(sc.Iterations, sc.Output.Every, len(cols)), q: centroidWeights(net), wOpt: p.wOpt,
+	obs := &graphflObserver{t: rundir.NewTable(sc.Iterations, sc.Output.Every, len(cols)), q: centroidWeights(net), wOpt: p.wOpt,
 		p: p, a: net.A, centroid: make([]float64, dim),
 		psi: matrixOf(P, dim), residual: make([]float64, dim), combo: make([]float64, dim)}
 	obs.setColumns(cols)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"maple/rundir"
 	"maple/scenarios"
 )
 
@@ -98,7 +99,7 @@ output:
   claims: {"IS, partial, step_size=0.02": "better"}
 `
 	_, res := execute(t, plan(t, src), Options{Engine: Reference})
-	byLabel := map[string]CurveSummary{}
+	byLabel := map[string]rundir.CurveSummary{}
 	for _, c := range res.Summary.Curves {
 		byLabel[c.Label] = c
 	}

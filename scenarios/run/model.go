@@ -3,6 +3,7 @@ package run
 import (
 	"strings"
 
+	"maple/rundir"
 	"maple/scenarios"
 )
 
@@ -22,7 +23,7 @@ func classifies(sc *scenarios.Scenario) bool { return sc.Loss.Kind != "least-squ
 
 // msdColumns returns the given MSD columns if the curve has an optimum, and
 // none otherwise.
-func msdColumns(sc *scenarios.Scenario, cols ...Column) []Column {
+func msdColumns(sc *scenarios.Scenario, cols ...rundir.Column) []rundir.Column {
 	if !hasOptimum(sc) {
 		return nil
 	}
@@ -36,11 +37,11 @@ const classMetrics = 3
 // error, accuracy and cross-entropy on the test set — with suffix appended
 // to their names and of to their plot labels ("" and "" for a family's
 // single model), or none when the model does not classify.
-func classColumns(sc *scenarios.Scenario, suffix, of string) []Column {
+func classColumns(sc *scenarios.Scenario, suffix, of string) []rundir.Column {
 	if !classifies(sc) {
 		return nil
 	}
-	return []Column{
+	return []rundir.Column{
 		{Name: "test_error" + suffix, Label: "test error" + of},
 		{Name: "accuracy" + suffix, Label: "test accuracy" + of},
 		{Name: "cross_entropy" + suffix, Label: "test cross-entropy" + of},

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"maple/algorithms/data"
+	"maple/rundir"
 	"maple/scenarios"
 )
 
@@ -120,7 +121,7 @@ func init() {
 			Defaults: func(*scenarios.Scenario) any { return &struct{}{} },
 			Validate: func(*scenarios.Validator, *scenarios.Scenario) {},
 		},
-		Columns: func(*scenarios.Scenario) []Column { return []Column{{Name: "msd", Decibel: true}} },
+		Columns: func(*scenarios.Scenario) []rundir.Column { return []rundir.Column{{Name: "msd", Decibel: true}} },
 		Run:     func(*job, *problem, *traceSink) error { return fmt.Errorf("must not run") },
 	})
 }

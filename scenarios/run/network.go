@@ -10,6 +10,7 @@ import (
 
 	"maple/algorithms/rng"
 	"maple/privacy/homomorphic"
+	"maple/rundir"
 	"maple/scenarios"
 	"maple/topology"
 )
@@ -161,7 +162,7 @@ func readFile[T any](c *scenarios.CurveSpec, dir, field, path string, read func(
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return zero, c.Errorf(field, "cannot open %s: %v", path, errNoPath(err))
+		return zero, c.Errorf(field, "cannot open %s: %v", path, rundir.WithoutPath(err))
 	}
 	defer f.Close()
 	v, err := read(f, path)
@@ -178,14 +179,6 @@ func asScenarioError(c *scenarios.CurveSpec, field string, err error) error {
 		return err
 	}
 	return c.Errorf(field, "%v", err)
-}
-
-// errNoPath strips the path an *os.PathError repeats.
-func errNoPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
 
 // describe returns the facts about the network that go into the summary.

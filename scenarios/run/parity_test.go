@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"maple/rundir"
 	"maple/scenarios"
 )
 
@@ -271,7 +272,7 @@ func runOn(t *testing.T, p *scenarios.Plan, e Engine, what string) outcome {
 		curves[i].Label, curves[i].Settings = "", nil
 	}
 	rest, err := json.Marshal(struct {
-		Curves []CurveSummary
+		Curves []rundir.CurveSummary
 		Files  []string
 	}{curves, res.Files})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 
+	"maple/rundir"
 	"maple/scenarios"
 )
 
@@ -81,7 +82,7 @@ func groupCurves(curves []curveResult, field string) []curveGroup {
 // settingOf returns the value a curve sets field to, or "".
 func settingOf(c curveResult, field string) string {
 	value := ""
-	for _, s := range c.spec.Settings {
+	for _, s := range c.Spec.Settings {
 		if field != "" && s.Field == field {
 			value = s.Value
 		}
@@ -153,13 +154,13 @@ type series struct {
 func curveSeries(c curveResult, k, axis int, db bool, from int) series {
 	var s series
 	runs := float64(len(c.jobs))
-	for r, it := range c.mean.iterations {
-		if it == 0 && !c.cols[k].Decibel || it < from {
+	for r, it := range c.Mean.Iterations {
+		if it == 0 && !c.Cols[k].Decibel || it < from {
 			continue
 		}
-		x, m, y := float64(it), c.mean.get(r, k), c.value(r, k, db)
+		x, m, y := float64(it), c.Mean.Get(r, k), c.Value(r, k, db)
 		if axis >= 0 {
-			x = c.value(r, axis, false)
+			x = c.Value(r, axis, false)
 		}
 		if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(y, 0) {
 			continue
@@ -168,10 +169,10 @@ func curveSeries(c curveResult, k, axis int, db bool, from int) series {
 		if runs < 2 {
 			continue
 		}
-		se := c.std.get(r, k) / math.Sqrt(runs)
+		se := c.Std.Get(r, k) / math.Sqrt(runs)
 		lo, hi := m-se, m+se
 		if db {
-			lo, hi = decibel(max(lo, m/10)), decibel(hi)
+			lo, hi = rundir.Decibel(max(lo, m/10)), rundir.Decibel(hi)
 		}
 		if !math.IsNaN(lo) && !math.IsInf(lo, 0) && !math.IsNaN(hi) && !math.IsInf(hi, 0) {
 			s.lo = append(s.lo, plotter.XY{X: x, Y: lo})
@@ -216,7 +217,7 @@ func transientShort(all []series, last float64) bool {
 func writeFigures(outDir, title, heading, value, suffix, name string, style plotStyle, curves []curveResult) ([]string, error) {
 	labels := make([]string, len(curves))
 	for i, c := range curves {
-		labels[i] = c.spec.Label
+		labels[i] = c.Spec.Label
 	}
 	common, rest := splitLabels(labels)
 	common = slices.DeleteFunc(common, func(p string) bool { return p == name })
@@ -231,7 +232,7 @@ func writeFigures(outDir, title, heading, value, suffix, name string, style plot
 	if err != nil {
 		return nil, err
 	}
-	for a, col := range curves[0].cols {
+	for a, col := range curves[0].Cols {
 		if col.Axis {
 			more, err := writeFiguresAgainst(outDir, full, suffix, style, curves, rest, a)
 			if err != nil {
@@ -249,19 +250,19 @@ func writeFigures(outDir, title, heading, value, suffix, name string, style plot
 // METRIC-by-AXIS+suffix. legend names the curves.
 func writeFiguresAgainst(outDir, title, suffix string, style plotStyle, curves []curveResult, legend []string, axis int) ([]string, error) {
 	var files []string
-	for k, col := range curves[0].cols {
+	for k, col := range curves[0].Cols {
 		if axis >= 0 && col.Axis {
 			continue
 		}
 		name, xName := col.Name, "iteration"
 		if axis >= 0 {
-			name += "-by-" + curves[0].cols[axis].Name
-			xName = curves[0].cols[axis].Label
+			name += "-by-" + curves[0].Cols[axis].Name
+			xName = curves[0].Cols[axis].Label
 		}
 		var all []series
 		var last float64
 		for _, c := range curves {
-			if k >= len(c.cols) || c.cols[k].Name != col.Name || axis >= len(c.cols) {
+			if k >= len(c.Cols) || c.Cols[k].Name != col.Name || axis >= len(c.Cols) {
 				all = append(all, series{})
 				continue
 			}

@@ -14,6 +14,7 @@ import (
 	rw "maple/algorithms/randomwalk"
 	"maple/algorithms/rng"
 	"maple/privacy/gamma"
+	"maple/rundir"
 	"maple/scenarios"
 	"maple/topology"
 )
@@ -428,8 +429,8 @@ func hasTestColumn(sc *scenarios.Scenario) bool {
 
 // randomWalkColumns are the metrics of a random-walk run, in the order of
 // the algorithms/randomwalk Col constants, averaged over the walks.
-func randomWalkColumns(sc *scenarios.Scenario) []Column {
-	cols := []Column{
+func randomWalkColumns(sc *scenarios.Scenario) []rundir.Column {
+	cols := []rundir.Column{
 		{Name: "msd", Decibel: true, Label: "‖w_k − w⋆‖² (dB)"},
 		{Name: "msd_average", Decibel: true, Label: "‖w̄_k − w⋆‖², running average (dB)"},
 		{Name: "suboptimality", Decibel: true, Label: "f(w_k) − f(w⋆) (dB)"},
@@ -440,7 +441,7 @@ func randomWalkColumns(sc *scenarios.Scenario) []Column {
 		{Name: "bytes", Label: "bytes sent (protobuf)", Axis: true},
 	}
 	if hasTestColumn(sc) {
-		cols = append(cols, Column{Name: "test_error", Label: "test error of w_k"})
+		cols = append(cols, rundir.Column{Name: "test_error", Label: "test error of w_k"})
 	}
 	return cols
 }
@@ -488,9 +489,9 @@ func runRandomWalk(j *job, p *problem, sink *traceSink) error {
 		target = rw.Stationary(weights.LogW)
 	}
 	cols := randomWalkColumns(sc)
-	t := newTable(sc.Iterations, sc.Output.Every, len(cols))
+	t := rundir.NewTable(sc.Iterations, sc.Output.Every, len(cols))
 	tracker := rw.NewTracker(rw.TrackerConfig{
-		Rows: t.iterations, Walks: cfg.Walks, Gossip: cfg.Protocol == rw.Gossip,
+		Rows: t.Iterations, Walks: cfg.Walks, Gossip: cfg.Protocol == rw.Gossip,
 		Sets: p.sets, Loss: p.loss, Optimum: p.wOpt, Test: p.test, Target: target, Config: &cfg,
 	})
 	if j.opts.Engine == Reference {
@@ -512,7 +513,7 @@ func runRandomWalk(j *job, p *problem, sink *traceSink) error {
 		}
 		j.finish(r)
 	}
-	for r, k := range t.iterations {
+	for r, k := range t.Iterations {
 		for col := range cols {
 			if col == rw.ColTV && k == 0 {
 				continue // no visits yet
@@ -520,7 +521,7 @@ func runRandomWalk(j *job, p *problem, sink *traceSink) error {
 			if col == rw.ColTestError && p.test == nil {
 				continue
 			}
-			t.set(r, col, tracker.Value(r, col))
+			t.Set(r, col, tracker.Value(r, col))
 		}
 	}
 	j.table = t
@@ -531,7 +532,7 @@ func runRandomWalk(j *job, p *problem, sink *traceSink) error {
 // describeRandomWalk records what the summary reports of a run: the graph,
 // the spread of the L_i, the walk's mixing, its privacy values, and the
 // set-up cost.
-func (j *job) describeRandomWalk(cfg *rw.Config, prob rw.Problem, wOpt, l []float64, w rw.Weights, target []float64, facts map[string]any, tr *rw.Tracker, t *table) {
+func (j *job) describeRandomWalk(cfg *rw.Config, prob rw.Problem, wOpt, l []float64, w rw.Weights, target []float64, facts map[string]any, tr *rw.Tracker, t *rundir.Table) {
 	d := j.stats.details
 	g := prob.Graph
 	degrees := make([]int, g.Len())
@@ -565,9 +566,9 @@ func (j *job) describeRandomWalk(cfg *rw.Config, prob rw.Problem, wOpt, l []floa
 		}
 		walk["setup_messages"] = tr.Value(0, rw.ColMessages)
 		walk["setup_bytes"] = tr.Value(0, rw.ColBytes)
-		last := len(t.iterations) - 1
+		last := len(t.Iterations) - 1
 		moves := tr.Value(last, rw.ColMessages) - tr.Value(0, rw.ColMessages)
-		walk["acceptance_rate"] = moves / float64(cfg.Walks*max(t.iterations[last]-1, 1))
+		walk["acceptance_rate"] = moves / float64(cfg.Walks*max(t.Iterations[last]-1, 1))
 		d["walk"] = walk
 	}
 	if facts != nil {

@@ -26,6 +26,7 @@ import (
 	"maple/actors"
 	"maple/actors/trace"
 	"maple/algorithms/rng"
+	"maple/rundir"
 	"maple/scenarios"
 )
 
@@ -82,7 +83,7 @@ func (o *Options) defaults() {
 // Result summarizes an execution.
 type Result struct {
 	// Summary is what summary.json holds.
-	Summary *Summary
+	Summary *rundir.Summary
 	// Files lists the files written, relative to the run directory.
 	Files []string
 }
@@ -102,7 +103,7 @@ type job struct {
 	done    <-chan struct{} // interrupts the actor run (the execution's context)
 	started bool            // a worker took the job (it may have a trace file)
 
-	table *table
+	table *rundir.Table
 	stats runStats
 	err   error
 }
@@ -489,7 +490,7 @@ func mergeTraces(jobs []*job, path string, abort <-chan struct{}) error {
 		}
 		stores = append(stores, s)
 	}
-	err := writeAtomic(path, func(out io.Writer) error { return trace.Concat(out, stores) })
+	err := rundir.WriteAtomic(path, func(out io.Writer) error { return trace.Concat(out, stores) })
 	for _, j := range jobs {
 		os.Remove(j.trace)
 	}

@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"maple/rundir"
 )
 
 // schedule are the fields that set how long or how often a run is measured,
@@ -24,7 +26,7 @@ var schedule = []string{"seed", "runs", "iterations"}
 // plotted against.
 func numericSettings(curves []curveResult) []string {
 	var fields []string
-	for _, s := range curves[0].spec.Settings {
+	for _, s := range curves[0].Spec.Settings {
 		if slices.Contains(schedule, s.Field) || strings.HasPrefix(s.Field, "output.") {
 			continue
 		}
@@ -49,7 +51,7 @@ func numericSettings(curves []curveResult) []string {
 // they belong to the same point of a sweep plot, not to another line.
 func lockstep(curves []curveResult, field string) []string {
 	var out []string
-	for _, s := range curves[0].spec.Settings {
+	for _, s := range curves[0].Spec.Settings {
 		if s.Field == field {
 			continue
 		}
@@ -99,7 +101,7 @@ func writeSweepFigures(outDir, title, field string, curves []curveResult) ([]str
 		// a sweep sets field (its label has field=value); otherwise (a
 		// curves entry sets it, under a label of its own) the other
 		// settings.
-		parts := strings.Split(c.spec.Label, ", ")
+		parts := strings.Split(c.Spec.Label, ", ")
 		var others []string
 		if slices.Contains(parts, lastPart(field)+"="+settingOf(c, field)) {
 			for _, p := range parts {
@@ -108,7 +110,7 @@ func writeSweepFigures(outDir, title, field string, curves []curveResult) ([]str
 				}
 			}
 		} else {
-			for _, s := range c.spec.Settings {
+			for _, s := range c.Spec.Settings {
 				if !slices.Contains(same, s.Field) {
 					others = append(others, lastPart(s.Field)+"="+s.Value)
 				}
@@ -135,7 +137,7 @@ func writeSweepFigures(outDir, title, field string, curves []curveResult) ([]str
 	common, rest := splitLabels(labels)
 	common = slices.DeleteFunc(common, func(p string) bool { return p == "" })
 	var files []string
-	for k, col := range curves[0].cols {
+	for k, col := range curves[0].Cols {
 		if col.Name == lastPart(field) {
 			continue // a column that reports the swept value itself (θ against θ)
 		}
@@ -153,10 +155,10 @@ func writeSweepFigures(outDir, title, field string, curves []curveResult) ([]str
 		for i, l := range lines {
 			var pts plotter.XYs
 			for j, c := range l.curves {
-				if k >= len(c.cols) || c.cols[k].Name != col.Name {
+				if k >= len(c.Cols) || c.Cols[k].Name != col.Name {
 					continue
 				}
-				y := steadyState(c.mean, k, c.spec.Scenario.Output.SteadyState)
+				y := rundir.SteadyState(c.Mean, k, c.Spec.Scenario.Output.SteadyState)
 				if y > 0 && !math.IsInf(y, 0) {
 					pts = append(pts, plotter.XY{X: l.x[j], Y: y})
 				}

@@ -5,6 +5,7 @@ import (
 
 	"maple/actors"
 	"maple/algorithms/systems"
+	"maple/rundir"
 	"maple/scenarios"
 )
 
@@ -69,15 +70,15 @@ func systemsModel(c *scenarios.CurveSpec, dir string) (*systems.Model, error) {
 // timeColumns is the virtual-time column of output.x_axis time: the virtual
 // time at the end of each recorded iteration, an axis every other metric is
 // also drawn against.
-func timeColumns(sc *scenarios.Scenario) []Column {
+func timeColumns(sc *scenarios.Scenario) []rundir.Column {
 	if sc.Output.XAxis != "time" {
 		return nil
 	}
-	return []Column{{Name: "time", Label: "virtual time (s)", Axis: true}}
+	return []rundir.Column{{Name: "time", Label: "virtual time (s)", Axis: true}}
 }
 
 // Columns of the systems model's events, per recorded round.
-var faultColumns = []Column{
+var faultColumns = []rundir.Column{
 	{Name: "dropped", Label: "agents that did not answer, per round"},
 	{Name: "late", Label: "replies after their round closed, per round"},
 	{Name: "lost", Label: "messages lost on their links, per round"},
@@ -86,7 +87,7 @@ var faultColumns = []Column{
 // systemsColumns are the columns the systems model adds to a family's: the
 // virtual time (output.x_axis time) and, when replies can go missing, the
 // per-round counts of faultColumns.
-func systemsColumns(sc *scenarios.Scenario, faulty bool) []Column {
+func systemsColumns(sc *scenarios.Scenario, faulty bool) []rundir.Column {
 	cols := timeColumns(sc)
 	if faulty {
 		cols = append(cols, faultColumns...)
@@ -98,7 +99,7 @@ func systemsColumns(sc *scenarios.Scenario, faulty bool) []Column {
 // time of every round and the counts of its events — and writes the
 // systems columns of the run's table.
 type systemsLog struct {
-	t             *table
+	t             *rundir.Table
 	timeCol       int // column of time, −1 if absent
 	faultCol      int // column of dropped (late, lost follow), −1 if absent
 	rounds        int
@@ -115,7 +116,7 @@ type systemsLog struct {
 }
 
 // newSystemsLog returns the log of a run whose table has columns cols.
-func newSystemsLog(sc *scenarios.Scenario, t *table, cols []Column) *systemsLog {
+func newSystemsLog(sc *scenarios.Scenario, t *rundir.Table, cols []rundir.Column) *systemsLog {
 	l := &systemsLog{t: t, timeCol: -1, faultCol: -1, rounds: sc.Iterations, totals: map[string]int{},
 		dropped: make([]float64, sc.Iterations+1), late: make([]float64, sc.Iterations+1), lost: make([]float64, sc.Iterations+1)}
 	for i, c := range cols {
@@ -127,7 +128,7 @@ func newSystemsLog(sc *scenarios.Scenario, t *table, cols []Column) *systemsLog 
 		}
 	}
 	if l.timeCol >= 0 {
-		t.set(0, l.timeCol, 0)
+		t.Set(0, l.timeCol, 0)
 	}
 	return l
 }
@@ -144,8 +145,8 @@ func (l *systemsLog) observe(round int, key string, v []float64) {
 	case "time":
 		l.lastTime, l.timeObserved = v[0], true
 		if l.timeCol >= 0 {
-			if row := l.t.row(round); row >= 0 {
-				l.t.set(row, l.timeCol, v[0])
+			if row := l.t.Row(round); row >= 0 {
+				l.t.Set(row, l.timeCol, v[0])
 			}
 		}
 	case "dropped":
@@ -174,10 +175,10 @@ func (l *systemsLog) observe(round int, key string, v []float64) {
 // the family to complete (nil for other runs).
 func (l *systemsLog) finish(j *job, m *systems.Model, agents int) map[string]any {
 	if l.faultCol >= 0 {
-		for r, it := range l.t.iterations {
-			l.t.set(r, l.faultCol, l.dropped[it])
-			l.t.set(r, l.faultCol+1, l.late[it])
-			l.t.set(r, l.faultCol+2, l.lost[it])
+		for r, it := range l.t.Iterations {
+			l.t.Set(r, l.faultCol, l.dropped[it])
+			l.t.Set(r, l.faultCol+1, l.late[it])
+			l.t.Set(r, l.faultCol+2, l.lost[it])
 		}
 	}
 	if l.timeObserved {

@@ -1,4 +1,4 @@
-package run
+package rundir
 
 import (
 	"errors"
@@ -42,7 +42,7 @@ func CreateDir(out, root, name string, force bool) (*Dir, error) {
 		return d, d.useDir(out, force)
 	}
 	if err := d.mkdirAll(root); err != nil {
-		return nil, &DirError{fmt.Sprintf("cannot create %s: %v", root, errNoPath(err))}
+		return nil, &DirError{fmt.Sprintf("cannot create %s: %v", root, WithoutPath(err))}
 	}
 	base := dirName(name) + "-" + time.Now().Format("20060102-150405")
 	for i := 1; i <= 10000; i++ {
@@ -58,7 +58,7 @@ func CreateDir(out, root, name string, force bool) (*Dir, error) {
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			d.Discard()
-			return nil, &DirError{fmt.Sprintf("cannot create the run directory %s: %v", path, errNoPath(err))}
+			return nil, &DirError{fmt.Sprintf("cannot create the run directory %s: %v", path, WithoutPath(err))}
 		}
 	}
 	d.Discard()
@@ -72,11 +72,11 @@ func (d *Dir) useDir(out string, force bool) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if err := d.mkdirAll(out); err != nil {
-			return &DirError{fmt.Sprintf("--out %s: cannot create it: %v", out, errNoPath(err))}
+			return &DirError{fmt.Sprintf("--out %s: cannot create it: %v", out, WithoutPath(err))}
 		}
 		return nil
 	case err != nil:
-		return &DirError{fmt.Sprintf("--out %s: %v", out, errNoPath(err))}
+		return &DirError{fmt.Sprintf("--out %s: %v", out, WithoutPath(err))}
 	case len(entries) == 0:
 		return nil
 	case !force:
@@ -93,7 +93,7 @@ func (d *Dir) useDir(out string, force bool) error {
 	}
 	for _, e := range entries {
 		if err := os.RemoveAll(filepath.Join(out, e.Name())); err != nil {
-			return &DirError{fmt.Sprintf("--out %s: cannot remove %s: %v", out, e.Name(), errNoPath(err))}
+			return &DirError{fmt.Sprintf("--out %s: cannot remove %s: %v", out, e.Name(), WithoutPath(err))}
 		}
 	}
 	return nil
@@ -165,4 +165,13 @@ func dirName(name string) string {
 		return "run"
 	}
 	return s
+}
+
+// WithoutPath strips the path an *os.PathError repeats, for messages that
+// name the file already.
+func WithoutPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
 }

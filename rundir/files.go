@@ -1,4 +1,4 @@
-package run
+package rundir
 
 import (
 	"bufio"
@@ -15,8 +15,8 @@ import (
 // name. A run killed while writing leaves at worst a temporary file
 // (.NAME.tmp-*), never a truncated output under its real name.
 
-// writeAtomic writes path with write, through a temporary file.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
+// WriteAtomic writes path with write, through a temporary file.
+func WriteAtomic(path string, write func(io.Writer) error) (err error) {
 	dir, name := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -50,9 +50,9 @@ func writeAtomic(path string, write func(io.Writer) error) (err error) {
 	return os.Rename(f.Name(), path)
 }
 
-// writeFileAtomic writes data to path through a temporary file.
-func writeFileAtomic(path string, data []byte) error {
-	return writeAtomic(path, func(w io.Writer) error {
+// WriteFileAtomic writes data to path through a temporary file.
+func WriteFileAtomic(path string, data []byte) error {
+	return WriteAtomic(path, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
@@ -61,10 +61,10 @@ func writeFileAtomic(path string, data []byte) error {
 // tempInfix marks maple's temporary files: .NAME.tmp-RANDOM.
 const tempInfix = ".tmp-"
 
-// stageFiles runs write on a hidden staging directory inside dir, then moves
+// StageFiles runs write on a hidden staging directory inside dir, then moves
 // each file it reports into dir by renaming it (atomic within a file system)
 // and removes the staging directory. It returns the files' names.
-func stageFiles(dir string, write func(stage string) ([]string, error)) ([]string, error) {
+func StageFiles(dir string, write func(stage string) ([]string, error)) ([]string, error) {
 	stage, err := os.MkdirTemp(dir, ".stage"+tempInfix+"*")
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package run
+package rundir
 
 import (
 	"math"
@@ -23,10 +23,10 @@ type Column struct {
 	Axis bool
 }
 
-// table holds the metrics of one run at the recorded iterations: 0 (the
+// Table holds the metrics of one run at the recorded iterations: 0 (the
 // initial model), every Every-th iteration, and the last one.
-type table struct {
-	iterations []int
+type Table struct {
+	Iterations []int
 	cols       int
 	values     []float64 // row-major, len(iterations)×cols
 	// diverged is the first iteration a non-finite value was set at, if
@@ -35,56 +35,56 @@ type table struct {
 	hasDiverged bool
 }
 
-func newTable(total, every, cols int) *table {
-	t := &table{cols: cols}
+func NewTable(total, every, cols int) *Table {
+	t := &Table{cols: cols}
 	for i := 0; i <= total; i += every {
-		t.iterations = append(t.iterations, i)
+		t.Iterations = append(t.Iterations, i)
 	}
-	if t.iterations[len(t.iterations)-1] != total {
-		t.iterations = append(t.iterations, total)
+	if t.Iterations[len(t.Iterations)-1] != total {
+		t.Iterations = append(t.Iterations, total)
 	}
-	t.values = make([]float64, len(t.iterations)*cols)
+	t.values = make([]float64, len(t.Iterations)*cols)
 	for i := range t.values {
 		t.values[i] = math.NaN()
 	}
 	return t
 }
 
-// row returns the row of iteration i, or -1 if i is not recorded.
-func (t *table) row(i int) int {
+// Row returns the Row of iteration i, or -1 if i is not recorded.
+func (t *Table) Row(i int) int {
 	every := 1
-	if len(t.iterations) > 1 {
-		every = t.iterations[1]
+	if len(t.Iterations) > 1 {
+		every = t.Iterations[1]
 	}
 	r := i / every
 	switch {
-	case i%every == 0 && r < len(t.iterations) && t.iterations[r] == i:
+	case i%every == 0 && r < len(t.Iterations) && t.Iterations[r] == i:
 		return r
-	case i == t.iterations[len(t.iterations)-1]:
-		return len(t.iterations) - 1
+	case i == t.Iterations[len(t.Iterations)-1]:
+		return len(t.Iterations) - 1
 	}
 	return -1
 }
 
-// set stores the metric col of row, noting the first non-finite value.
-func (t *table) set(row, col int, v float64) {
+// Set stores the metric col of row, noting the first non-finite value.
+func (t *Table) Set(row, col int, v float64) {
 	t.values[row*t.cols+col] = v
-	if (math.IsNaN(v) || math.IsInf(v, 0)) && (!t.hasDiverged || t.iterations[row] < t.diverged) {
-		t.diverged, t.hasDiverged = t.iterations[row], true
+	if (math.IsNaN(v) || math.IsInf(v, 0)) && (!t.hasDiverged || t.Iterations[row] < t.diverged) {
+		t.diverged, t.hasDiverged = t.Iterations[row], true
 	}
 }
 
-// divergedAt returns the first recorded iteration at which a metric was set
+// DivergedAt returns the first recorded iteration at which a metric was set
 // to a value that is not finite: the run diverged there. Cells a family
 // never fills (after an early stop, say) do not count.
-func (t *table) divergedAt() (int, bool) { return t.diverged, t.hasDiverged }
+func (t *Table) DivergedAt() (int, bool) { return t.diverged, t.hasDiverged }
 
-func (t *table) get(row, col int) float64 { return t.values[row*t.cols+col] }
+func (t *Table) Get(row, col int) float64 { return t.values[row*t.cols+col] }
 
-// mean averages the tables of the runs of one curve cell by cell, in run
+// Mean averages the tables of the runs of one curve cell by cell, in run
 // order, so the result does not depend on which run finished first.
-func mean(runs []*table) *table {
-	out := &table{iterations: runs[0].iterations, cols: runs[0].cols, values: make([]float64, len(runs[0].values))}
+func Mean(runs []*Table) *Table {
+	out := &Table{Iterations: runs[0].Iterations, cols: runs[0].cols, values: make([]float64, len(runs[0].values))}
 	for _, t := range runs {
 		for i, v := range t.values {
 			out.values[i] += v
@@ -96,10 +96,10 @@ func mean(runs []*table) *table {
 	return out
 }
 
-// std returns the sample standard deviation across the runs' tables, cell
+// Std returns the sample standard deviation across the runs' tables, cell
 // by cell, in run order (NaN with a single run, where it is undefined).
-func std(runs []*table, mean *table) *table {
-	out := &table{iterations: mean.iterations, cols: mean.cols, values: make([]float64, len(mean.values))}
+func Std(runs []*Table, mean *Table) *Table {
+	out := &Table{Iterations: mean.Iterations, cols: mean.cols, values: make([]float64, len(mean.values))}
 	for _, t := range runs {
 		for i, v := range t.values {
 			d := v - mean.values[i]
@@ -112,28 +112,28 @@ func std(runs []*table, mean *table) *table {
 	return out
 }
 
-// decibel converts a linear mean-square value to dB.
-func decibel(x float64) float64 { return 10 * math.Log10(x) }
+// Decibel converts a linear mean-square value to dB.
+func Decibel(x float64) float64 { return 10 * math.Log10(x) }
 
-// steadyState averages the last fraction of a curve's recorded rows (at least
+// SteadyState averages the last fraction of a curve's recorded rows (at least
 // one), linearly; dB columns are converted by the caller.
-func steadyState(t *table, col int, fraction float64) float64 {
-	n := len(t.iterations)
+func SteadyState(t *Table, col int, fraction float64) float64 {
+	n := len(t.Iterations)
 	k := max(1, int(math.Round(fraction*float64(n))))
 	var s float64
 	for r := n - k; r < n; r++ {
-		s += t.get(r, col)
+		s += t.Get(r, col)
 	}
 	return s / float64(k)
 }
 
 // The steady-state check: a curve "still trends" when the straight line
 // fitted to its dB values over the last trendWindow of the iterations
-// changes by more than trendMinChange across that window, and the slope of
+// changes by more than TrendMinChange across that window, and the slope of
 // the (linear) mean is significantly different from zero.
 //
 //   - trendWindow is the "last 10 % of the iterations".
-//   - trendMinChange: the bundled figures are read to 0.1 dB and the curves
+//   - TrendMinChange: the bundled figures are read to 0.1 dB and the curves
 //     they compare are often 0.5–1 dB apart (docs/reproduction.md); a curve
 //     still moving by half a decibel across the final tenth has a
 //     steady-state mean off by about as much as those differences.
@@ -151,22 +151,22 @@ func steadyState(t *table, col int, fraction float64) float64 {
 //     false alarm. With a single run there is nothing to test.
 const (
 	trendWindow    = 0.1
-	trendMinChange = 0.5
+	TrendMinChange = 0.5
 	trendAlpha     = 0.01
 	trendMinPoints = 4 // recorded iterations in the window needed for a fit
 )
 
-// trend tests column col of a curve — its runs and their mean — over the
+// FitTrend tests column col of a curve — its runs and their mean — over the
 // recorded iterations in the last trendWindow of the run. It returns the
 // change of the line fitted to the mean's dB values across the window, the
 // window's first and last iteration, and whether the curve still trends by
 // the criteria above. Windows with a value that is not finite (a diverged
 // run, reported as such) are not tested.
-func trend(runs []*table, mean *table, col int) (change float64, from, to int, trending bool) {
-	last := mean.iterations[len(mean.iterations)-1]
+func FitTrend(runs []*Table, mean *Table, col int) (change float64, from, to int, trending bool) {
+	last := mean.Iterations[len(mean.Iterations)-1]
 	start := last - int(math.Ceil(trendWindow*float64(last)))
 	var x, rows []float64
-	for r, it := range mean.iterations {
+	for r, it := range mean.Iterations {
 		if it >= start {
 			x, rows = append(x, float64(it)), append(rows, float64(r))
 		}
@@ -174,12 +174,12 @@ func trend(runs []*table, mean *table, col int) (change float64, from, to int, t
 	if len(x) < trendMinPoints {
 		return 0, 0, 0, false
 	}
-	column := func(t *table, db bool) ([]float64, bool) {
+	column := func(t *Table, db bool) ([]float64, bool) {
 		y := make([]float64, len(rows))
 		for i, r := range rows {
-			y[i] = t.get(int(r), col)
+			y[i] = t.Get(int(r), col)
 			if db {
-				y[i] = decibel(y[i])
+				y[i] = Decibel(y[i])
 			}
 			if math.IsNaN(y[i]) || math.IsInf(y[i], 0) {
 				return nil, false
@@ -194,7 +194,7 @@ func trend(runs []*table, mean *table, col int) (change float64, from, to int, t
 	from, to = int(x[0]), int(x[len(x)-1])
 	_, beta := stat.LinearRegression(x, y, nil, false)
 	change = beta * float64(to-from)
-	if len(runs) < 2 || math.Abs(change) <= trendMinChange {
+	if len(runs) < 2 || math.Abs(change) <= TrendMinChange {
 		return change, from, to, false
 	}
 	slopes := make([]float64, len(runs))

@@ -1,4 +1,4 @@
-package report
+package rundir
 
 import (
 	"crypto/sha256"
@@ -9,9 +9,6 @@ import (
 	"runtime"
 	"runtime/debug"
 )
-
-// ProvenanceFile is the name of the provenance record in a run directory.
-const ProvenanceFile = "provenance.json"
 
 // Provenance records what produced a run directory: the program, its source
 // revision and toolchain, and the command that ran it. maple run writes it;
@@ -61,7 +58,7 @@ func NewProvenance(version string, args []string, scenario []byte) *Provenance {
 // WriteProvenance writes the provenance of the run directory dir, whose
 // scenario.yaml must exist.
 func WriteProvenance(dir, version string, args []string) error {
-	scenario, err := os.ReadFile(filepath.Join(dir, "scenario.yaml"))
+	scenario, err := os.ReadFile(filepath.Join(dir, ScenarioFile))
 	if err != nil {
 		return err
 	}
