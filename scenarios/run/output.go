@@ -8,6 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"maple/figures"
 	"maple/rundir"
 	"maple/scenarios"
 )
@@ -69,7 +70,8 @@ func writeOutputs(plan *scenarios.Plan, jobs []*job, outDir string, opts *Option
 	if aborted(opts) {
 		return written, nil, errAbandoned
 	}
-	if err := rundir.WriteMetrics(filepath.Join(outDir, rundir.MetricsFile), results(curves)); err != nil {
+	averaged := results(curves)
+	if err := rundir.WriteMetrics(filepath.Join(outDir, rundir.MetricsFile), averaged); err != nil {
 		return written, nil, err
 	}
 	written = append(written, rundir.MetricsFile)
@@ -83,7 +85,7 @@ func writeOutputs(plan *scenarios.Plan, jobs []*job, outDir string, opts *Option
 	}
 	if plan.Base.Output.Plot {
 		plots, err := rundir.StageFiles(outDir, func(stage string) ([]string, error) {
-			return writePlots(stage, plan, curves)
+			return figures.Write(stage, plan, averaged)
 		})
 		written = append(written, plots...)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -78,5 +79,36 @@ func TestMetricsIsOneTable(t *testing.T) {
 	}
 	if got := slices.IndexFunc(rows, func(r map[string]string) bool { return r["curve"] == "noisy" }); got < 0 {
 		t.Error("no rows of the noisy curve")
+	}
+}
+
+// A sweep of three or more positive values draws the steady state against
+// them; the figures' title is the scenario's description.
+func TestSweepDrawsTheSteadyStateAgainstTheParameter(t *testing.T) {
+	src := small + "description: Step sizes\nsweep:\n  algorithm.step_size: [0.01, 0.02, 0.04]\n"
+	dir, res := execute(t, plan(t, src, "runs=2"), Options{Engine: Reference})
+	for _, f := range []string{"steady-msd-vs-step_size.png", "steady-msd-vs-step_size.svg", "msd.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("missing %s (files %v)", f, res.Files)
+		}
+	}
+	svg, _ := os.ReadFile(filepath.Join(dir, "msd.svg"))
+	if !strings.Contains(string(svg), ">Step sizes<") || strings.Contains(string(svg), ">small<") {
+		t.Error("the figure's title is not the scenario's description")
+	}
+}
+
+// A column that reports the swept value itself (the Gamma mechanism's θ) is
+// not drawn against it; the others are.
+func TestSweepSkipsTheSweptColumn(t *testing.T) {
+	src := "name: g\nruns: 1\niterations: 6\nalgorithm:\n  kind: gamma-mechanism\n" +
+		"  gamma-mechanism: {l_range: [1, 2], theta: 1, epsilon_max: 6, samples: 200}\n" +
+		"sweep:\n  algorithm.gamma-mechanism.theta: [0.5, 1, 2]\n"
+	dir, res := execute(t, plan(t, src), Options{})
+	if _, err := os.Stat(filepath.Join(dir, "steady-delta-vs-theta.png")); err != nil {
+		t.Errorf("missing steady-delta-vs-theta.png (files %v)", res.Files)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "steady-theta-vs-theta.png")); err == nil {
+		t.Error("θ drawn against θ")
 	}
 }

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"codeberg.org/go-fonts/dejavu/dejavusans"
+	"golang.org/x/image/font/sfnt"
+
 	"maple/rundir"
 	"maple/scenarios"
 )
@@ -392,4 +395,32 @@ func allRefusedByLoader(src, dir, field string, values []string) bool {
 		}
 	}
 	return true
+}
+
+// Every character of every registered family's metric labels has a glyph
+// in the figures' font.
+func TestLabelsHaveGlyphs(t *testing.T) {
+	f, err := sfnt.Parse(dejavusans.TTF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf sfnt.Buffer
+	for _, kind := range scenarios.FamilyKinds() {
+		if strings.HasPrefix(kind, "test-") {
+			continue
+		}
+		for _, c := range parityCases(t, families[kind]) {
+			p, err := scenarios.Parse([]byte(c.src), "t.yaml", ".", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, col := range columns(p.Base) {
+				for _, r := range col.Label + "steady-state against logarithmic −" {
+					if i, err := f.GlyphIndex(&buf, r); err != nil || i == 0 {
+						t.Errorf("%s: %q of %q has no glyph in DejaVu Sans", kind, r, col.Label)
+					}
+				}
+			}
+		}
+	}
 }

@@ -1,4 +1,4 @@
-package run
+package figures
 
 import (
 	"cmp"
@@ -24,7 +24,7 @@ var schedule = []string{"seed", "runs", "iterations"}
 // curve sets (through the sweep or its curves entry) to a positive number,
 // taking at least three values: the parameters a steady state can be
 // plotted against.
-func numericSettings(curves []curveResult) []string {
+func numericSettings(curves []rundir.Curve) []string {
 	var fields []string
 	for _, s := range curves[0].Spec.Settings {
 		if slices.Contains(schedule, s.Field) || strings.HasPrefix(s.Field, "output.") {
@@ -49,7 +49,7 @@ func numericSettings(curves []curveResult) []string {
 // lockstep lists the settings whose value is a function of field's across
 // the curves, and field's of theirs (μ and the iterations that go with it):
 // they belong to the same point of a sweep plot, not to another line.
-func lockstep(curves []curveResult, field string) []string {
+func lockstep(curves []rundir.Curve, field string) []string {
 	var out []string
 	for _, s := range curves[0].Spec.Settings {
 		if s.Field == field {
@@ -77,7 +77,7 @@ func lockstep(curves []curveResult, field string) []string {
 // sweepLine is the curves of a sweep that differ only in the swept value.
 type sweepLine struct {
 	label  string
-	curves []curveResult
+	curves []rundir.Curve
 	x      []float64
 }
 
@@ -86,7 +86,7 @@ type sweepLine struct {
 // combination of the other settings (those that change in lockstep with
 // field aside), with the least-squares slope of log(steady state) on
 // log(value) in the legend: steady-METRIC-vs-FIELD.png.
-func writeSweepFigures(outDir, title, field string, curves []curveResult) ([]string, error) {
+func writeSweepFigures(outDir, title, field string, curves []rundir.Curve) ([]string, error) {
 	var lines []sweepLine
 	index := map[string]int{}
 	values := map[float64]bool{}

@@ -1,17 +1,13 @@
-package run
+package figures
 
 import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"codeberg.org/go-fonts/dejavu/dejavusans"
-	"golang.org/x/image/font/sfnt"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -19,8 +15,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-
-	"maple/scenarios"
 )
 
 // strokes renders "‖" in style sty at dpi, rotated like a vertical axis
@@ -72,34 +66,6 @@ func TestNormBarsRenderAsTwoStrokes(t *testing.T) {
 	old := text.Style{Font: font.From(plot.DefaultFont, 12), Handler: plot.DefaultTextHandler}
 	if n := strokes(old, 96, true); n != 1 {
 		t.Logf("gonum's default now renders ‖ as %d strokes", n)
-	}
-}
-
-// Every character of every registered family's metric labels has a glyph
-// in the figures' font.
-func TestLabelsHaveGlyphs(t *testing.T) {
-	f, err := sfnt.Parse(dejavusans.TTF)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf sfnt.Buffer
-	for _, kind := range scenarios.FamilyKinds() {
-		if strings.HasPrefix(kind, "test-") {
-			continue
-		}
-		for _, c := range parityCases(t, families[kind]) {
-			p, err := scenarios.Parse([]byte(c.src), "t.yaml", ".", nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, col := range columns(p.Base) {
-				for _, r := range col.Label + "steady-state against logarithmic −" {
-					if i, err := f.GlyphIndex(&buf, r); err != nil || i == 0 {
-						t.Errorf("%s: %q of %q has no glyph in DejaVu Sans", kind, r, col.Label)
-					}
-				}
-			}
-		}
 	}
 }
 
@@ -202,37 +168,6 @@ func TestTransientShort(t *testing.T) {
 	}
 	if transientShort([]series{curve(10), curve(100)}, 1000) {
 		t.Error("a transient lasting until iteration 230 of 1000 keeps the axis linear")
-	}
-}
-
-// A sweep of three or more positive values draws the steady state against
-// them; the figures' title is the scenario's description.
-func TestSweepDrawsTheSteadyStateAgainstTheParameter(t *testing.T) {
-	src := small + "description: Step sizes\nsweep:\n  algorithm.step_size: [0.01, 0.02, 0.04]\n"
-	dir, res := execute(t, plan(t, src, "runs=2"), Options{Engine: Reference})
-	for _, f := range []string{"steady-msd-vs-step_size.png", "steady-msd-vs-step_size.svg", "msd.png"} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			t.Errorf("missing %s (files %v)", f, res.Files)
-		}
-	}
-	svg, _ := os.ReadFile(filepath.Join(dir, "msd.svg"))
-	if !strings.Contains(string(svg), ">Step sizes<") || strings.Contains(string(svg), ">small<") {
-		t.Error("the figure's title is not the scenario's description")
-	}
-}
-
-// A column that reports the swept value itself (the Gamma mechanism's θ) is
-// not drawn against it; the others are.
-func TestSweepSkipsTheSweptColumn(t *testing.T) {
-	src := "name: g\nruns: 1\niterations: 6\nalgorithm:\n  kind: gamma-mechanism\n" +
-		"  gamma-mechanism: {l_range: [1, 2], theta: 1, epsilon_max: 6, samples: 200}\n" +
-		"sweep:\n  algorithm.gamma-mechanism.theta: [0.5, 1, 2]\n"
-	dir, res := execute(t, plan(t, src), Options{})
-	if _, err := os.Stat(filepath.Join(dir, "steady-delta-vs-theta.png")); err != nil {
-		t.Errorf("missing steady-delta-vs-theta.png (files %v)", res.Files)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "steady-theta-vs-theta.png")); err == nil {
-		t.Error("θ drawn against θ")
 	}
 }
 

@@ -1,4 +1,4 @@
-package run
+package figures
 
 import (
 	"math"
@@ -13,11 +13,11 @@ import (
 	"maple/scenarios"
 )
 
-// writePlots draws the figures of a plan: one per metric column, or, with
+// Write draws the figures of a plan: one per metric column, or, with
 // output.group_by, one per metric and value of that field; and for every
 // numeric sweep one per metric of the steady state against the swept value.
 // It returns the file names written (PNG and SVG of each).
-func writePlots(outDir string, plan *scenarios.Plan, curves []curveResult) ([]string, error) {
+func Write(outDir string, plan *scenarios.Plan, curves []rundir.Curve) ([]string, error) {
 	title := plan.Base.Description
 	if title == "" {
 		title = plan.Base.Name
@@ -57,13 +57,13 @@ type plotStyle struct {
 // curveGroup is the curves one figure shows.
 type curveGroup struct {
 	value  string
-	curves []curveResult
+	curves []rundir.Curve
 }
 
 // groupCurves splits the curves by the value they set field to, in order of
 // first appearance. Without a field, or when no curve sets it, there is one
 // group.
-func groupCurves(curves []curveResult, field string) []curveGroup {
+func groupCurves(curves []rundir.Curve, field string) []curveGroup {
 	var groups []curveGroup
 	index := map[string]int{}
 	for _, c := range curves {
@@ -80,7 +80,7 @@ func groupCurves(curves []curveResult, field string) []curveGroup {
 }
 
 // settingOf returns the value a curve sets field to, or "".
-func settingOf(c curveResult, field string) string {
+func settingOf(c rundir.Curve, field string) string {
 	value := ""
 	for _, s := range c.Spec.Settings {
 		if field != "" && s.Field == field {
@@ -151,9 +151,9 @@ type series struct {
 // initial model's test error (100%: it scores every sample 0) would flatten
 // the figure and is left out (it stays in metrics.csv); a dB band reaching
 // zero is cut 10 dB below the mean.
-func curveSeries(c curveResult, k, axis int, db bool, from int) series {
+func curveSeries(c rundir.Curve, k, axis int, db bool, from int) series {
 	var s series
-	runs := float64(len(c.jobs))
+	runs := float64(c.Runs)
 	for r, it := range c.Mean.Iterations {
 		if it == 0 && !c.Cols[k].Decibel || it < from {
 			continue
@@ -214,7 +214,7 @@ func transientShort(all []series, last float64) bool {
 // every curve shares go on the title's second line, except the scenario's
 // name, which the title replaces, and so does heading (field=value of the
 // group) unless a shared part already names value.
-func writeFigures(outDir, title, heading, value, suffix, name string, style plotStyle, curves []curveResult) ([]string, error) {
+func writeFigures(outDir, title, heading, value, suffix, name string, style plotStyle, curves []rundir.Curve) ([]string, error) {
 	labels := make([]string, len(curves))
 	for i, c := range curves {
 		labels[i] = c.Spec.Label
@@ -248,7 +248,7 @@ func writeFigures(outDir, title, heading, value, suffix, name string, style plot
 // on the x axis (axis < 0), saved as METRIC+suffix, or the mean of column
 // axis, a cumulative count, for every column but the axes, saved as
 // METRIC-by-AXIS+suffix. legend names the curves.
-func writeFiguresAgainst(outDir, title, suffix string, style plotStyle, curves []curveResult, legend []string, axis int) ([]string, error) {
+func writeFiguresAgainst(outDir, title, suffix string, style plotStyle, curves []rundir.Curve, legend []string, axis int) ([]string, error) {
 	var files []string
 	for k, col := range curves[0].Cols {
 		if axis >= 0 && col.Axis {

@@ -1,4 +1,4 @@
-package run
+package figures
 
 import (
 	"image/color"
@@ -93,7 +93,7 @@ const (
 var fonts = sync.OnceValue(func() text.Handler {
 	f, err := opentype.Parse(dejavusans.TTF)
 	if err != nil {
-		panic("run: the embedded DejaVu Sans font does not parse: " + err.Error())
+		panic("figures: the embedded DejaVu Sans font does not parse: " + err.Error())
 	}
 	return text.Plain{Fonts: font.NewCache(font.Collection{{Font: typeface, Face: f}})}
 })
