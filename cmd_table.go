@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"maple/families/fedplt"
 	"maple/rundir"
 	"maple/scenarios"
 	"maple/scenarios/run"
@@ -118,10 +119,10 @@ func runTables(cmd *cobra.Command, g *globalFlags, f *tableFlags, files []string
 
 // tableCells returns the table cell of every curve of a plan, refusing a
 // plan that is not a fedplt table.
-func tableCells(plan *scenarios.Plan) ([]*run.PLTTableCell, error) {
-	cells := make([]*run.PLTTableCell, len(plan.Curves))
+func tableCells(plan *scenarios.Plan) ([]*fedplt.PLTTableCell, error) {
+	cells := make([]*fedplt.PLTTableCell, len(plan.Curves))
 	for i, c := range plan.Curves {
-		p, ok := c.Scenario.Algorithm.Params.(*run.FedPLT)
+		p, ok := c.Scenario.Algorithm.Params.(*fedplt.FedPLT)
 		if !ok {
 			return nil, &scenarios.Error{File: plan.File, Field: "algorithm.kind", Msg: "maple table needs fedplt scenarios, got " + c.Scenario.Algorithm.Kind}
 		}

@@ -32,6 +32,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"maple/actors"
+	_ "maple/families/all" // every algorithm family registers itself
 	"maple/scenarios"
 	"maple/scenarios/run"
 )

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	_ "maple/families/all" // the runs need the diffusion family
 	"maple/internal/browser"
 	"maple/rundir"
 	"maple/scenarios"

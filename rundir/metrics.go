@@ -50,7 +50,7 @@ func NewTable(total, every, cols int) *Table {
 	return t
 }
 
-// Row returns the Row of iteration i, or -1 if i is not recorded.
+// Row returns the row of iteration i, or -1 if i is not recorded.
 func (t *Table) Row(i int) int {
 	every := 1
 	if len(t.Iterations) > 1 {

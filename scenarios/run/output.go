@@ -20,7 +20,7 @@ import (
 //
 // Once opts.Abort is closed it stops before the next file with errAbandoned,
 // returning the files written so far.
-func writeOutputs(plan *scenarios.Plan, jobs []*job, outDir string, opts *Options, partial bool) ([]string, *rundir.Summary, error) {
+func writeOutputs(plan *scenarios.Plan, jobs []*Job, outDir string, opts *Options, partial bool) ([]string, *rundir.Summary, error) {
 	resolved, err := yaml.Marshal(withAbsolutePaths(plan.Base, plan.Dir))
 	if err != nil {
 		return nil, nil, err
@@ -51,7 +51,7 @@ func writeOutputs(plan *scenarios.Plan, jobs []*job, outDir string, opts *Option
 	all := make([]curveResult, len(plan.Curves))
 	for i, c := range plan.Curves {
 		all[i].Spec = c
-		all[i].Cols = columns(c.Scenario)
+		all[i].Cols = Columns(c.Scenario)
 	}
 	for _, j := range jobs {
 		all[j.index].jobs = append(all[j.index].jobs, j)
@@ -181,7 +181,7 @@ var pathFields = map[string]bool{"data.libsvm.file": true, "topology.file": true
 // curveResult gathers a curve's runs and their result.
 type curveResult struct {
 	rundir.Curve
-	jobs []*job
+	jobs []*Job
 }
 
 // results returns the results of curves.
@@ -194,10 +194,10 @@ func results(curves []curveResult) []rundir.Curve {
 }
 
 // runTables returns the metrics tables of a curve's runs, in run order.
-func runTables(jobs []*job) []*rundir.Table {
+func runTables(jobs []*Job) []*rundir.Table {
 	tables := make([]*rundir.Table, len(jobs))
 	for i, j := range jobs {
-		tables[i] = j.table
+		tables[i] = j.Table
 	}
 	return tables
 }
@@ -229,7 +229,7 @@ func summarize(plan *scenarios.Plan, curves []curveResult, opts *Options) *rundi
 			}
 		}
 		for _, j := range c.jobs {
-			if it, ok := j.table.DivergedAt(); ok {
+			if it, ok := j.Table.DivergedAt(); ok {
 				if !cs.Diverged || it < cs.DivergedAt {
 					cs.DivergedAt = it
 				}
@@ -240,10 +240,10 @@ func summarize(plan *scenarios.Plan, curves []curveResult, opts *Options) *rundi
 		seen := map[string]bool{}
 		var messages, duration float64
 		for _, j := range c.jobs {
-			cs.RunSeeds = append(cs.RunSeeds, fmt.Sprintf("%#016x", j.runSeed))
-			messages += float64(j.stats.messages)
-			duration += j.stats.duration
-			for _, w := range j.stats.warnings {
+			cs.RunSeeds = append(cs.RunSeeds, fmt.Sprintf("%#016x", j.RunSeed))
+			messages += float64(j.Stats.messages)
+			duration += j.Stats.duration
+			for _, w := range j.Stats.Warnings {
 				if !seen[w] {
 					seen[w] = true
 					cs.Warnings = append(cs.Warnings, w)
@@ -252,7 +252,7 @@ func summarize(plan *scenarios.Plan, curves []curveResult, opts *Options) *rundi
 		}
 		cs.MessagesPerRun = rundir.Number(messages / float64(len(c.jobs)))
 		cs.VirtualTime = rundir.Number(duration / float64(len(c.jobs)))
-		cs.Details = c.jobs[0].stats.details
+		cs.Details = c.jobs[0].Stats.Details
 		cs.Claim = plan.Base.Output.Claims[c.Spec.Label]
 		s.Curves = append(s.Curves, cs)
 	}

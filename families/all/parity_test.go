@@ -1,4 +1,4 @@
-package run
+package all
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/run"
 )
 
 // notCompared lists the fields whose change need not show in the outputs the
@@ -69,7 +70,7 @@ func noNoise(sc *scenarios.Scenario) bool { return sc.Privacy.Scheme == "none" }
 
 // derivedTiny is the small scenario the parity test uses for a family that
 // lists none of its own.
-func derivedTiny(f family) string {
+func derivedTiny(f run.Family) string {
 	s := fmt.Sprintf(`name: tiny
 seed: 3
 runs: 2
@@ -96,7 +97,7 @@ type parityCase struct {
 // walked in turn (for the other mechanisms, the accountant's: the rest of
 // the privacy section is walked with the default one, and the mechanism
 // field itself in every scheme).
-func parityCases(t *testing.T, f family) []parityCase {
+func parityCases(t *testing.T, f run.Family) []parityCase {
 	tiny := f.Tiny
 	if len(tiny) == 0 {
 		tiny = []string{derivedTiny(f)}
@@ -252,10 +253,10 @@ func (o outcome) same(p outcome) bool {
 
 // runOn executes a plan on an engine and returns its outcome; an error that
 // is not the user's fails the test.
-func runOn(t *testing.T, p *scenarios.Plan, e Engine, what string) outcome {
+func runOn(t *testing.T, p *scenarios.Plan, e run.Engine, what string) outcome {
 	t.Helper()
 	dir := t.TempDir()
-	res, err := Execute(p, dir, Options{Engine: e, Workers: 1})
+	res, err := run.Execute(p, dir, run.Options{Engine: e, Workers: 1})
 	if err != nil {
 		switch {
 		case scenarios.IsUserError(err):
@@ -293,10 +294,7 @@ func runOn(t *testing.T, p *scenarios.Plan, e Engine, what string) outcome {
 // ignores, added now or later, fails the test.
 func TestEveryFieldIsHonouredByBothEnginesOrRefused(t *testing.T) {
 	for _, kind := range scenarios.FamilyKinds() {
-		if strings.HasPrefix(kind, "test-") {
-			continue // registered by another test, to fail on purpose
-		}
-		f := families[kind]
+		f, _ := run.Lookup(kind)
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel() // mostly waiting for the outputs to reach the disk
 			for _, c := range parityCases(t, f) {
@@ -312,14 +310,14 @@ func walkFields(t *testing.T, c parityCase) {
 	if err != nil {
 		t.Fatalf("tiny scenario: %v", err)
 	}
-	before := map[Engine]outcome{Actors: runOn(t, base, Actors, "the tiny scenario"), Reference: runOn(t, base, Reference, "the tiny scenario")}
+	before := map[run.Engine]outcome{run.Actors: runOn(t, base, run.Actors, "the tiny scenario"), run.Reference: runOn(t, base, run.Reference, "the tiny scenario")}
 	for e, o := range before {
 		if o.refused != nil {
 			t.Fatalf("engine %s refuses the tiny scenario: %v", e, o.refused)
 		}
 	}
-	if !bytes.Equal(before[Actors].metrics, before[Reference].metrics) {
-		t.Fatalf("the engines disagree on the tiny scenario:\n%s\n---\n%s", before[Actors].metrics, before[Reference].metrics)
+	if !bytes.Equal(before[run.Actors].metrics, before[run.Reference].metrics) {
+		t.Fatalf("the engines disagree on the tiny scenario:\n%s\n---\n%s", before[run.Actors].metrics, before[run.Reference].metrics)
 	}
 	for _, l := range leaves("", reflect.ValueOf(base.Base), nil) {
 		if _, ok := notCompared[l.path]; ok || !strings.HasPrefix(l.path, c.prefix) {
@@ -336,7 +334,7 @@ func walkFields(t *testing.T, c parityCase) {
 // change their output or refuse it. Engines that run must agree on the
 // metrics, and an engine whose output does not change while the other's
 // does ignores the field.
-func checkField(t *testing.T, src, dir string, l leaf, before map[Engine]outcome) {
+func checkField(t *testing.T, src, dir string, l leaf, before map[run.Engine]outcome) {
 	values := changes(src, l)
 	if len(values) == 0 {
 		return // the loader accepts a single value: there is nothing to change
@@ -356,8 +354,8 @@ func checkField(t *testing.T, src, dir string, l leaf, before map[Engine]outcome
 			}
 			continue // refused by the loader, for both engines: try another value
 		}
-		after := map[Engine]outcome{Actors: runOn(t, p, Actors, "--set "+set), Reference: runOn(t, p, Reference, "--set "+set)}
-		a, r := after[Actors], after[Reference]
+		after := map[run.Engine]outcome{run.Actors: runOn(t, p, run.Actors, "--set "+set), run.Reference: runOn(t, p, run.Reference, "--set "+set)}
+		a, r := after[run.Actors], after[run.Reference]
 		if a.refused == nil && r.refused == nil && (a.stalled != r.stalled || !bytes.Equal(a.metrics, r.metrics)) {
 			if a.stalled != r.stalled {
 				t.Errorf("--set %s: the engines end differently:\nactors: %s\nreference: %s", set, a.stalled, r.stalled)
@@ -366,14 +364,14 @@ func checkField(t *testing.T, src, dir string, l leaf, before map[Engine]outcome
 			t.Errorf("--set %s: the engines' metrics differ:\nactors:\n%s\nreference:\n%s", set, a.metrics, r.metrics)
 			return
 		}
-		changedA, changedR := !a.same(before[Actors]), !r.same(before[Reference])
+		changedA, changedR := !a.same(before[run.Actors]), !r.same(before[run.Reference])
 		switch {
 		case changedA && changedR:
 			return
 		case changedA || changedR:
-			ignoring := Actors
+			ignoring := run.Actors
 			if !changedR {
-				ignoring = Reference
+				ignoring = run.Reference
 			}
 			t.Errorf("--set %s: engine %s ignores it (same output) while the other honours or refuses it", set, ignoring)
 			return
@@ -406,15 +404,13 @@ func TestLabelsHaveGlyphs(t *testing.T) {
 	}
 	var buf sfnt.Buffer
 	for _, kind := range scenarios.FamilyKinds() {
-		if strings.HasPrefix(kind, "test-") {
-			continue
-		}
-		for _, c := range parityCases(t, families[kind]) {
+		fam, _ := run.Lookup(kind)
+		for _, c := range parityCases(t, fam) {
 			p, err := scenarios.Parse([]byte(c.src), "t.yaml", ".", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, col := range columns(p.Base) {
+			for _, col := range run.Columns(p.Base) {
 				for _, r := range col.Label + "steady-state against logarithmic −" {
 					if i, err := f.GlyphIndex(&buf, r); err != nil || i == 0 {
 						t.Errorf("%s: %q of %q has no glyph in DejaVu Sans", kind, r, col.Label)

@@ -1,4 +1,4 @@
-package run
+package diffusion
 
 import (
 	"math"
@@ -11,6 +11,7 @@ import (
 	"maple/algorithms/systems"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/run"
 	"maple/topology"
 )
 
@@ -84,7 +85,7 @@ func validateDiffusionSystems(v *scenarios.Validator, sc *scenarios.Scenario, d 
 // masks, the largest coordinate of the residual the receivers' aggregates
 // carry).
 func diffusionSystemsColumns(sc *scenarios.Scenario) []rundir.Column {
-	cols := timeColumns(sc)
+	cols := run.TimeColumns(sc)
 	if diffusionDynamic(sc) {
 		cols = append(cols,
 			rundir.Column{Name: "connected", Label: "live graph connected (fraction of runs)"},
@@ -246,7 +247,7 @@ func (l *diffusionLog) details(sc *scenarios.Scenario) map[string]any {
 // link failure and weight rule, and the devices that decide which agents are
 // down.
 func diffusionDynamics(sc *scenarios.Scenario, m *systems.Model, runSeed uint64, agents int) *diffusion.Dynamics {
-	d := &diffusion.Dynamics{Failure: sc.Topology.LinkFailure, Rule: func(g *topology.Graph) *mat.Dense { return weights(sc.Topology.Weights, g) }}
+	d := &diffusion.Dynamics{Failure: sc.Topology.LinkFailure, Rule: func(g *topology.Graph) *mat.Dense { return run.Weights(sc.Topology.Weights, g) }}
 	if m.Drops() {
 		d.Devices = m.Devices(runSeed, agents, diffusion.AgentName)
 	}
@@ -264,13 +265,13 @@ func diffusionAsync(sc *scenarios.Scenario) *adiffusion.Async {
 // asyncDiffusionReference runs the event-driven reference of asynchronous
 // ATC, assembling each step's network view and time as the actor run's
 // collector does.
-func asyncDiffusionReference(j *job, cfg diffusion.Config, prob diffusion.Problem, m *systems.Model, obs *diffusionObserver, log *diffusionLog) error {
+func asyncDiffusionReference(j *run.Job, cfg diffusion.Config, prob diffusion.Problem, m *systems.Model, obs *diffusionObserver, log *diffusionLog) error {
 	P := len(prob.Sets)
 	rows := map[int][][]float64{}
 	seen := map[int]int{}
 	times := map[int]float64{}
-	return diffusion.AsyncReference(cfg, prob, j.runSeed, j.curve.Scenario.Iterations, diffusion.AsyncOptions{
-		Model: m, Wait: diffusionParams(j.curve.Scenario).Wait,
+	return diffusion.AsyncReference(cfg, prob, j.RunSeed, j.Curve.Scenario.Iterations, diffusion.AsyncOptions{
+		Model: m, Wait: diffusionParams(j.Curve.Scenario).Wait,
 		Observe: func(round, agent int, key string, v []float64) {
 			switch key {
 			case diffusion.KeyAsyncTime:

@@ -1,4 +1,8 @@
-package run
+// Package gammamechanism is the scenario glue of the Gamma mechanism alone
+// (paper 003, Lemma 1 and Fig. 1): δ(ε, θ) beside a Monte-Carlo estimate of
+// the privacy-loss tails. It registers the family gamma-mechanism with the
+// runner.
+package gammamechanism
 
 import (
 	"math"
@@ -7,10 +11,11 @@ import (
 	"maple/privacy/gamma"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/run"
 )
 
 func init() {
-	register(family{
+	run.Register(run.Family{
 		Family: scenarios.Family{
 			Kind:          "gamma-mechanism",
 			Summary:       "the Gamma mechanism of paper 003 alone: Lemma 1's δ(ε, θ) and θ(ε, δ) beside a Monte-Carlo estimate of the privacy-loss tails (Fig. 1)",
@@ -36,10 +41,10 @@ output: {plot: false, steady_state: 0.5}
 // gammaMechanismEstimate is the cost of one run: per recorded ε, 2·samples
 // Gamma draws and privacy losses (a few hundred operations each) and, for a
 // θ(ε) curve, a scan of a few hundred evaluations of Lemma 1. No messages.
-func gammaMechanismEstimate(sc *scenarios.Scenario, _ float64) Estimate {
+func gammaMechanismEstimate(sc *scenarios.Scenario, _ float64) run.Estimate {
 	g := gammaMechanismParams(sc)
 	rows := float64(sc.Iterations/max(sc.Output.Every, 1) + 2)
-	return Estimate{Bytes: 2 * float64(g.Samples) * 8, Ops: rows * (2*float64(g.Samples)*300 + 500*1000)}
+	return run.Estimate{Bytes: 2 * float64(g.Samples) * 8, Ops: rows * (2*float64(g.Samples)*300 + 500*1000)}
 }
 
 // GammaMechanism parameterizes the section algorithm.gamma-mechanism. Row i
@@ -107,12 +112,12 @@ var gammaMechanismColumns = []rundir.Column{
 // every run) and a Monte-Carlo estimate from the run's own draws (stream
 // ("mechanism", "gamma")). It sends no messages, so both engines compute it
 // the same way.
-func runGammaMechanism(j *job, _ *problem, _ *traceSink) error {
-	sc := j.curve.Scenario
+func runGammaMechanism(j *run.Job, _ *run.Problem, _ *run.TraceSink) error {
+	sc := j.Curve.Scenario
 	g := gammaMechanismParams(sc)
 	b := gamma.Bounds{Inf: g.LRange.Min, Sup: g.LRange.Max}
 	t := rundir.NewTable(sc.Iterations, sc.Output.Every, len(gammaMechanismColumns))
-	r := rng.New(j.runSeed, "mechanism", "gamma")
+	r := rng.New(j.RunSeed, "mechanism", "gamma")
 	var losses []float64
 	est := make([]float64, 1)
 	infeasible := 0
@@ -133,7 +138,7 @@ func runGammaMechanism(j *job, _ *problem, _ *traceSink) error {
 		losses = gamma.MonteCarloDelta(est, []float64{eps}, theta, b, g.Samples, r, losses)
 		t.Set(row, 2, est[0])
 	}
-	j.table = t
-	j.stats.details["gamma"] = map[string]any{"inf_l": b.Inf, "sup_l": b.Sup, "ratio": b.Ratio(), "infeasible_rows": infeasible}
+	j.Table = t
+	j.Stats.Details["gamma"] = map[string]any{"inf_l": b.Inf, "sup_l": b.Sup, "ratio": b.Ratio(), "infeasible_rows": infeasible}
 	return nil
 }

@@ -1,4 +1,8 @@
-package run
+// Package graphfl is the scenario glue of graph federated learning (seed
+// 002, thesis ch. 3): servers on a graph, each averaging its own clients,
+// with privacy at both levels and its accounting. It registers the family
+// graphfl with the runner.
+package graphfl
 
 import (
 	"fmt"
@@ -14,15 +18,17 @@ import (
 	"maple/actors/trace"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/graphfl"
+	"maple/families/internal/clients"
 	"maple/privacy/noise"
 	"maple/privacy/pairmask"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/run"
 	"maple/topology"
 )
 
 func init() {
-	register(family{
+	run.Register(run.Family{
 		Family: scenarios.Family{
 			Kind:     "graphfl",
 			Summary:  "graph federated learning: servers on a graph, each averaging its own clients, with privacy at both levels (seed 002, thesis ch. 3)",
@@ -192,7 +198,7 @@ func validateGraphFL(v *scenarios.Validator, sc *scenarios.Scenario) {
 // set-up messages and a mask per partner and share. Run 0 of a noisy curve
 // also runs the reference twice for the accountant, which is within the
 // estimate's slack.
-func graphflEstimate(sc *scenarios.Scenario, d float64) Estimate {
+func graphflEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 	g := graphflParams(sc)
 	P, T := float64(max(g.Servers, 1)), float64(sc.Iterations)
 	L := float64(g.Participants)
@@ -201,10 +207,10 @@ func graphflEstimate(sc *scenarios.Scenario, d float64) Estimate {
 	}
 	deg := 0.0
 	if g.Servers > 1 && sc.Topology != nil {
-		deg = expectedDegree(sc.Topology, g.Servers)
+		deg = run.ExpectedDegree(sc.Topology, g.Servers)
 	}
-	e := Estimate{
-		Bytes:       float64(sc.Data.Agents)*(actorBytes+3*d*8) + P*(actorBytes+(6+deg)*d*8),
+	e := run.Estimate{
+		Bytes:       float64(sc.Data.Agents)*(run.ActorBytes+3*d*8) + P*(run.ActorBytes+(6+deg)*d*8),
 		Ops:         T * P * (L*(4*float64(g.LocalSteps.Max)*float64(g.Batch.Max)*d+4*d) + 2*(deg+1)*d),
 		Messages:    1 + T*P*(2+2*L+deg),
 		RecordBytes: 150,
@@ -243,9 +249,9 @@ func graphflConfig(c *scenarios.CurveSpec) (graphfl.Config, error) {
 	sc := c.Scenario
 	g := graphflParams(sc)
 	var cfg graphfl.Config
-	clients, err := clientsConfig(c, "algorithm.graphfl", clientsPerServer(sc), clientParams{
-		participation: g.Participation, participants: g.Participants, localSteps: g.LocalSteps,
-		batch: g.Batch, batchSampling: g.BatchSampling, schedule: g.Schedule, normalized: g.Normalized})
+	clients, err := clients.Config(c, "algorithm.graphfl", clientsPerServer(sc), clients.Params{
+		Participation: g.Participation, Participants: g.Participants, LocalSteps: g.LocalSteps,
+		Batch: g.Batch, BatchSampling: g.BatchSampling, Schedule: g.Schedule, Normalized: g.Normalized})
 	if err != nil {
 		return cfg, err
 	}
@@ -264,7 +270,7 @@ func graphflConfig(c *scenarios.CurveSpec) (graphfl.Config, error) {
 			p.Mechanism = noise.Laplace
 		}
 	}
-	if err := parseMaskFields(c, &p.Form, &p.Keys, &p.Roles, &p.OSKeys); err != nil {
+	if err := run.ParseMaskFields(c, &p.Form, &p.Keys, &p.Roles, &p.OSKeys); err != nil {
 		return cfg, err
 	}
 	if err := cfg.Validate(); err != nil {
@@ -280,7 +286,7 @@ func checkGraphFL(c *scenarios.CurveSpec, dir string) error {
 	if err != nil {
 		return err
 	}
-	n, err := firstNetwork(c, dir)
+	n, err := run.FirstNetwork(c, dir)
 	if err != nil {
 		return err
 	}
@@ -294,7 +300,7 @@ func checkGraphFL(c *scenarios.CurveSpec, dir string) error {
 // than one server the average MSD and the disagreement of the servers' models
 // (seed 002 §5); for classification the test error, accuracy and
 // cross-entropy of the centroid (and their mean over the servers, the shared
-// classColumns); with server-level noise the squared norm of the noise
+// ClassColumns); with server-level noise the squared norm of the noise
 // that reaches the centroid. With one server the centroid is the model and
 // the metrics are FedAvg's.
 func graphflColumns(sc *scenarios.Scenario) []rundir.Column {
@@ -305,9 +311,9 @@ func graphflColumns(sc *scenarios.Scenario) []rundir.Column {
 			rundir.Column{Name: "msd_average", Decibel: true, Label: "average MSD (1/P)Σ‖w_p,i − w^o‖² (dB)"},
 			rundir.Column{Name: "disagreement", Decibel: true, Label: "disagreement (1/P)Σ‖w_p,i − w_c,i‖² (dB)"})
 	}
-	cols = append(cols, classColumns(sc, "_centroid", " of the centroid")...)
+	cols = append(cols, run.ClassColumns(sc, "_centroid", " of the centroid")...)
 	if network {
-		cols = append(cols, classColumns(sc, "_average", ", mean over the servers")...)
+		cols = append(cols, run.ClassColumns(sc, "_average", ", mean over the servers")...)
 	}
 	if serverScheme(sc) != graphfl.None {
 		cols = append(cols, rundir.Column{Name: "centroid_noise", Decibel: true, Label: "noise reaching the centroid ‖Σ_p q_p n_p,i‖² (dB)"})
@@ -334,13 +340,13 @@ func columnIndex(cols []rundir.Column, name string) int {
 type graphflObserver struct {
 	t       *rundir.Table
 	q, wOpt []float64
-	p       *problem
+	p       *run.Problem
 	a       *mat.Dense
 	// Column indices, −1 for the columns the run does not have; the test
-	// columns are the first of classMetrics consecutive ones.
+	// columns are the first of ClassMetrics consecutive ones.
 	colCentroid, colAverage, colDisagreement  int
 	colTestCentroid, colTestAverage, colNoise int
-	class                                     [3 * classMetrics]float64 // centroid, mean, one server's
+	class                                     [3 * run.ClassMetrics]float64 // centroid, mean, one server's
 
 	centroid, residual, combo []float64
 	psi                       [][]float64
@@ -384,9 +390,9 @@ func (o *graphflObserver) models(round int, W [][]float64) {
 	for p, w := range W {
 		floats.AddScaled(o.centroid, o.q[p], w)
 	}
-	o.t.Set(row, o.colCentroid, msd(o.centroid, o.wOpt))
-	if o.colTestCentroid >= 0 && o.p.classify(o.class[:classMetrics], o.centroid) {
-		for i, v := range o.class[:classMetrics] {
+	o.t.Set(row, o.colCentroid, run.MSD(o.centroid, o.wOpt))
+	if o.colTestCentroid >= 0 && o.p.Classify(o.class[:run.ClassMetrics], o.centroid) {
+		for i, v := range o.class[:run.ClassMetrics] {
 			o.t.Set(row, o.colTestCentroid+i, v)
 		}
 	}
@@ -397,13 +403,13 @@ func (o *graphflObserver) models(round int, W [][]float64) {
 		return
 	}
 	var average, disagreement float64
-	mean, one := o.class[classMetrics:2*classMetrics], o.class[2*classMetrics:]
+	mean, one := o.class[run.ClassMetrics:2*run.ClassMetrics], o.class[2*run.ClassMetrics:]
 	clear(mean)
 	classified := false
 	for _, w := range W {
-		average += msd(w, o.wOpt)
-		disagreement += msd(w, o.centroid)
-		if o.colTestAverage >= 0 && o.p.classify(one, w) {
+		average += run.MSD(w, o.wOpt)
+		disagreement += run.MSD(w, o.centroid)
+		if o.colTestAverage >= 0 && o.p.Classify(one, w) {
 			classified = true
 			for i, v := range one {
 				mean[i] += v
@@ -422,11 +428,11 @@ func (o *graphflObserver) models(round int, W [][]float64) {
 
 // centroidWeights returns the weights of the network centroid: 1/P when A is
 // doubly stochastic (the paper's centroid), the Perron vector q otherwise.
-func centroidWeights(net *network) []float64 {
+func centroidWeights(net *run.Network) []float64 {
 	if topology.CheckDoublyStochastic(net.A, topology.DefaultTol) != nil {
-		return net.q
+		return net.Q
 	}
-	q := make([]float64, len(net.q))
+	q := make([]float64, len(net.Q))
 	for p := range q {
 		q[p] = 1 / float64(len(q))
 	}
@@ -434,21 +440,21 @@ func centroidWeights(net *network) []float64 {
 }
 
 // runGraphFL executes one graph federated learning run on the job's engine.
-func runGraphFL(j *job, p *problem, sink *traceSink) error {
-	c := j.curve
+func runGraphFL(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
+	c := j.Curve
 	sc := c.Scenario
 	cfg, err := graphflConfig(c)
 	if err != nil {
 		return err
 	}
-	net, err := buildNetwork(c, j.dir, networkSeed(sc, j.runSeed))
+	net, err := run.BuildNetwork(c, j.Dir, run.NetworkSeed(sc, j.RunSeed))
 	if err != nil {
 		return err
 	}
-	P, dim := cfg.Servers, p.loss.Dim(p.sets[0].Dim)
+	P, dim := cfg.Servers, p.Loss.Dim(p.Sets[0].Dim)
 	w0 := make([]float64, dim)
 	cols := graphflColumns(sc)
-	obs := &graphflObserver{t: rundir.NewTable(sc.Iterations, sc.Output.Every, len(cols)), q: centroidWeights(net), wOpt: p.wOpt,
+	obs := &graphflObserver{t: rundir.NewTable(sc.Iterations, sc.Output.Every, len(cols)), q: centroidWeights(net), wOpt: p.WOpt,
 		p: p, a: net.A, centroid: make([]float64, dim),
 		psi: matrixOf(P, dim), residual: make([]float64, dim), combo: make([]float64, dim)}
 	obs.setColumns(cols)
@@ -457,21 +463,21 @@ func runGraphFL(j *job, p *problem, sink *traceSink) error {
 		initial[i] = w0
 	}
 	obs.models(0, initial)
-	j.table = obs.t
-	setup := agraphfl.Setup{Config: cfg, A: net.A, Sets: p.sets, Loss: p.loss, W0: w0,
+	j.Table = obs.t
+	setup := agraphfl.Setup{Config: cfg, A: net.A, Sets: p.Sets, Loss: p.Loss, W0: w0,
 		Rounds: sc.Iterations, GradientTime: sc.Network.GradientTime}
 	var counts []pairmask.SetupCounts
 	traffic := map[string]*trafficCount{}
-	if j.opts.Engine == Reference {
-		prob := graphfl.Problem{A: net.A, Sets: p.sets, Loss: p.loss, W0: w0}
-		if err := graphfl.Reference(cfg, prob, j.runSeed, sc.Iterations, graphfl.Hooks{Aggregates: obs.aggregates, Models: obs.models}); err != nil {
+	if j.Opts.Engine == run.Reference {
+		prob := graphfl.Problem{A: net.A, Sets: p.Sets, Loss: p.Loss, W0: w0}
+		if err := graphfl.Reference(cfg, prob, j.RunSeed, sc.Iterations, graphfl.Hooks{Aggregates: obs.aggregates, Models: obs.models}); err != nil {
 			return err
 		}
 	} else {
 		collector := agraphfl.NewCollector(P, dim)
 		collector.Aggregates, collector.Models = obs.aggregates, obs.models
-		opts := j.options(collector, sink)
-		if j.run == 0 {
+		opts := j.ActorOptions(collector, sink)
+		if j.Run == 0 {
 			opts.Trace.Sink = countTraffic(traffic, opts.Trace.Sink)
 		}
 		r := actors.NewRun(opts)
@@ -484,10 +490,10 @@ func runGraphFL(j *job, p *problem, sink *traceSink) error {
 		if err := r.Execute(sched, &msg.Start{}); err != nil {
 			return err
 		}
-		j.finish(r)
+		j.Finish(r)
 		counts = collector.Setup
 	}
-	return j.describeGraphFL(p, net, setup, obs, counts, traffic)
+	return describeGraphFL(j, p, net, setup, obs, counts, traffic)
 }
 
 func matrixOf(rows, cols int) [][]float64 {
@@ -525,15 +531,15 @@ func countTraffic(counts map[string]*trafficCount, next func(*trace.Record) erro
 // server network, the largest noise residual in the centroid, the local
 // graph-homomorphic set-up, the traffic by message type (run 0, actor
 // engine) and the privacy accounting (run 0).
-func (j *job) describeGraphFL(p *problem, net *network, setup agraphfl.Setup, obs *graphflObserver, counts []pairmask.SetupCounts, traffic map[string]*trafficCount) error {
-	sc := j.curve.Scenario
+func describeGraphFL(j *run.Job, p *run.Problem, net *run.Network, setup agraphfl.Setup, obs *graphflObserver, counts []pairmask.SetupCounts, traffic map[string]*trafficCount) error {
+	sc := j.Curve.Scenario
 	cfg := setup.Config
-	d := j.stats.details
+	d := j.Stats.Details
 	d["servers"], d["clients_per_server"] = cfg.Servers, cfg.Clients.Agents
-	d["network"] = net.describe()
+	d["network"] = net.Describe()
 	d["centroid_weights"] = obs.q
 	if topology.CheckDoublyStochastic(net.A, topology.DefaultTol) != nil {
-		j.stats.warnings = append(j.stats.warnings, "the servers' combination matrix is not doubly stochastic: the servers converge to the minimizer of Σ_p q_p J_p (Perron weights), not to the uniform-average w^o the MSD is measured against")
+		j.Stats.Warnings = append(j.Stats.Warnings, "the servers' combination matrix is not doubly stochastic: the servers converge to the minimizer of Σ_p q_p J_p (Perron weights), not to the uniform-average w^o the MSD is measured against")
 	}
 	if obs.colNoise >= 0 {
 		d["centroid_noise_max"] = obs.maxNoise
@@ -543,7 +549,7 @@ func (j *job) describeGraphFL(p *problem, net *network, setup agraphfl.Setup, ob
 			// most P + 1 terms; 1e-9 relative to the noise and the models is
 			// far above rounding and far below any real leak.
 			if tol := 1e-9 * (cfg.Privacy.Std + maxAbs(obs.psi)); obs.maxNoise > tol {
-				j.stats.warnings = append(j.stats.warnings, fmt.Sprintf("run %d: the %s noise did not cancel in the centroid: residual %g > %g", j.run, s, obs.maxNoise, tol))
+				j.Stats.Warnings = append(j.Stats.Warnings, fmt.Sprintf("run %d: the %s noise did not cancel in the centroid: residual %g > %g", j.Run, s, obs.maxNoise, tol))
 			}
 		}
 	}
@@ -572,7 +578,7 @@ func (j *job) describeGraphFL(p *problem, net *network, setup agraphfl.Setup, ob
 		}
 		d["traffic"] = t
 	}
-	return j.accountGraphFL(p, net, cfg)
+	return accountGraphFL(j, p, net, cfg)
 }
 
 func maxAbs(rows [][]float64) float64 {

@@ -1,4 +1,4 @@
-package run
+package all
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"maple/scenarios"
+	"maple/scenarios/run"
 )
 
 // graphflSmall is a small graph federated learning scenario: 4 servers on a
@@ -60,8 +61,8 @@ func TestGraphFLWithOneServerEqualsFedAvg(t *testing.T) {
 			common := "name: p1\nruns: 2\niterations: 15\noutput: {plot: false}\ndata: " + data + "\nprivacy: {scheme: " + scheme + ", variance: 0.02}\n"
 			fed := common + "algorithm: {kind: fedavg, step_size: 0.1, fedavg: " + clients + "}\n"
 			gfl := common + "algorithm: {kind: graphfl, step_size: 0.1, graphfl: {servers: 1, " + clients[1:] + "}\n"
-			a, _ := execute(t, plan(t, fed), Options{})
-			b, _ := execute(t, plan(t, gfl), Options{})
+			a, _ := execute(t, plan(t, fed), run.Options{})
+			b, _ := execute(t, plan(t, gfl), run.Options{})
 			pairs := [][2]string{{"msd", "msd_centroid"}}
 			if strings.Contains(data, "logistic") {
 				pairs = append(pairs, [2]string{"test_error", "test_error_centroid"})
@@ -90,8 +91,8 @@ func TestGraphFLEnginesWriteIdenticalMetrics(t *testing.T) {
 		{"algorithm.graphfl.client_noise=update-noise"},
 	} {
 		p := plan(t, graphflSmall, set...)
-		a, _ := execute(t, p, Options{Engine: Actors})
-		r, _ := execute(t, p, Options{Engine: Reference})
+		a, _ := execute(t, p, run.Options{Engine: run.Actors})
+		r, _ := execute(t, p, run.Options{Engine: run.Reference})
 		ma, _ := os.ReadFile(filepath.Join(a, "metrics.csv"))
 		mr, _ := os.ReadFile(filepath.Join(r, "metrics.csv"))
 		if !bytes.Equal(ma, mr) {
@@ -110,7 +111,7 @@ func TestGraphFLOutputsAreByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
 	var metrics, traces [][]byte
 	for _, c := range []struct{ procs, workers int }{{1, 1}, {4, 4}, {4, 3}} {
 		runtime.GOMAXPROCS(c.procs)
-		dir, _ := execute(t, p, Options{Trace: true, Workers: c.workers})
+		dir, _ := execute(t, p, run.Options{Trace: true, Workers: c.workers})
 		m, _ := os.ReadFile(filepath.Join(dir, "metrics.csv"))
 		tr, _ := os.ReadFile(filepath.Join(dir, "trace.jsonl.zst"))
 		metrics, traces = append(metrics, m), append(traces, tr)
@@ -131,7 +132,7 @@ func TestGraphFLOutputsAreByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
 // empirical ε of paired runs.
 func TestGraphFLSummaryDetails(t *testing.T) {
 	_, res := execute(t, plan(t, graphflSmall, "privacy.scheme=graph-homomorphic", "algorithm.graphfl.client_noise=model-noise",
-		"privacy.accountant={b: 1, b_prime: 1, epsilon: 10, norm: l2}"), Options{})
+		"privacy.accountant={b: 1, b_prime: 1, epsilon: 10, norm: l2}"), run.Options{})
 	d := res.Summary.Curves[0].Details
 	if r, ok := d["gh_residual_max"].(float64); !ok || !(r < 1e-12) {
 		t.Errorf("gh_residual_max = %v", d["gh_residual_max"])
@@ -197,7 +198,7 @@ func TestGraphFLUserErrors(t *testing.T) {
 	} {
 		p, err := scenarios.Parse([]byte(graphflSmall), filepath.Join(dir, "s.yaml"), dir, c.set)
 		if err == nil {
-			_, err = Execute(p, t.TempDir(), Options{})
+			_, err = run.Execute(p, t.TempDir(), run.Options{})
 		}
 		if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want a user error containing %q", c.set, err, c.want)
@@ -208,7 +209,7 @@ func TestGraphFLUserErrors(t *testing.T) {
 // privacy.key_randomness os draws the servers' key pairs from the operating
 // system: the run completes and its masks still cancel in the centroid.
 func TestGraphFLKeysFromTheOperatingSystem(t *testing.T) {
-	_, res := execute(t, plan(t, graphflSmall, "privacy.scheme=local-graph-homomorphic", "privacy.key_randomness=os"), Options{})
+	_, res := execute(t, plan(t, graphflSmall, "privacy.scheme=local-graph-homomorphic", "privacy.key_randomness=os"), run.Options{})
 	if r, ok := res.Summary.Curves[0].Details["gh_residual_max"].(float64); !ok || !(r < 1e-12) {
 		t.Errorf("gh_residual_max = %v", res.Summary.Curves[0].Details["gh_residual_max"])
 	}

@@ -1,4 +1,4 @@
-package run
+package all
 
 import (
 	"math"
@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"maple/privacy/accountant"
+	"maple/scenarios/run"
 )
 
 // privacyReport returns the privacy report of curve i of a reference run.
 func privacyReport(t *testing.T, src string, i int, overrides ...string) map[string]any {
 	t.Helper()
-	_, res := execute(t, plan(t, src, append(overrides, "output.plot=false")...), Options{Engine: Reference})
+	_, res := execute(t, plan(t, src, append(overrides, "output.plot=false")...), run.Options{Engine: run.Reference})
 	r, ok := res.Summary.Curves[i].Details["privacy"].(map[string]any)
 	if !ok {
 		t.Fatalf("curve %d has no privacy report: %v", i, res.Summary.Curves[i].Details)
@@ -82,7 +83,7 @@ curves:
 // levels, not the Laplace formulas of thesis eqs. 3.58 and 2.69.
 func TestGraphFLGaussianNoiseIsAccountedAsGaussian(t *testing.T) {
 	_, res := execute(t, plan(t, graphflSmall, "privacy.scheme=random", "privacy.mechanism=gaussian",
-		"algorithm.graphfl.client_noise=update-noise"), Options{Engine: Reference})
+		"algorithm.graphfl.client_noise=update-noise"), run.Options{Engine: run.Reference})
 	d := res.Summary.Curves[0].Details
 	for _, key := range []string{"privacy", "client_privacy"} {
 		r, ok := d[key].(map[string]any)

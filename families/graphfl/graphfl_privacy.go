@@ -1,4 +1,4 @@
-package run
+package graphfl
 
 import (
 	"math"
@@ -11,6 +11,7 @@ import (
 	"maple/algorithms/graphfl"
 	"maple/privacy/accountant"
 	"maple/scenarios"
+	"maple/scenarios/run"
 )
 
 // accountGraphFL reports, for run 0 of a curve with privacy noise, the
@@ -34,23 +35,23 @@ import (
 // Client level (thesis eq. 2.69, federated learning):
 // ε(i) = (√2/σ_g)(B + B′ + ‖w^o − w′^o‖)·i, and the realised ε of every upload
 // server 0 received, each a release with its own noise.
-func (j *job) accountGraphFL(p *problem, net *network, cfg graphfl.Config) error {
-	sc := j.curve.Scenario
+func accountGraphFL(j *run.Job, p *run.Problem, net *run.Network, cfg graphfl.Config) error {
+	sc := j.Curve.Scenario
 	server, client := cfg.Privacy.Scheme != graphfl.None, cfg.Clients.NoiseStd > 0
-	if j.run != 0 || (!server && !client) {
+	if j.Run != 0 || (!server && !client) {
 		return nil
 	}
-	sets, dist, err := j.neighbourOptimum(p)
+	sets, dist, err := j.NeighbourOptimum(p)
 	if err != nil {
 		return err
 	}
-	w0 := make([]float64, len(p.wOpt))
+	w0 := make([]float64, len(p.WOpt))
 	T := sc.Iterations
-	orig, err := recordTrajectory(cfg, net.A, p, p.sets, w0, j.runSeed, T)
+	orig, err := recordTrajectory(cfg, net.A, p, p.Sets, w0, j.RunSeed, T)
 	if err != nil {
 		return err
 	}
-	pair, err := recordTrajectory(cfg, net.A, p, sets, w0, j.runSeed, T)
+	pair, err := recordTrajectory(cfg, net.A, p, sets, w0, j.RunSeed, T)
 	if err != nil {
 		return err
 	}
@@ -60,14 +61,14 @@ func (j *job) accountGraphFL(p *problem, net *network, cfg graphfl.Config) error
 	}
 	norm, err := accountant.ParseNorm(a.Norm)
 	if err != nil {
-		return j.curve.Errorf("privacy.accountant.norm", "%v", err)
+		return j.Curve.Errorf("privacy.accountant.norm", "%v", err)
 	}
-	factor := accountant.NormFactor(norm, len(p.wOpt))
+	factor := accountant.NormFactor(norm, len(p.WOpt))
 	sigma := math.Sqrt(sc.Privacy.Variance)
 	base := func(formula string, bound float64) map[string]any {
 		return map[string]any{"formula": formula, "sigma": sigma, "b": a.B, "b_prime": a.BPrime, "norm": a.Norm,
 			"optimum_distance": dist, "sensitivity_bound": bound,
-			"mechanism": sc.Privacy.Mechanism, "neighbouring": neighbouring}
+			"mechanism": sc.Privacy.Mechanism, "neighbouring": run.Neighbouring}
 	}
 	gaussian, delta := sc.Privacy.Mechanism == "gaussian", a.Delta
 	if gaussian && delta == 0 { // the accountant made up above for client noise
@@ -83,7 +84,7 @@ func (j *job) accountGraphFL(p *problem, net *network, cfg graphfl.Config) error
 		}
 		releases := 1.0
 		if s := cfg.Privacy.Scheme; s == graphfl.Random || s == graphfl.LocalGraphHomomorphic {
-			releases = float64(net.degree[0])
+			releases = float64(net.Degree[0])
 		}
 		bound := accountant.SensitivityBound(P, a.B, a.BPrime, dist)
 		r := base("thesis eq. 3.58", bound)
@@ -109,7 +110,7 @@ func (j *job) accountGraphFL(p *problem, net *network, cfg graphfl.Config) error
 		if gaussian {
 			gaussianGraphFL(r, sigma, delta, a.Epsilon, bound, int(releases)*T, releases, msg2, stacked)
 		}
-		j.stats.details["privacy"] = r
+		j.Stats.Details["privacy"] = r
 	}
 	if client {
 		up2, up1, model := make([]float64, T), make([]float64, T), make([]float64, T)
@@ -137,7 +138,7 @@ func (j *job) accountGraphFL(p *problem, net *network, cfg graphfl.Config) error
 		if gaussian {
 			gaussianGraphFL(r, sigma, delta, a.Epsilon, bound, T, 1, up2, model)
 		}
-		j.stats.details["client_privacy"] = r
+		j.Stats.Details["client_privacy"] = r
 	}
 	return nil
 }
@@ -151,9 +152,9 @@ type trajectory struct {
 }
 
 // recordTrajectory runs the reference on sets and records its trajectory.
-func recordTrajectory(cfg graphfl.Config, A *mat.Dense, p *problem, sets []*data.Set, w0 []float64, seed uint64, rounds int) (*trajectory, error) {
+func recordTrajectory(cfg graphfl.Config, A *mat.Dense, p *run.Problem, sets []*data.Set, w0 []float64, seed uint64, rounds int) (*trajectory, error) {
 	t := &trajectory{}
-	prob := graphfl.Problem{A: A, Sets: sets, Loss: p.loss, W0: w0}
+	prob := graphfl.Problem{A: A, Sets: sets, Loss: p.Loss, W0: w0}
 	err := graphfl.Reference(cfg, prob, seed, rounds, graphfl.Hooks{
 		Uploads: func(_, server int, _ []int, replies [][]float64) {
 			if server == 0 {

@@ -1,4 +1,4 @@
-package run
+package all
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"maple/actors/trace"
 	"maple/scenarios"
+	"maple/scenarios/run"
 )
 
 const audited = `name: audited
@@ -42,11 +43,11 @@ func readColumns(t *testing.T, dir string) map[string][]string {
 // every message are those of the run without it, for every scheme.
 func TestAuditLeavesTheRunUnchanged(t *testing.T) {
 	for _, scheme := range []string{"none", "random", "graph-homomorphic", "local-graph-homomorphic"} {
-		plain, _ := execute(t, plan(t, audited, "privacy.scheme="+scheme), Options{Trace: true})
+		plain, _ := execute(t, plan(t, audited, "privacy.scheme="+scheme), run.Options{Trace: true})
 		// The eavesdropper is in the file, not an override, which would
 		// name it in the curve label (and so in the trace).
 		withAudit := strings.Replace(audited, "diffusion: {strategy: atc}", "diffusion: {strategy: atc, audit: {victim: 3}}", 1)
-		tapped, _ := execute(t, plan(t, withAudit, "privacy.scheme="+scheme), Options{Trace: true})
+		tapped, _ := execute(t, plan(t, withAudit, "privacy.scheme="+scheme), run.Options{Trace: true})
 		a, b := readColumns(t, plain), readColumns(t, tapped)
 		for name, values := range a {
 			if strings.Join(values, ",") != strings.Join(b[name], ",") {
@@ -72,7 +73,7 @@ func TestAuditLeavesTheRunUnchanged(t *testing.T) {
 // error of the mean of at most √5/√480 ≈ 10%, so 35% is 3.5 of them.
 func TestAuditErrorMatchesPrediction(t *testing.T) {
 	for _, scheme := range []string{"none", "random", "graph-homomorphic", "local-graph-homomorphic"} {
-		dir, res := execute(t, plan(t, audited, "privacy.scheme="+scheme, "algorithm.diffusion.audit={victim: 3}"), Options{})
+		dir, res := execute(t, plan(t, audited, "privacy.scheme="+scheme, "algorithm.diffusion.audit={victim: 3}"), run.Options{})
 		details := res.Summary.Curves[0].Details["audit"].(map[string]any)
 		predicted := details["predicted_msd"].(float64)
 		var sum float64
@@ -125,14 +126,14 @@ func TestAuditRefusals(t *testing.T) {
 	for want, overrides := range cases {
 		p, err := scenarios.Parse([]byte(audited), "t.yaml", t.TempDir(), overrides)
 		if err == nil {
-			_, err = Execute(p, t.TempDir(), Options{})
+			_, err = run.Execute(p, t.TempDir(), run.Options{})
 		}
 		if err == nil || !strings.Contains(err.Error(), strings.SplitN(want, ":", 2)[0]) || !strings.Contains(err.Error(), strings.SplitN(want, ": ", 2)[1]) {
 			t.Errorf("%v: error %v, want %q", overrides, err, want)
 		}
 	}
 	p := plan(t, audited, "algorithm.diffusion.audit={victim: 3}")
-	if _, err := Execute(p, t.TempDir(), Options{Engine: Reference}); err == nil || !strings.Contains(err.Error(), "needs the actor engine") {
+	if _, err := run.Execute(p, t.TempDir(), run.Options{Engine: run.Reference}); err == nil || !strings.Contains(err.Error(), "needs the actor engine") {
 		t.Errorf("reference engine: %v", err)
 	}
 }

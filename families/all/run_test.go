@@ -1,4 +1,4 @@
-package run
+package all
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	afedavg "maple/actors/fedavg"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/run"
 )
 
 // TestMain checks that executions stop every actor and worker goroutine.
@@ -40,10 +41,10 @@ algorithm:
   fedavg: {participants: 4, local_steps: [1, 3], batch: [1, 5]}
 `
 
-func execute(t *testing.T, p *scenarios.Plan, opts Options) (string, *Result) {
+func execute(t *testing.T, p *scenarios.Plan, opts run.Options) (string, *run.Result) {
 	t.Helper()
 	dir := t.TempDir()
-	res, err := Execute(p, dir, opts)
+	res, err := run.Execute(p, dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,8 +56,8 @@ func execute(t *testing.T, p *scenarios.Plan, opts Options) (string, *Result) {
 func TestEnginesWriteIdenticalMetrics(t *testing.T) {
 	for _, extra := range []string{"privacy.scheme=none", "privacy.scheme=update-noise"} {
 		p := plan(t, small, extra)
-		a, _ := execute(t, p, Options{Engine: Actors})
-		r, _ := execute(t, p, Options{Engine: Reference})
+		a, _ := execute(t, p, run.Options{Engine: run.Actors})
+		r, _ := execute(t, p, run.Options{Engine: run.Reference})
 		ma, _ := os.ReadFile(filepath.Join(a, "metrics.csv"))
 		mr, _ := os.ReadFile(filepath.Join(r, "metrics.csv"))
 		if !bytes.Equal(ma, mr) {
@@ -67,7 +68,7 @@ func TestEnginesWriteIdenticalMetrics(t *testing.T) {
 
 func TestRunDirectoryContents(t *testing.T) {
 	p := plan(t, small+"sweep:\n  algorithm.step_size: [0.05, 0.02]\n")
-	dir, res := execute(t, p, Options{Workers: 2})
+	dir, res := execute(t, p, run.Options{Workers: 2})
 	for _, f := range []string{"scenario.yaml", "metrics.csv", "summary.json", "msd.png", "msd.svg"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("missing %s", f)
@@ -106,7 +107,7 @@ algorithm:
   step_size: 0.2
   fedavg: {participants: 5, local_steps: [1, 3], batch: [5, 10]}
 `
-	_, res := execute(t, plan(t, src), Options{})
+	_, res := execute(t, plan(t, src), run.Options{})
 	c := res.Summary.Curves[0]
 	initial := 1.0 // the all-zero model scores every sample as an error
 	if e := float64(c.Final["test_error"]); !(e > 0 && e < 0.45 && e < initial) {
@@ -139,11 +140,11 @@ algorithm: {kind: fedavg, step_size: 0.1, fedavg: {participants: 2}}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Execute(p, t.TempDir(), Options{}); err != nil {
+	if _, err := run.Execute(p, t.TempDir(), run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	p.Curves[0].Scenario.Data.LIBSVM.File = "missing.svm"
-	_, err = Execute(p, t.TempDir(), Options{})
+	_, err = run.Execute(p, t.TempDir(), run.Options{})
 	if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data.libsvm.file: missing LIBSVM file") ||
 		!strings.Contains(err.Error(), "get it from https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary.html") {
 		t.Errorf("missing LIBSVM file: %v", err)
@@ -179,22 +180,22 @@ algorithm: {kind: fedavg, step_size: 0.1, fedavg: {participants: 2}}
 	if got := c.Scenario.Data.TestSamples; got != 0 {
 		t.Errorf("test_samples resolved to %d with a test file, want 0", got)
 	}
-	prob, err := buildProblem(c, dir, 1)
+	prob, err := run.BuildProblem(c, dir, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	train := 0
-	for _, s := range prob.sets {
+	for _, s := range prob.Sets {
 		train += s.Len()
 	}
-	if train != 200 || prob.test.Len() != 30 {
-		t.Errorf("%d training and %d test samples, want 200 and 30", train, prob.test.Len())
+	if train != 200 || prob.Test.Len() != 30 {
+		t.Errorf("%d training and %d test samples, want 200 and 30", train, prob.Test.Len())
 	}
 	if _, err := scenarios.Parse([]byte(src), "s.yaml", dir, []string{"data.test_samples=10"}); err == nil || !strings.Contains(err.Error(), "data.test_samples") {
 		t.Errorf("test_samples with a test file: %v", err)
 	}
 	c.Scenario.Data.LIBSVM.TestFile = "d.missing.t"
-	if _, err := buildProblem(c, dir, 1); !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data.libsvm.test_file: missing LIBSVM file") {
+	if _, err := run.BuildProblem(c, dir, 1); !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data.libsvm.test_file: missing LIBSVM file") {
 		t.Errorf("missing test file: %v", err)
 	}
 }
@@ -219,7 +220,7 @@ func init() {
 }
 
 func TestActorFailureStopsTheExecution(t *testing.T) {
-	_, err := Execute(plan(t, small, "algorithm.fedavg.server=test-failing"), t.TempDir(), Options{})
+	_, err := run.Execute(plan(t, small, "algorithm.fedavg.server=test-failing"), t.TempDir(), run.Options{})
 	var f *actors.Failure
 	if !errors.As(err, &f) || scenarios.IsUserError(err) {
 		t.Fatalf("Execute returned %v, want an actor failure", err)
@@ -234,11 +235,11 @@ func TestActorFailureStopsTheExecution(t *testing.T) {
 func TestUserErrorsBeforeRunning(t *testing.T) {
 	cases := []struct {
 		overrides []string
-		opts      Options
+		opts      run.Options
 		want      string
 	}{
-		{nil, Options{Engine: Reference, Trace: true}, "trace: tracing needs the actor engine"},
-		{[]string{"algorithm.fedavg.server=test-failing"}, Options{Engine: Reference}, `algorithm.fedavg.server: server behaviour "test-failing" exists only in the actor engine; the reference engine applies fedasync, fedbuff, mean, median, trimmed-mean`},
+		{nil, run.Options{Engine: run.Reference, Trace: true}, "trace: tracing needs the actor engine"},
+		{[]string{"algorithm.fedavg.server=test-failing"}, run.Options{Engine: run.Reference}, `algorithm.fedavg.server: server behaviour "test-failing" exists only in the actor engine; the reference engine applies fedasync, fedbuff, mean, median, trimmed-mean`},
 	}
 	// An unregistered server is refused by the loader, with its origin.
 	if _, err := scenarios.Parse([]byte(small), "s.yaml", ".", []string{"algorithm.fedavg.server=nonesuch"}); !scenarios.IsUserError(err) ||
@@ -246,7 +247,7 @@ func TestUserErrorsBeforeRunning(t *testing.T) {
 		t.Errorf("unregistered server: %v", err)
 	}
 	for _, c := range cases {
-		_, err := Execute(plan(t, small, c.overrides...), t.TempDir(), c.opts)
+		_, err := run.Execute(plan(t, small, c.overrides...), t.TempDir(), c.opts)
 		if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want a user error containing %q", c.overrides, err, c.want)
 		}
@@ -261,7 +262,7 @@ sweep:
   algorithm.fedavg.local_steps: [1, [1, 3]]
 output: {group_by: algorithm.fedavg.local_steps}
 `
-	dir, res := execute(t, plan(t, src), Options{})
+	dir, res := execute(t, plan(t, src), run.Options{})
 	want := []string{"msd-1.png", "msd-1.svg", "msd-1-3.png", "msd-1-3.svg"}
 	for _, f := range want {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
@@ -273,12 +274,12 @@ output: {group_by: algorithm.fedavg.local_steps}
 // A step size far beyond the stability bound makes every run blow up; the
 // summary says at which iteration, and a stable run is not flagged.
 func TestDivergenceIsReported(t *testing.T) {
-	_, res := execute(t, plan(t, small, "algorithm.step_size=40", "iterations=400", "output.plot=false"), Options{Engine: Reference})
+	_, res := execute(t, plan(t, small, "algorithm.step_size=40", "iterations=400", "output.plot=false"), run.Options{Engine: run.Reference})
 	c := res.Summary.Curves[0]
 	if !c.Diverged || c.DivergedRuns != 3 || c.DivergedAt < 1 || c.DivergedAt > 400 {
 		t.Errorf("diverged %v at %d in %d runs, want all 3 runs flagged at an iteration in [1, 400]", c.Diverged, c.DivergedAt, c.DivergedRuns)
 	}
-	_, res = execute(t, plan(t, small, "output.plot=false"), Options{Engine: Reference})
+	_, res = execute(t, plan(t, small, "output.plot=false"), run.Options{Engine: run.Reference})
 	if c := res.Summary.Curves[0]; c.Diverged || c.DivergedAt != 0 {
 		t.Errorf("a stable run was flagged as diverged at %d", c.DivergedAt)
 	}
@@ -288,7 +289,7 @@ func TestDivergenceIsReported(t *testing.T) {
 // scenario.yaml, which has them applied, says so in a comment and reloads to
 // the same scenario.
 func TestRunDirectoryRecordsOverrides(t *testing.T) {
-	dir, res := execute(t, plan(t, small, "algorithm.step_size=0.02", "output.plot=false"), Options{Engine: Reference})
+	dir, res := execute(t, plan(t, small, "algorithm.step_size=0.02", "output.plot=false"), run.Options{Engine: run.Reference})
 	want := []scenarios.Setting{{Field: "algorithm.step_size", Value: "0.02"}, {Field: "output.plot", Value: "false"}}
 	if fmt.Sprint(res.Summary.Overrides) != fmt.Sprint(want) || res.Summary.Curves[0].Label != "small, step_size=0.02" {
 		t.Errorf("summary overrides %v, label %q", res.Summary.Overrides, res.Summary.Curves[0].Label)
@@ -310,12 +311,12 @@ func TestRunDirectoryRecordsOverrides(t *testing.T) {
 // A run stopped during the transient is flagged in the summary; one long
 // past it is not.
 func TestSummaryFlagsRunsStillTrending(t *testing.T) {
-	_, res := execute(t, plan(t, small, "runs=5", "iterations=60", "output.plot=false", "algorithm.step_size=0.01"), Options{Engine: Reference})
+	_, res := execute(t, plan(t, small, "runs=5", "iterations=60", "output.plot=false", "algorithm.step_size=0.01"), run.Options{Engine: run.Reference})
 	tr := res.Summary.Curves[0].Trending
 	if len(tr) != 1 || tr[0].Metric != "msd_db" || !(tr[0].Change < -rundir.TrendMinChange) || tr[0].From != 54 || tr[0].To != 60 {
 		t.Errorf("trending %+v, want msd_db falling over 54–60", tr)
 	}
-	_, res = execute(t, plan(t, small, "runs=5", "iterations=1000", "output.plot=false"), Options{Engine: Reference})
+	_, res = execute(t, plan(t, small, "runs=5", "iterations=1000", "output.plot=false"), run.Options{Engine: run.Reference})
 	if tr := res.Summary.Curves[0].Trending; len(tr) != 0 {
 		t.Errorf("a run long past its transient is flagged: %+v", tr)
 	}

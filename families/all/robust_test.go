@@ -1,4 +1,4 @@
-package run
+package all
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	"maple/actors/trace"
 	"maple/scenarios"
+	"maple/scenarios/run"
 )
 
 // Cancelling the context after two finished runs writes those two runs, in
@@ -26,13 +27,13 @@ func TestInterruptedExecutionWritesFinishedRuns(t *testing.T) {
 	dir := t.TempDir()
 	// One worker takes the runs in order; the third does not start, as the
 	// context is done before the worker asks for it.
-	opts := Options{Workers: 1, Trace: true, Progress: func(done, _ int) {
+	opts := run.Options{Workers: 1, Trace: true, Progress: func(done, _ int) {
 		if done == 2 {
 			cancel()
 		}
 	}}
-	res, err := ExecuteContext(ctx, plan(t, small, "output.plot=false"), dir, opts)
-	var intr *Interrupted
+	res, err := run.ExecuteContext(ctx, plan(t, small, "output.plot=false"), dir, opts)
+	var intr *run.Interrupted
 	if !errors.As(err, &intr) || intr.Completed != 2 || intr.Planned != 3 || !errors.Is(err, context.Canceled) {
 		t.Fatalf("ExecuteContext returned %v, want an interruption after 2 of 3 runs", err)
 	}
@@ -44,7 +45,7 @@ func TestInterruptedExecutionWritesFinishedRuns(t *testing.T) {
 	if err := json.Unmarshal(read(t, filepath.Join(dir, "summary.json")), &onDisk); err != nil || onDisk["partial"] != true {
 		t.Errorf("summary.json does not say partial: %v", onDisk["partial"])
 	}
-	full, _ := execute(t, plan(t, strings.Replace(small, "runs: 3", "runs: 2", 1), "output.plot=false"), Options{Trace: true})
+	full, _ := execute(t, plan(t, strings.Replace(small, "runs: 3", "runs: 2", 1), "output.plot=false"), run.Options{Trace: true})
 	for _, f := range []string{"metrics.csv", trace.StoreFile} {
 		if !bytes.Equal(read(t, filepath.Join(dir, f)), read(t, filepath.Join(full, f))) {
 			t.Errorf("%s of the interrupted execution differs from that of runs: 2", f)
@@ -60,14 +61,14 @@ func TestAbortAbandonsTheOutputs(t *testing.T) {
 	defer cancel()
 	abort := make(chan struct{})
 	dir := t.TempDir()
-	opts := Options{Workers: 1, Trace: true, Abort: abort, Progress: func(done, _ int) {
+	opts := run.Options{Workers: 1, Trace: true, Abort: abort, Progress: func(done, _ int) {
 		if done == 2 {
 			cancel()
 			close(abort)
 		}
 	}}
-	res, err := ExecuteContext(ctx, plan(t, small), dir, opts)
-	var intr *Interrupted
+	res, err := run.ExecuteContext(ctx, plan(t, small), dir, opts)
+	var intr *run.Interrupted
 	if res != nil || !errors.As(err, &intr) || !intr.Abandoned {
 		t.Fatalf("ExecuteContext returned %v, %v; want nothing and an abandoned interruption", res, err)
 	}
@@ -81,8 +82,8 @@ func TestInterruptedBeforeAnyRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	dir := t.TempDir()
-	res, err := ExecuteContext(ctx, plan(t, small), dir, Options{Trace: true})
-	var intr *Interrupted
+	res, err := run.ExecuteContext(ctx, plan(t, small), dir, run.Options{Trace: true})
+	var intr *run.Interrupted
 	if res != nil || !errors.As(err, &intr) || intr.Completed != 0 {
 		t.Fatalf("ExecuteContext returned %v, %v; want nothing and an interruption", res, err)
 	}
@@ -116,7 +117,7 @@ func read(t *testing.T, path string) []byte {
 }
 
 func TestOutputsLeaveNoTemporaries(t *testing.T) {
-	dir, _ := execute(t, plan(t, small, "runs=1"), Options{Trace: true})
+	dir, _ := execute(t, plan(t, small, "runs=1"), run.Options{Trace: true})
 	assertNoTemporaries(t, dir)
 }
 
@@ -141,7 +142,7 @@ output: {plot: false}
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _ := execute(t, p, Options{})
+	out, _ := execute(t, p, run.Options{})
 	again, err := scenarios.LoadFile(filepath.Join(out, "scenario.yaml"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +150,7 @@ output: {plot: false}
 	if f := again.Base.Data.LIBSVM.File; f != filepath.Join(src, "d.svm") {
 		t.Errorf("scenario.yaml names the data file %q, want %q", f, filepath.Join(src, "d.svm"))
 	}
-	second, _ := execute(t, again, Options{})
+	second, _ := execute(t, again, run.Options{})
 	if !bytes.Equal(read(t, filepath.Join(out, "metrics.csv")), read(t, filepath.Join(second, "metrics.csv"))) {
 		t.Error("the run directory's scenario does not reproduce its metrics")
 	}
@@ -162,7 +163,7 @@ func TestLabelsRoundTripThroughMetricsCSV(t *testing.T) {
 	for _, l := range labels {
 		src += fmt.Sprintf("  - {label: %s, set: {runs: 1}}\n", strconv.Quote(l))
 	}
-	dir, _ := execute(t, plan(t, src), Options{})
+	dir, _ := execute(t, plan(t, src), run.Options{})
 	rows := readCSV(t, filepath.Join(dir, "metrics.csv"))
 	var got []string
 	for _, r := range rows[1:] {
@@ -180,23 +181,23 @@ func TestLabelsRoundTripThroughMetricsCSV(t *testing.T) {
 func TestEstimatesRefuseWhatCannotRun(t *testing.T) {
 	cases := []struct {
 		overrides []string
-		opts      Options
+		opts      run.Options
 		want      string
 	}{
-		{[]string{"runs=9223372036854775807"}, Options{}, "runs: the plan needs about"},
-		{[]string{"iterations=9223372036854775807"}, Options{}, "iterations: the plan needs about"},
-		{[]string{"data.dim=100000000"}, Options{}, "data.dim: the plan needs about"},
-		{[]string{"data.agents=10000000", "algorithm.fedavg.participants=4"}, Options{MemoryLimit: 16e9}, "data.agents: the plan needs about"},
-		{[]string{"runs=1000", "iterations=1000000000"}, Options{MemoryLimit: 1e15}, "iterations: the plan would run for about"},
-		{[]string{"runs=100"}, Options{Trace: true, TraceLimit: 1e5}, "more than the trace limit of 100 kB"},
+		{[]string{"runs=9223372036854775807"}, run.Options{}, "runs: the plan needs about"},
+		{[]string{"iterations=9223372036854775807"}, run.Options{}, "iterations: the plan needs about"},
+		{[]string{"data.dim=100000000"}, run.Options{}, "data.dim: the plan needs about"},
+		{[]string{"data.agents=10000000", "algorithm.fedavg.participants=4"}, run.Options{MemoryLimit: 16e9}, "data.agents: the plan needs about"},
+		{[]string{"runs=1000", "iterations=1000000000"}, run.Options{MemoryLimit: 1e15}, "iterations: the plan would run for about"},
+		{[]string{"runs=100"}, run.Options{Trace: true, TraceLimit: 1e5}, "more than the trace limit of 100 kB"},
 	}
 	for _, c := range cases {
-		err := CheckWith(plan(t, small, c.overrides...), c.opts)
+		err := run.CheckWith(plan(t, small, c.overrides...), c.opts)
 		if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want a scenario error containing %q", c.overrides, err, c.want)
 		}
 	}
-	if err := CheckWith(plan(t, small), Options{Trace: true, MemoryLimit: 1e9}); err != nil {
+	if err := run.CheckWith(plan(t, small), run.Options{Trace: true, MemoryLimit: 1e9}); err != nil {
 		t.Errorf("a small plan is refused: %v", err)
 	}
 }
@@ -204,22 +205,21 @@ func TestEstimatesRefuseWhatCannotRun(t *testing.T) {
 // The trace size estimate is within a factor of two of the truth for both
 // families (the limit needs the order of magnitude, not the digits).
 func TestTraceEstimateMatchesTraces(t *testing.T) {
-	fig4, err := scenarios.LoadFile("../decentralized/fig4.yaml", []string{"runs=1", "iterations=10", "output.plot=false"})
+	fig4, err := scenarios.LoadFile("../../scenarios/decentralized/fig4.yaml", []string{"runs=1", "iterations=10", "output.plot=false"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, p := range map[string]*scenarios.Plan{"fedavg": plan(t, small, "output.plot=false"), "diffusion": fig4} {
-		opts := Options{Trace: true}
-		opts.defaults()
-		want := costOf(p, &opts, true).trace
+		opts := run.Options{Trace: true}
+		want := run.EstimatePlan(p, opts).Trace
 		dir, _ := execute(t, p, opts)
 		st, err := os.Stat(filepath.Join(dir, trace.StoreFile))
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s: estimated %s, wrote %s", name, formatBytes(want), formatBytes(float64(st.Size())))
+		t.Logf("%s: estimated %.0f bytes, wrote %d", name, want, st.Size())
 		if r := want / float64(st.Size()); r < 0.5 || r > 2 {
-			t.Errorf("%s: estimated %s, wrote %s", name, formatBytes(want), formatBytes(float64(st.Size())))
+			t.Errorf("%s: estimated %.0f bytes, wrote %d", name, want, st.Size())
 		}
 	}
 }
@@ -230,21 +230,9 @@ func TestCheckReadsDataFiles(t *testing.T) {
 data: {kind: libsvm, agents: 4, dim: 2, libsvm: {file: missing.svm}}
 algorithm: {kind: fedavg, step_size: 0.1, fedavg: {participants: 2}}
 `
-	err := Check(plan(t, src))
+	err := run.Check(plan(t, src))
 	if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data.libsvm.file: missing LIBSVM file") {
 		t.Errorf("Check with a missing LIBSVM file: %v", err)
-	}
-}
-
-// A panic in a run is an InternalError carrying the stack, not a crash: here
-// a job without its worker's problem cache.
-func TestPanicInARunIsAnInternalError(t *testing.T) {
-	p := plan(t, small)
-	j := &job{curve: p.Curves[0], dir: p.Dir, opts: &Options{}}
-	err := j.protect()
-	var ie *InternalError
-	if !errors.As(err, &ie) || !strings.Contains(ie.Stack, "problemCache") {
-		t.Fatalf("protect returned %v, want an InternalError with the stack", err)
 	}
 }
 
@@ -269,11 +257,11 @@ output: {plot: false}
 // cancel (σ² = 0.01 would move the MSD by about 1e-2). The reference engine
 // honours the option too.
 func TestKeysFromTheOperatingSystem(t *testing.T) {
-	seeded, _ := execute(t, plan(t, lgh), Options{Trace: true})
+	seeded, _ := execute(t, plan(t, lgh), run.Options{Trace: true})
 	want := metricValues(t, seeded)
 	var keys []map[string]bool
 	for i := range 2 {
-		dir, _ := execute(t, plan(t, lgh, "privacy.key_randomness=os"), Options{Trace: true})
+		dir, _ := execute(t, plan(t, lgh, "privacy.key_randomness=os"), run.Options{Trace: true})
 		compareMetrics(t, fmt.Sprintf("os execution %d", i), metricValues(t, dir), want)
 		keys = append(keys, publicKeys(t, dir))
 	}
@@ -283,9 +271,9 @@ func TestKeysFromTheOperatingSystem(t *testing.T) {
 			t.Errorf("public key %s appears in two executions", k)
 		}
 	}
-	ref, _ := execute(t, plan(t, lgh, "privacy.key_randomness=os"), Options{Engine: Reference})
+	ref, _ := execute(t, plan(t, lgh, "privacy.key_randomness=os"), run.Options{Engine: run.Reference})
 	compareMetrics(t, "reference engine", metricValues(t, ref), want)
-	again, _ := execute(t, plan(t, lgh), Options{Trace: true})
+	again, _ := execute(t, plan(t, lgh), run.Options{Trace: true})
 	if !bytes.Equal(read(t, filepath.Join(again, trace.StoreFile)), read(t, filepath.Join(seeded, trace.StoreFile))) {
 		t.Error("seeded keys: two executions wrote different traces")
 	}

@@ -1,4 +1,8 @@
-package run
+// Package fedplt is the scenario glue of Fed-PLT (seed 004) and its
+// baselines FedPD, FedLin, TAMUNA, LED and 5GCS, with the paper's table
+// cells that maple table prints. It registers the family fedplt with the
+// runner.
+package fedplt
 
 import (
 	"errors"
@@ -13,10 +17,11 @@ import (
 	"maple/privacy/renyi"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/run"
 )
 
 func init() {
-	register(family{
+	run.Register(run.Family{
 		Family: scenarios.Family{
 			Kind:     "fedplt",
 			Summary:  "Fed-PLT (Peaceman–Rachford local training with partial participation and noisy-GD privacy, seed 004) and its baselines FedPD, FedLin, TAMUNA, LED and 5GCS",
@@ -372,7 +377,7 @@ func pltError(c *scenarios.CurveSpec, err error) error {
 // rounds run and whether the tolerance was met (both frozen once a run
 // stops), the stacked error of Propositions 1–2 for Fed-PLT and, for
 // classification data, the test error, accuracy and cross-entropy of x̄ (the
-// shared classColumns).
+// shared ClassColumns).
 func fedpltColumns(sc *scenarios.Scenario) []rundir.Column {
 	cols := []rundir.Column{
 		{Name: "stationarity", Decibel: true, Label: "‖Σ∇f_i(x̄)‖² (dB)"},
@@ -385,20 +390,20 @@ func fedpltColumns(sc *scenarios.Scenario) []rundir.Column {
 	if fedpltParams(sc).Method == fedplt.PLT.String() {
 		cols = append(cols, rundir.Column{Name: "stacked_error", Decibel: true, Label: "‖[x − x̄; z − z̄]‖² (dB)"})
 	}
-	return append(cols, classColumns(sc, "", " of x̄")...)
+	return append(cols, run.ClassColumns(sc, "", " of x̄")...)
 }
 
 // runFedPLT executes one run on the job's engine.
-func runFedPLT(j *job, p *problem, sink *traceSink) error {
-	c := j.curve
+func runFedPLT(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
+	c := j.Curve
 	sc := c.Scenario
 	f := fedpltParams(sc)
 	cfg, err := fedpltConfig(c)
 	if err != nil {
 		return err
 	}
-	obj := fedplt.Objective{Loss: p.loss, Nonconvex: f.Nonconvex}
-	prob := fedplt.NewProblem(obj, p.sets)
+	obj := fedplt.Objective{Loss: p.Loss, Nonconvex: f.Nonconvex}
+	prob := fedplt.NewProblem(obj, p.Sets)
 	cfg.FiveGCS.Mu = f.FiveGCS.MuFraction * float64(cfg.Agents) * math.Max(prob.Moduli.Low, 0)
 	resolved, err := cfg.Resolve(prob.Moduli, prob.Sizes())
 	if err != nil {
@@ -409,18 +414,18 @@ func runFedPLT(j *job, p *problem, sink *traceSink) error {
 	if err != nil {
 		return c.Errorf("algorithm.fedplt", "cannot compute the reference solution: %v", err)
 	}
-	x0, err := fedplt.InitialModels(cfg, prob, fedplt.SeededStreams(j.runSeed))
+	x0, err := fedplt.InitialModels(cfg, prob, fedplt.SeededStreams(j.RunSeed))
 	if err != nil {
 		return pltError(c, err)
 	}
-	mon := fedplt.NewMonitor(cfg.Method, obj, p.sets, cfg.Prox, sol.X, cfg.Rho, f.Tolerance, x0, x0)
-	if j.opts.Engine == Reference {
-		if _, err := fedplt.Reference(cfg, prob, x0, j.runSeed, sc.Iterations, mon); err != nil {
+	mon := fedplt.NewMonitor(cfg.Method, obj, p.Sets, cfg.Prox, sol.X, cfg.Rho, f.Tolerance, x0, x0)
+	if j.Opts.Engine == run.Reference {
+		if _, err := fedplt.Reference(cfg, prob, x0, j.RunSeed, sc.Iterations, mon); err != nil {
 			return err
 		}
 	} else {
 		obs := afedplt.NewObserver(mon)
-		r := actors.NewRun(j.options(obs, sink))
+		r := actors.NewRun(j.ActorOptions(obs, sink))
 		defer r.Close()
 		sched, err := afedplt.Spawn(r, afedplt.Setup{Config: cfg, Problem: prob, X0: x0, Rounds: sc.Iterations, Observer: obs})
 		if err != nil {
@@ -429,9 +434,9 @@ func runFedPLT(j *job, p *problem, sink *traceSink) error {
 		if err := r.Execute(sched, &msg.Start{}); err != nil {
 			return err
 		}
-		j.finish(r)
+		j.Finish(r)
 	}
-	j.table = pltTable(sc, p, mon)
+	j.Table = pltTable(sc, p, mon)
 	pltDetails(j, cfg, prob, mon, sol)
 	return nil
 }
@@ -440,9 +445,9 @@ func runFedPLT(j *job, p *problem, sink *traceSink) error {
 // the smooth ℓ2-regularized problem (the minimizer of (1/N)Σ_i f_i is that of
 // Σ_i f_i), the family's proximal gradient solve when the non-convex
 // regularizer or a non-smooth h changes the problem.
-func pltSolution(p *problem, prob *fedplt.Problem, cfg *fedplt.Config) (fedplt.Solution, error) {
+func pltSolution(p *run.Problem, prob *fedplt.Problem, cfg *fedplt.Config) (fedplt.Solution, error) {
 	if prob.Obj.Nonconvex == 0 && cfg.Prox.Kind == fedplt.Zero {
-		return fedplt.Solution{X: p.wOpt, Iterations: p.solver.Iterations, Method: "shared optimum: " + p.solver.Method}, nil
+		return fedplt.Solution{X: p.WOpt, Iterations: p.Solver.Iterations, Method: "shared optimum: " + p.Solver.Method}, nil
 	}
 	return fedplt.Solve(prob, cfg.Prox, 1e-10, 100000)
 }
@@ -450,7 +455,7 @@ func pltSolution(p *problem, prob *fedplt.Problem, cfg *fedplt.Config) (fedplt.S
 // pltTable writes the monitor's records into the run's metrics table. Rows
 // after an early stop repeat the last round (the models no longer change);
 // after a divergence they are NaN, from the round it was detected.
-func pltTable(sc *scenarios.Scenario, p *problem, mon *fedplt.Monitor) *rundir.Table {
+func pltTable(sc *scenarios.Scenario, p *run.Problem, mon *fedplt.Monitor) *rundir.Table {
 	cols := fedpltColumns(sc)
 	t := rundir.NewTable(sc.Iterations, sc.Output.Every, len(cols))
 	last := len(mon.Records) - 1
@@ -470,8 +475,8 @@ func pltTable(sc *scenarios.Scenario, p *problem, mon *fedplt.Monitor) *rundir.T
 		if len(cols) > len(values) && cols[len(values)].Name == "stacked_error" {
 			values = append(values, r.Stacked*r.Stacked)
 		}
-		var class [classMetrics]float64
-		if p.classify(class[:], r.X) {
+		var class [run.ClassMetrics]float64
+		if p.Classify(class[:], r.X) {
 			values = append(values, class[:]...)
 		}
 		for k, v := range values {
@@ -484,8 +489,8 @@ func pltTable(sc *scenarios.Scenario, p *problem, mon *fedplt.Monitor) *rundir.T
 // pltDetails records the facts of run 0: the solution, the moduli and
 // steps, rounds and cost to tolerance, the theory of §V and the Rényi-DP
 // guarantee of noisy GD.
-func pltDetails(j *job, cfg *fedplt.Config, prob *fedplt.Problem, mon *fedplt.Monitor, sol fedplt.Solution) {
-	d := j.stats.details
+func pltDetails(j *run.Job, cfg *fedplt.Config, prob *fedplt.Problem, mon *fedplt.Monitor, sol fedplt.Solution) {
+	d := j.Stats.Details
 	d["optimum"] = sol.X
 	d["solver"] = sol
 	d["moduli"] = map[string]float64{"low": prob.Moduli.Low, "high": prob.Moduli.High}
@@ -525,7 +530,7 @@ func pltDetails(j *job, cfg *fedplt.Config, prob *fedplt.Problem, mon *fedplt.Mo
 		}
 		d["theory"] = report
 	}
-	if acc := pltPrivacy(cfg, prob, last.Round, fedpltParams(j.curve.Scenario).Accountant); acc != nil {
+	if acc := pltPrivacy(cfg, prob, last.Round, fedpltParams(j.Curve.Scenario).Accountant); acc != nil {
 		d["privacy"] = acc
 	}
 }

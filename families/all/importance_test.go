@@ -1,4 +1,4 @@
-package run
+package all
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/run"
 )
 
 // Importance sampling generalizes FedAvg: with uniform policies it must be
@@ -19,10 +20,10 @@ import (
 // for byte, with the policies left at their defaults and set explicitly.
 func TestUniformImportanceIsFedAvgByteForByte(t *testing.T) {
 	bundled := map[string]string{
-		"quickstart":        "../quickstart.yaml",
-		"thesis-regression": "../fedavg/thesis-regression.yaml",
-		"step-size-sweep":   "../fedavg/step-size-sweep.yaml",
-		"privatized":        "../fedavg/privatized.yaml",
+		"quickstart":        "../../scenarios/quickstart.yaml",
+		"thesis-regression": "../../scenarios/fedavg/thesis-regression.yaml",
+		"step-size-sweep":   "../../scenarios/fedavg/step-size-sweep.yaml",
+		"privatized":        "../../scenarios/fedavg/privatized.yaml",
 	}
 	base := []string{"runs=2", "iterations=30", "output.every=1", "output.plot=false"}
 	explicit := append(base[:len(base):len(base)], "algorithm.fedavg.importance={agents: uniform, data: uniform}")
@@ -36,7 +37,7 @@ func TestUniformImportanceIsFedAvgByteForByte(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dir, _ := execute(t, p, Options{Engine: Reference})
+			dir, _ := execute(t, p, run.Options{Engine: run.Reference})
 			got, err := os.ReadFile(filepath.Join(dir, "metrics.csv"))
 			if err != nil {
 				t.Fatal(err)
@@ -98,7 +99,7 @@ output:
   linear: true
   claims: {"IS, partial, step_size=0.02": "better"}
 `
-	_, res := execute(t, plan(t, src), Options{Engine: Reference})
+	_, res := execute(t, plan(t, src), run.Options{Engine: run.Reference})
 	byLabel := map[string]rundir.CurveSummary{}
 	for _, c := range res.Summary.Curves {
 		byLabel[c.Label] = c

@@ -1,4 +1,8 @@
-package run
+// Package randomwalk is the scenario glue of random-walk learning (paper
+// 003): uniform, importance-weighted and Gamma-private walks and the
+// asynchronous gossip baseline. It registers the family randomwalk with the
+// runner.
+package randomwalk
 
 import (
 	"errors"
@@ -16,11 +20,12 @@ import (
 	"maple/privacy/gamma"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/run"
 	"maple/topology"
 )
 
 func init() {
-	register(family{
+	run.Register(run.Family{
 		Family: scenarios.Family{
 			Kind:     "randomwalk",
 			Summary:  "random-walk SGD with uniform, importance-weighted and Gamma-private walks, and the asynchronous gossip baseline (paper 003)",
@@ -46,18 +51,18 @@ func init() {
 // recorded step (a pass over all the data). Gossip: four messages (Tick, two
 // models, Done) and two gradients per iteration, and the node average every
 // iteration.
-func randomWalkEstimate(sc *scenarios.Scenario, d float64) Estimate {
+func randomWalkEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 	p := randomWalkParams(sc)
 	N, n, T := float64(sc.Data.Agents), float64(sc.Data.Samples.Max), float64(sc.Iterations)
 	rows := T / float64(max(sc.Output.Every, 1))
-	e := Estimate{Bytes: N * (actorBytes + 4*d*8), RecordBytes: 170, VectorLen: d}
+	e := run.Estimate{Bytes: N * (run.ActorBytes + 4*d*8), RecordBytes: 170, VectorLen: d}
 	if p.Protocol == "gossip" {
 		e.Messages = 1 + 4*T
 		e.Ops = T*(2*4*n*d+N*d) + rows*2*N*n*d*4
 		return e
 	}
 	W := float64(p.Walks)
-	edges := N * expectedDegree(sc.Topology, sc.Data.Agents) / 2
+	edges := N * run.ExpectedDegree(sc.Topology, sc.Data.Agents) / 2
 	e.Messages = 1 + 2*N + 2*edges + 2*W + W*T
 	e.Ops = W*T*(4*n*d+3*d+50) + W*rows*2*N*n*d*4
 	return e
@@ -361,7 +366,7 @@ func resolveMechanism(c *scenarios.CurveSpec, cfg *rw.Config, l []float64) (map[
 // (generators, files, connectivity checks) and reads it back from the
 // support of the combination matrix, which the walk itself does not use.
 func walkGraph(c *scenarios.CurveSpec, dir string, seed uint64) (*topology.Graph, error) {
-	net, err := buildNetwork(c, dir, seed)
+	net, err := run.BuildNetwork(c, dir, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -391,18 +396,18 @@ func checkRandomWalk(c *scenarios.CurveSpec, dir string) error {
 		return err
 	}
 	seed := rng.RunSeed(c.Scenario.Seed, 0)
-	g, err := walkGraph(c, dir, networkSeed(c.Scenario, seed))
+	g, err := walkGraph(c, dir, run.NetworkSeed(c.Scenario, seed))
 	if err != nil {
 		return err
 	}
-	p, err := buildProblem(c, dir, seed)
+	p, err := run.BuildProblem(c, dir, seed)
 	if err != nil {
 		return err
 	}
 	if err := checkOptimumInBall(c, p, cfg.Radius, 0); err != nil || cfg.Privacy.Mechanism == rw.NoMechanism {
 		return err
 	}
-	l, err := rw.LipschitzConstants(rw.Problem{Graph: g, Sets: p.sets, Loss: p.loss})
+	l, err := rw.LipschitzConstants(rw.Problem{Graph: g, Sets: p.Sets, Loss: p.Loss})
 	if err != nil {
 		return c.Errorf("loss.kind", "%v", err)
 	}
@@ -415,8 +420,8 @@ func checkRandomWalk(c *scenarios.CurveSpec, dir string) error {
 // the minimizer over W (paper 003 eq. 1 minimizes over W), and every error
 // column, measured against the unconstrained w⋆, would have a floor that says
 // nothing about the algorithms.
-func checkOptimumInBall(c *scenarios.CurveSpec, p *problem, radius float64, run int) error {
-	if norm := floats.Norm(p.wOpt, 2); norm > radius {
+func checkOptimumInBall(c *scenarios.CurveSpec, p *run.Problem, radius float64, run int) error {
+	if norm := floats.Norm(p.WOpt, 2); norm > radius {
 		return c.Errorf("algorithm.randomwalk.radius", "the minimizer w⋆ of run %d has ‖w⋆‖ = %.6g, outside the ball W of radius %v the iterates are projected on: the walk would converge to the minimizer over W, not to the w⋆ the errors are measured against; raise the radius above ‖w⋆‖", run, norm, radius)
 	}
 	return nil
@@ -447,21 +452,21 @@ func randomWalkColumns(sc *scenarios.Scenario) []rundir.Column {
 }
 
 // runRandomWalk executes one random-walk or gossip run on the job's engine.
-func runRandomWalk(j *job, p *problem, sink *traceSink) error {
-	c := j.curve
+func runRandomWalk(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
+	c := j.Curve
 	sc := c.Scenario
 	cfg, err := randomWalkConfig(c)
 	if err != nil {
 		return err
 	}
-	g, err := walkGraph(c, j.dir, networkSeed(sc, j.runSeed))
+	g, err := walkGraph(c, j.Dir, run.NetworkSeed(sc, j.RunSeed))
 	if err != nil {
 		return err
 	}
-	if err := checkOptimumInBall(c, p, cfg.Radius, j.run); err != nil {
+	if err := checkOptimumInBall(c, p, cfg.Radius, j.Run); err != nil {
 		return err
 	}
-	prob := rw.Problem{Graph: g, Sets: p.sets, Loss: p.loss}
+	prob := rw.Problem{Graph: g, Sets: p.Sets, Loss: p.Loss}
 	l, err := rw.LipschitzConstants(prob)
 	if err != nil {
 		return c.Errorf("loss.kind", "%v", err)
@@ -476,13 +481,13 @@ func runRandomWalk(j *job, p *problem, sink *traceSink) error {
 	// The target of the visit frequencies: the walk's stationary
 	// distribution for the announced weights, drawn here from the same
 	// streams the nodes draw them from; uniform for gossip.
-	target := make([]float64, len(p.sets))
+	target := make([]float64, len(p.Sets))
 	for i := range target {
 		target[i] = 1 / float64(len(target))
 	}
 	var weights rw.Weights
 	if cfg.Protocol == rw.Walk {
-		streams := func(owner, purpose string) *rand.Rand { return rng.New(j.runSeed, owner, purpose) }
+		streams := func(owner, purpose string) *rand.Rand { return rng.New(j.RunSeed, owner, purpose) }
 		if _, weights, err = rw.NewNodes(&cfg, prob, streams); err != nil {
 			return c.Errorf("data", "%v", err)
 		}
@@ -492,15 +497,15 @@ func runRandomWalk(j *job, p *problem, sink *traceSink) error {
 	t := rundir.NewTable(sc.Iterations, sc.Output.Every, len(cols))
 	tracker := rw.NewTracker(rw.TrackerConfig{
 		Rows: t.Iterations, Walks: cfg.Walks, Gossip: cfg.Protocol == rw.Gossip,
-		Sets: p.sets, Loss: p.loss, Optimum: p.wOpt, Test: p.test, Target: target, Config: &cfg,
+		Sets: p.Sets, Loss: p.Loss, Optimum: p.WOpt, Test: p.Test, Target: target, Config: &cfg,
 	})
-	if j.opts.Engine == Reference {
-		if err := rw.Reference(cfg, prob, j.runSeed, sc.Iterations, tracker, arw.WireSizer{}); err != nil {
+	if j.Opts.Engine == run.Reference {
+		if err := rw.Reference(cfg, prob, j.RunSeed, sc.Iterations, tracker, arw.WireSizer{}); err != nil {
 			return err
 		}
 	} else {
-		col := &arw.Collector{Observer: tracker, Nodes: len(p.sets)}
-		r := actors.NewRun(j.options(col, sink))
+		col := &arw.Collector{Observer: tracker, Nodes: len(p.Sets)}
+		r := actors.NewRun(j.ActorOptions(col, sink))
 		defer r.Close()
 		sched, _, err := arw.Spawn(r, arw.Setup{Config: cfg, Problem: prob, Iterations: sc.Iterations,
 			GradientTime: sc.Network.GradientTime, Observer: tracker})
@@ -511,29 +516,29 @@ func runRandomWalk(j *job, p *problem, sink *traceSink) error {
 		if err := r.Execute(sched, &msg.Start{}); err != nil {
 			return err
 		}
-		j.finish(r)
+		j.Finish(r)
 	}
 	for r, k := range t.Iterations {
 		for col := range cols {
 			if col == rw.ColTV && k == 0 {
 				continue // no visits yet
 			}
-			if col == rw.ColTestError && p.test == nil {
+			if col == rw.ColTestError && p.Test == nil {
 				continue
 			}
 			t.Set(r, col, tracker.Value(r, col))
 		}
 	}
-	j.table = t
-	j.describeRandomWalk(&cfg, prob, p.wOpt, l, weights, target, facts, tracker, t)
+	j.Table = t
+	describeRandomWalk(j, &cfg, prob, p.WOpt, l, weights, target, facts, tracker, t)
 	return nil
 }
 
 // describeRandomWalk records what the summary reports of a run: the graph,
 // the spread of the L_i, the walk's mixing, its privacy values, and the
 // set-up cost.
-func (j *job) describeRandomWalk(cfg *rw.Config, prob rw.Problem, wOpt, l []float64, w rw.Weights, target []float64, facts map[string]any, tr *rw.Tracker, t *rundir.Table) {
-	d := j.stats.details
+func describeRandomWalk(j *run.Job, cfg *rw.Config, prob rw.Problem, wOpt, l []float64, w rw.Weights, target []float64, facts map[string]any, tr *rw.Tracker, t *rundir.Table) {
+	d := j.Stats.Details
 	g := prob.Graph
 	degrees := make([]int, g.Len())
 	for i := range degrees {

@@ -1,4 +1,4 @@
-package run
+package fedavg
 
 import (
 	"slices"
@@ -7,6 +7,7 @@ import (
 	afedavg "maple/actors/fedavg"
 	"maple/algorithms/fedavg"
 	"maple/scenarios"
+	"maple/scenarios/run"
 )
 
 // This file wires FedAvg to the systems model (docs/systems.md): the
@@ -20,7 +21,7 @@ func checkFedAvg(c *scenarios.CurveSpec, dir string) error {
 		return err
 	}
 	if fedavgUsesSystems(c.Scenario) {
-		_, err := systemsModel(c, dir)
+		_, err := run.SystemsModel(c, dir)
 		return err
 	}
 	return nil

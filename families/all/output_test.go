@@ -1,4 +1,4 @@
-package run
+package all
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"maple/scenarios/run"
 )
 
 // readTable returns metrics.csv of a run directory as its header lines and
@@ -38,7 +40,7 @@ func readTable(t *testing.T, dir string) (headers int, rows []map[string]string)
 // starting from the same w0: its dB cell is left empty, not −Inf, and
 // metrics.csv and summary.json hold no infinity (JSON has none).
 func TestZeroHasNoDecibels(t *testing.T) {
-	dir, _ := execute(t, plan(t, lgh, "privacy.scheme=none", "runs=1", "iterations=3"), Options{})
+	dir, _ := execute(t, plan(t, lgh, "privacy.scheme=none", "runs=1", "iterations=3"), run.Options{})
 	_, rows := readTable(t, dir)
 	if r := rows[0]; r["iteration"] != "0" || r["disagreement"] != "0" || r["disagreement_db"] != "" {
 		t.Errorf("iteration %s: disagreement %q, dB %q; want 0 and an empty dB cell", r["iteration"], r["disagreement"], r["disagreement_db"])
@@ -61,7 +63,7 @@ func TestZeroHasNoDecibels(t *testing.T) {
 func TestMetricsIsOneTable(t *testing.T) {
 	p := plan(t, graphflSmall, "runs=1", "iterations=3",
 		"curves=[{label: clear, set: {privacy.scheme: none}}, {label: noisy, set: {privacy.scheme: random}}]")
-	dir, _ := execute(t, p, Options{})
+	dir, _ := execute(t, p, run.Options{})
 	headers, rows := readTable(t, dir)
 	if headers != 1 {
 		t.Errorf("metrics.csv has %d header lines, want 1", headers)
@@ -86,7 +88,7 @@ func TestMetricsIsOneTable(t *testing.T) {
 // them; the figures' title is the scenario's description.
 func TestSweepDrawsTheSteadyStateAgainstTheParameter(t *testing.T) {
 	src := small + "description: Step sizes\nsweep:\n  algorithm.step_size: [0.01, 0.02, 0.04]\n"
-	dir, res := execute(t, plan(t, src, "runs=2"), Options{Engine: Reference})
+	dir, res := execute(t, plan(t, src, "runs=2"), run.Options{Engine: run.Reference})
 	for _, f := range []string{"steady-msd-vs-step_size.png", "steady-msd-vs-step_size.svg", "msd.png"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("missing %s (files %v)", f, res.Files)
@@ -104,7 +106,7 @@ func TestSweepSkipsTheSweptColumn(t *testing.T) {
 	src := "name: g\nruns: 1\niterations: 6\nalgorithm:\n  kind: gamma-mechanism\n" +
 		"  gamma-mechanism: {l_range: [1, 2], theta: 1, epsilon_max: 6, samples: 200}\n" +
 		"sweep:\n  algorithm.gamma-mechanism.theta: [0.5, 1, 2]\n"
-	dir, res := execute(t, plan(t, src), Options{})
+	dir, res := execute(t, plan(t, src), run.Options{})
 	if _, err := os.Stat(filepath.Join(dir, "steady-delta-vs-theta.png")); err != nil {
 		t.Errorf("missing steady-delta-vs-theta.png (files %v)", res.Files)
 	}

@@ -1,4 +1,4 @@
-package run
+package all
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"maple/actors/trace"
 	"maple/scenarios"
+	"maple/scenarios/run"
 )
 
 // hostileFedAvg turns every systems feature on: compute times per step with
@@ -59,8 +60,8 @@ var fedavgPolicies = [][]string{
 func TestSystemsEnginesAgree(t *testing.T) {
 	for _, set := range fedavgPolicies {
 		p := systemsPlan(t, hostileFedAvg, set...)
-		a, res := execute(t, p, Options{Engine: Actors})
-		r, _ := execute(t, p, Options{Engine: Reference})
+		a, res := execute(t, p, run.Options{Engine: run.Actors})
+		r, _ := execute(t, p, run.Options{Engine: run.Reference})
 		ma, _ := os.ReadFile(filepath.Join(a, "metrics.csv"))
 		mr, _ := os.ReadFile(filepath.Join(r, "metrics.csv"))
 		if !bytes.Equal(ma, mr) {
@@ -90,7 +91,7 @@ func TestSystemsOutputsAreByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
 	var metrics, traces [][]byte
 	for _, c := range []struct{ procs, workers int }{{1, 1}, {4, 4}} {
 		runtime.GOMAXPROCS(c.procs)
-		dir, _ := execute(t, p, Options{Trace: true, Workers: c.workers})
+		dir, _ := execute(t, p, run.Options{Trace: true, Workers: c.workers})
 		m, _ := os.ReadFile(filepath.Join(dir, "metrics.csv"))
 		metrics, traces = append(metrics, m), append(traces, traceLines(t, dir))
 	}
@@ -105,9 +106,9 @@ func TestSystemsOutputsAreByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
 // With the systems model switched on but every rate zero (a fixed compute
 // time, time on the x axis), the model metrics are today's, digit for digit.
 func TestZeroFaultRatesKeepTodaysNumbers(t *testing.T) {
-	plain, _ := execute(t, plan(t, small), Options{})
+	plain, _ := execute(t, plan(t, small), run.Options{})
 	timed, _ := execute(t, plan(t, small, "network.step_time={kind: fixed, value: 0.5}", "output.x_axis=time",
-		"network.loss=0", "network.dropout=0"), Options{})
+		"network.loss=0", "network.dropout=0"), run.Options{})
 	a := readCSV(t, filepath.Join(plain, "metrics.csv"))
 	b := readCSV(t, filepath.Join(timed, "metrics.csv"))
 	if len(a) != len(b) {
@@ -150,8 +151,8 @@ func readCSV(t *testing.T, path string) [][]string {
 // reference engine fails with the same words.
 func TestWaitAllDropoutFailsClearly(t *testing.T) {
 	p := plan(t, small, "network.dropout=0.3")
-	_, aerr := Execute(p, t.TempDir(), Options{Engine: Actors})
-	_, rerr := Execute(p, t.TempDir(), Options{Engine: Reference})
+	_, aerr := run.Execute(p, t.TempDir(), run.Options{Engine: run.Actors})
+	_, rerr := run.Execute(p, t.TempDir(), run.Options{Engine: run.Reference})
 	if aerr == nil || rerr == nil {
 		t.Fatalf("errors %v and %v, want failures", aerr, rerr)
 	}
@@ -192,13 +193,13 @@ func TestBadSystemsFields(t *testing.T) {
 	}
 	// A missing or malformed availability trace is found before running.
 	p := plan(t, small, "network.availability=missing.csv")
-	if err := Check(p); err == nil || !strings.Contains(err.Error(), "network.availability: cannot open") {
+	if err := run.Check(p); err == nil || !strings.Contains(err.Error(), "network.availability: cannot open") {
 		t.Errorf("missing trace: %v", err)
 	}
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "bad.csv"), []byte("agent,from,to\n1,5,2\n"), 0o644)
 	p, _ = scenarios.Parse([]byte(small+"network: {availability: bad.csv}\n"), "t.yaml", dir, nil)
-	if err := Check(p); err == nil || !strings.Contains(err.Error(), "bad.csv:2: window [5, 2] ends before it starts") {
+	if err := run.Check(p); err == nil || !strings.Contains(err.Error(), "bad.csv:2: window [5, 2] ends before it starts") {
 		t.Errorf("bad trace: %v", err)
 	}
 }
@@ -229,8 +230,8 @@ var diffusionVariants = [][]string{
 func TestDiffusionSystemsEnginesAgree(t *testing.T) {
 	for _, set := range diffusionVariants {
 		p := plan(t, smallDiffusion, set...)
-		a, res := execute(t, p, Options{Engine: Actors})
-		r, _ := execute(t, p, Options{Engine: Reference})
+		a, res := execute(t, p, run.Options{Engine: run.Actors})
+		r, _ := execute(t, p, run.Options{Engine: run.Reference})
 		ma, _ := os.ReadFile(filepath.Join(a, "metrics.csv"))
 		mr, _ := os.ReadFile(filepath.Join(r, "metrics.csv"))
 		if !bytes.Equal(ma, mr) {
@@ -254,7 +255,7 @@ func TestDiffusionSystemsEnginesAgree(t *testing.T) {
 	}
 	// The reference engine has no clock for synchronous decentralized runs.
 	p := plan(t, smallDiffusion, "output.x_axis=time")
-	if _, err := Execute(p, t.TempDir(), Options{Engine: Reference}); err == nil || !strings.Contains(err.Error(), "output.x_axis: the reference engine has no virtual time") {
+	if _, err := run.Execute(p, t.TempDir(), run.Options{Engine: run.Reference}); err == nil || !strings.Contains(err.Error(), "output.x_axis: the reference engine has no virtual time") {
 		t.Errorf("x_axis time on the reference: %v", err)
 	}
 }
@@ -267,7 +268,7 @@ func TestDiffusionSystemsByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
 	var metrics, traces [][]byte
 	for _, procs := range []int{1, 4} {
 		runtime.GOMAXPROCS(procs)
-		dir, _ := execute(t, p, Options{Trace: true, Workers: procs})
+		dir, _ := execute(t, p, run.Options{Trace: true, Workers: procs})
 		m, _ := os.ReadFile(filepath.Join(dir, "metrics.csv"))
 		metrics, traces = append(metrics, m), append(traces, traceLines(t, dir))
 	}

@@ -1,4 +1,4 @@
-package run
+package all
 
 import (
 	"bytes"
@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"maple/algorithms/data"
-	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/run"
 )
 
 // blobs is FedAvg with softmax regression on three well separated Gaussian
@@ -46,8 +46,8 @@ algorithm:
 // protocol unchanged.
 func TestSoftmaxFedAvgSeparatesThreeClasses(t *testing.T) {
 	p := plan(t, blobs)
-	a, res := execute(t, p, Options{Engine: Actors})
-	r, _ := execute(t, p, Options{Engine: Reference})
+	a, res := execute(t, p, run.Options{Engine: run.Actors})
+	r, _ := execute(t, p, run.Options{Engine: run.Reference})
 	ma, _ := os.ReadFile(filepath.Join(a, "metrics.csv"))
 	mr, _ := os.ReadFile(filepath.Join(r, "metrics.csv"))
 	if !bytes.Equal(ma, mr) {
@@ -81,7 +81,7 @@ data: {kind: blobs, agents: 6, samples: 20, dim: 3, test_samples: 100, blobs: {s
 loss: {kind: mlp, classes: 3, hidden: 4}
 algorithm: {kind: fedavg, step_size: 0.1, fedavg: {participants: 3, batch: 5}}
 `
-	_, res := execute(t, plan(t, mlp), Options{})
+	_, res := execute(t, plan(t, mlp), run.Options{})
 	c := res.Summary.Curves[0]
 	if _, ok := c.Final["msd"]; ok {
 		t.Error("an MLP run reports an MSD")
@@ -99,7 +99,7 @@ algorithm: {kind: fedavg, step_size: 0.1, fedavg: {participants: 3, batch: 5}}
 	}
 	decentralized := strings.Replace(mlp, "algorithm: {kind: fedavg, step_size: 0.1, fedavg: {participants: 3, batch: 5}}",
 		"algorithm: {kind: diffusion, step_size: 0.1}\ntopology: {graph: ring}", 1)
-	_, res = execute(t, plan(t, decentralized), Options{})
+	_, res = execute(t, plan(t, decentralized), run.Options{})
 	final := res.Summary.Curves[0].Final
 	var names []string
 	for name := range final {
@@ -109,34 +109,6 @@ algorithm: {kind: fedavg, step_size: 0.1, fedavg: {participants: 3, batch: 5}}
 	want := []string{"accuracy_average", "accuracy_centroid", "cross_entropy_average", "cross_entropy_centroid", "disagreement", "disagreement_db", "test_error_average", "test_error_centroid"}
 	if !slices.Equal(names, want) {
 		t.Errorf("decentralized MLP columns %v, want %v", names, want)
-	}
-}
-
-// msdOnly is a family that lists an MSD column without msdColumns, as a
-// family written before the multi-class models would.
-func init() {
-	register(family{
-		Family: scenarios.Family{
-			Kind: "test-msd-only", Summary: "test family", Schemes: []string{"none"},
-			Defaults: func(*scenarios.Scenario) any { return &struct{}{} },
-			Validate: func(*scenarios.Validator, *scenarios.Scenario) {},
-		},
-		Columns: func(*scenarios.Scenario) []rundir.Column { return []rundir.Column{{Name: "msd", Decibel: true}} },
-		Run:     func(*job, *problem, *traceSink) error { return fmt.Errorf("must not run") },
-	})
-}
-
-// A family that reports an MSD is refused, before anything runs, on a curve
-// without an optimum, instead of measuring against a w^o that does not exist.
-func TestFamilyMSDWithoutOptimumIsRefused(t *testing.T) {
-	src := `name: x
-data: {kind: blobs, agents: 4, samples: 10, dim: 2, blobs: {separation: 1}}
-loss: {kind: mlp, hidden: 2}
-algorithm: {kind: test-msd-only}
-`
-	_, err := Execute(plan(t, src), t.TempDir(), Options{})
-	if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "loss.optimum: algorithm test-msd-only reports msd against the optimum w^o, but the mlp loss has no unique minimizer") {
-		t.Errorf("err = %v", err)
 	}
 }
 
@@ -201,7 +173,7 @@ algorithm: {kind: fedavg, step_size: 0.5, fedavg: {participants: 5, local_steps:
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Execute(p, t.TempDir(), Options{})
+	res, err := run.Execute(p, t.TempDir(), run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +181,7 @@ algorithm: {kind: fedavg, step_size: 0.5, fedavg: {participants: 5, local_steps:
 	if acc := float64(c.Final["accuracy"]); acc < 0.9 {
 		t.Errorf("final accuracy %v on a trivially separable task", acc)
 	}
-	reports, err := DescribeData(p, 0)
+	reports, err := run.DescribeData(p, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +190,7 @@ algorithm: {kind: fedavg, step_size: 0.5, fedavg: {participants: 5, local_steps:
 		t.Errorf("data report %+v, summary %+v", reports[0], s)
 	}
 	p.Curves[0].Scenario.Data.IDX.Labels = "missing-labels.gz"
-	_, err = Execute(p, t.TempDir(), Options{})
+	_, err = run.Execute(p, t.TempDir(), run.Options{})
 	if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data.idx.labels: "+filepath.Join(dir, "missing-labels.gz")+" does not exist: install the Debian package dataset-test (apt-get install dataset-test)") {
 		t.Errorf("missing file: %v", err)
 	}
@@ -252,16 +224,16 @@ output: {plot: false}
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := buildProblem(p.Curves[0], dir, 1)
+	pr, err := run.BuildProblem(p.Curves[0], dir, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, s := range pr.sets {
+	for k, s := range pr.Sets {
 		if s.Len() != sizes[k] || s.X[2*(s.Len()-1)] != float64(sizes[k]-1) || s.X[1] != float64(k)/10 {
 			t.Errorf("agent %d: %d samples, features %v", k, s.Len(), s.X)
 		}
 	}
-	if _, err := Execute(p, t.TempDir(), Options{}); err != nil {
+	if _, err := run.Execute(p, t.TempDir(), run.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	// data.samples bounds the files' sizes on both sides: the pre-run
@@ -270,15 +242,15 @@ output: {plot: false}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := buildProblem(tight.Curves[0], dir, 1); !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data.samples: agent 1's file 1.csv holds 12 samples, more than data.samples max 11") {
+	if _, err := run.BuildProblem(tight.Curves[0], dir, 1); !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data.samples: agent 1's file 1.csv holds 12 samples, more than data.samples max 11") {
 		t.Errorf("a file above data.samples max: %v", err)
 	}
 	os.Rename(filepath.Join(agents, "1.csv"), filepath.Join(agents, "01.csv"))
-	if _, err := Execute(p, t.TempDir(), Options{}); !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "without leading zeros") {
+	if _, err := run.Execute(p, t.TempDir(), run.Options{}); !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "without leading zeros") {
 		t.Errorf("badly named file: %v", err)
 	}
 	os.Remove(filepath.Join(agents, "01.csv"))
-	if _, err := Execute(p, t.TempDir(), Options{}); !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "holds no file for agent 1") {
+	if _, err := run.Execute(p, t.TempDir(), run.Options{}); !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "holds no file for agent 1") {
 		t.Errorf("missing agent file: %v", err)
 	}
 
@@ -297,12 +269,12 @@ output: {plot: false}
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err = buildProblem(p.Curves[0], dir, 1)
+	pr, err = run.BuildProblem(p.Curves[0], dir, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if y := pr.sets[0].Y; y[0] != -1.5 || y[1] != 2.25 || pr.sets[0].Dim != 3 || pr.sets[1].Dim != 3 || len(pr.wOpt) != 3 {
-		t.Errorf("targets %v, dims %d %d, w^o %v", y, pr.sets[0].Dim, pr.sets[1].Dim, pr.wOpt)
+	if y := pr.Sets[0].Y; y[0] != -1.5 || y[1] != 2.25 || pr.Sets[0].Dim != 3 || pr.Sets[1].Dim != 3 || len(pr.WOpt) != 3 {
+		t.Errorf("targets %v, dims %d %d, w^o %v", y, pr.Sets[0].Dim, pr.Sets[1].Dim, pr.WOpt)
 	}
 }
 
@@ -310,7 +282,7 @@ output: {plot: false}
 // that cannot give every agent data.samples min refuses with the field.
 func TestPartitionErrorsNameTheField(t *testing.T) {
 	src := strings.Replace(blobs, "alpha: 0.5", "alpha: 0.01", 1)
-	_, err := Execute(plan(t, src), t.TempDir(), Options{})
+	_, err := run.Execute(plan(t, src), t.TempDir(), run.Options{})
 	if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data: partition.alpha: 100 Dirichlet(0.01) draws") {
 		t.Errorf("err = %v", err)
 	}
@@ -349,17 +321,17 @@ algorithm: {kind: fedavg, step_size: 0.01}
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := buildProblem(p.Curves[0], dir, 1)
+	pr, err := run.BuildProblem(p.Curves[0], dir, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var targets []float64
-	for _, s := range pr.sets {
+	for _, s := range pr.Sets {
 		targets = append(targets, s.Y...)
 	}
 	slices.Sort(targets)
-	if pr.test != nil || len(targets) != 40 || targets[0] != -3.25 || targets[39] != 16.25 || pr.solver.Method != "closed-form" {
-		t.Errorf("test set %v, targets %v, solver %+v", pr.test, targets, pr.solver)
+	if pr.Test != nil || len(targets) != 40 || targets[0] != -3.25 || targets[39] != 16.25 || pr.Solver.Method != "closed-form" {
+		t.Errorf("test set %v, targets %v, solver %+v", pr.Test, targets, pr.Solver)
 	}
 }
 
@@ -378,13 +350,13 @@ algorithm: {kind: fedavg, step_size: 0.1}
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := buildProblem(p.Curves[0], dir, 1)
+	pr, err := run.BuildProblem(p.Curves[0], dir, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mean := make([]float64, 9)
 	n := 0
-	for _, s := range pr.sets {
+	for _, s := range pr.Sets {
 		for i := range s.Len() {
 			for j, x := range s.Row(i) {
 				mean[j] += x
@@ -397,8 +369,8 @@ algorithm: {kind: fedavg, step_size: 0.1}
 			t.Errorf("feature %d: mean %v after standardization", j, m/float64(n))
 		}
 	}
-	if n != 80 || pr.test.Len() != 10 {
-		t.Errorf("%d training and %d test samples, want 80 and 10", n, pr.test.Len())
+	if n != 80 || pr.Test.Len() != 10 {
+		t.Errorf("%d training and %d test samples, want 80 and 10", n, pr.Test.Len())
 	}
 }
 
@@ -414,7 +386,7 @@ func TestIDXReadErrorsInFileOrder(t *testing.T) {
 	writeIDX(t, filepath.Join(dir, "ti.gz"), []int{20, 9}, px[:180])
 	writeIDX(t, filepath.Join(dir, "tl.gz"), []int{20}, lb[:20])
 	writeIDX(t, filepath.Join(dir, "wide.gz"), []int{20, 10}, px[:200])
-	build := func(idx string, test int) (*problem, error) {
+	build := func(idx string, test int) (*run.Problem, error) {
 		src := fmt.Sprintf(`name: order
 data: {kind: idx, agents: 3, samples: 20, test_samples: %d, idx: {%s}}
 loss: {kind: softmax, classes: 3, optimum: none}
@@ -424,7 +396,7 @@ algorithm: {kind: fedavg, step_size: 0.1}
 		if err != nil {
 			t.Fatal(err)
 		}
-		return buildProblem(p.Curves[0], dir, 1)
+		return run.BuildProblem(p.Curves[0], dir, 1)
 	}
 	for _, tc := range []struct{ idx, want string }{
 		{"images: i.gz, labels: missing.gz, test_images: missing.gz, test_labels: tl.gz", "data.idx.labels: "},
@@ -439,7 +411,7 @@ algorithm: {kind: fedavg, step_size: 0.1}
 	if _, err := build(files, 21); !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data.test_samples: 21 test samples asked for, the test files hold 20") {
 		t.Errorf("too many test samples: err = %v", err)
 	}
-	problems := make([]*problem, 2)
+	problems := make([]*run.Problem, 2)
 	for i, procs := range []int{1, 3} {
 		old := runtime.GOMAXPROCS(procs)
 		p, err := build(files, 15)
@@ -450,11 +422,11 @@ algorithm: {kind: fedavg, step_size: 0.1}
 		problems[i] = p
 	}
 	one, three := problems[0], problems[1]
-	if one.test.Len() != 15 || !slices.Equal(rows(one.test), rows(three.test)) || !slices.Equal(one.test.Y, three.test.Y) {
-		t.Errorf("test sets of %d and %d samples differ", one.test.Len(), three.test.Len())
+	if one.Test.Len() != 15 || !slices.Equal(rows(one.Test), rows(three.Test)) || !slices.Equal(one.Test.Y, three.Test.Y) {
+		t.Errorf("test sets of %d and %d samples differ", one.Test.Len(), three.Test.Len())
 	}
-	for k, s := range one.sets {
-		if !slices.Equal(rows(s), rows(three.sets[k])) || !slices.Equal(s.Y, three.sets[k].Y) {
+	for k, s := range one.Sets {
+		if !slices.Equal(rows(s), rows(three.Sets[k])) || !slices.Equal(s.Y, three.Sets[k].Y) {
 			t.Errorf("agent %d's set differs between GOMAXPROCS 1 and 3", k)
 		}
 	}

@@ -1,4 +1,9 @@
-package run
+// Package diffusion is the scenario glue of decentralized learning (paper
+// 001, thesis ch. 4): consensus, CTA and ATC diffusion with random,
+// graph-homomorphic and local graph-homomorphic noise, the eavesdropper
+// audit and the systems model's faults. It registers the family diffusion
+// with the runner.
+package diffusion
 
 import (
 	"fmt"
@@ -15,11 +20,12 @@ import (
 	"maple/privacy/noise"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/run"
 	"maple/topology"
 )
 
 func init() {
-	register(family{
+	run.Register(run.Family{
 		Family: scenarios.Family{
 			Kind:     "diffusion",
 			Summary:  "decentralized consensus, CTA and ATC with random, graph-homomorphic and local graph-homomorphic noise (paper 001, thesis ch. 4)",
@@ -112,10 +118,10 @@ func validateDiffusion(v *scenarios.Validator, sc *scenarios.Scenario) {
 // a batch; under local graph-homomorphic noise, the set-up messages (roles,
 // keys and their relays) and a mask per partner and share. The degree is
 // the expected one of the graph model (a rough 8 for graphs read from files).
-func diffusionEstimate(sc *scenarios.Scenario, dim float64) Estimate {
+func diffusionEstimate(sc *scenarios.Scenario, dim float64) run.Estimate {
 	d := diffusionParams(sc)
 	P, T := float64(sc.Data.Agents), float64(sc.Iterations)
-	deg := expectedDegree(sc.Topology, sc.Data.Agents)
+	deg := run.ExpectedDegree(sc.Topology, sc.Data.Agents)
 	stages := 1.0
 	if d.Strategy == "general" {
 		stages = float64(len(d.Stages))
@@ -127,8 +133,8 @@ func diffusionEstimate(sc *scenarios.Scenario, dim float64) Estimate {
 	case "batch":
 		samples = float64(d.Batch)
 	}
-	e := Estimate{
-		Bytes:       P * (actorBytes + (4+2*deg)*dim*8),
+	e := run.Estimate{
+		Bytes:       P * (run.ActorBytes + (4+2*deg)*dim*8),
 		Ops:         T * P * (4*samples*dim + stages*deg*2*dim),
 		Messages:    1 + T*(2*P+stages*P*deg),
 		RecordBytes: 160,
@@ -143,31 +149,6 @@ func diffusionEstimate(sc *scenarios.Scenario, dim float64) Estimate {
 		}
 	}
 	return e
-}
-
-// expectedDegree is the mean number of neighbours of an agent under the
-// topology's graph model.
-func expectedDegree(t *scenarios.Topology, agents int) float64 {
-	P := float64(agents)
-	deg := 8.0
-	switch t.Graph {
-	case "geometric":
-		// The probability that two uniform points of the unit square lie
-		// within r of each other: πr² − 8r³/3 + r⁴/2 (r ≤ 1).
-		r := min(t.Radius, 1)
-		deg = (P - 1) * (math.Pi*r*r - 8*r*r*r/3 + r*r*r*r/2)
-	case "erdos-renyi":
-		deg = t.Probability * (P - 1)
-	case "small-world":
-		deg = float64(t.Neighbours)
-	case "ring", "star":
-		deg = 2
-	case "grid", "torus":
-		deg = 4
-	case "complete":
-		deg = P - 1
-	}
-	return min(max(deg, float64(t.MinDegree), 1), max(P-1, 1))
 }
 
 // diffusionConfig translates a curve's scenario into the algorithm's
@@ -201,7 +182,7 @@ func diffusionConfig(c *scenarios.CurveSpec) (diffusion.Config, error) {
 	if p.Scheme != diffusion.None {
 		p.Std, p.SelfNoise = math.Sqrt(sc.Privacy.Variance), sc.Privacy.SelfNoise
 	}
-	if err := parseMaskFields(c, &p.Form, &p.Keys, &p.Roles, &p.OSKeys); err != nil {
+	if err := run.ParseMaskFields(c, &p.Form, &p.Keys, &p.Roles, &p.OSKeys); err != nil {
 		return cfg, err
 	}
 	if p.Partner, err = diffusion.ParsePartnerPolicy(d.DroppedPartner); err != nil {
@@ -221,7 +202,7 @@ func checkDiffusion(c *scenarios.CurveSpec, dir string) error {
 		return err
 	}
 	sc := c.Scenario
-	n, err := firstNetwork(c, dir)
+	n, err := run.FirstNetwork(c, dir)
 	if err != nil {
 		return err
 	}
@@ -234,7 +215,7 @@ func checkDiffusion(c *scenarios.CurveSpec, dir string) error {
 		}
 	}
 	if diffusionUsesSystems(sc) {
-		_, err := systemsModel(c, dir)
+		_, err := run.SystemsModel(c, dir)
 		return err
 	}
 	return nil
@@ -246,12 +227,12 @@ func checkDiffusion(c *scenarios.CurveSpec, dir string) error {
 // centroid and their average over the agents, and with an eavesdropper its
 // reconstruction error.
 func diffusionColumns(sc *scenarios.Scenario) []rundir.Column {
-	cols := msdColumns(sc,
+	cols := run.MSDColumns(sc,
 		rundir.Column{Name: "msd_centroid", Decibel: true, Label: "centroid MSD ‖w_c,i − w^o‖² (dB)"},
 		rundir.Column{Name: "msd_average", Decibel: true, Label: "average MSD (1/P)Σ‖w_p,i − w^o‖² (dB)"})
 	cols = append(cols, rundir.Column{Name: "disagreement", Decibel: true, Label: "disagreement (1/P)Σ‖w_p,i − w_c,i‖² (dB)"})
-	cols = append(cols, classColumns(sc, "_centroid", " of the centroid")...)
-	cols = append(cols, classColumns(sc, "_average", ", mean over the agents")...)
+	cols = append(cols, run.ClassColumns(sc, "_centroid", " of the centroid")...)
+	cols = append(cols, run.ClassColumns(sc, "_average", ", mean over the agents")...)
 	cols = append(cols, diffusionSystemsColumns(sc)...)
 	if diffusionParams(sc).Audit != nil {
 		cols = append(cols, auditColumn) // the last column (see spawnEavesdropper)
@@ -264,10 +245,10 @@ func diffusionColumns(sc *scenarios.Scenario) []rundir.Column {
 type diffusionObserver struct {
 	t        *rundir.Table
 	q, wOpt  []float64 // wOpt is zero without an optimum (its MSDs are not recorded)
-	p        *problem
+	p        *run.Problem
 	centroid []float64
 	m        diffusion.Metrics
-	class    [3 * classMetrics]float64 // centroid, average, one agent's
+	class    [3 * run.ClassMetrics]float64 // centroid, average, one agent's
 
 	a        *mat.Dense
 	form     homomorphic.Form
@@ -280,21 +261,21 @@ func (o *diffusionObserver) models(round int, W [][]float64) {
 	if row < 0 {
 		return
 	}
-	diffusion.Measure(&o.m, o.centroid, o.q, W, o.wOpt, o.p.loss, nil)
+	diffusion.Measure(&o.m, o.centroid, o.q, W, o.wOpt, o.p.Loss, nil)
 	col := 0
-	if o.p.wOpt != nil {
+	if o.p.WOpt != nil {
 		o.t.Set(row, 0, o.m.CentroidMSD)
 		o.t.Set(row, 1, o.m.AverageMSD)
 		col = 2
 	}
 	o.t.Set(row, col, o.m.Disagreement)
-	centroid, average, agent := o.class[:classMetrics], o.class[classMetrics:2*classMetrics], o.class[2*classMetrics:]
-	if !o.p.classify(centroid, o.centroid) {
+	centroid, average, agent := o.class[:run.ClassMetrics], o.class[run.ClassMetrics:2*run.ClassMetrics], o.class[2*run.ClassMetrics:]
+	if !o.p.Classify(centroid, o.centroid) {
 		return
 	}
 	clear(average)
 	for _, w := range W {
-		o.p.classify(agent, w)
+		o.p.Classify(agent, w)
 		for i, v := range agent {
 			average[i] += v
 		}
@@ -302,7 +283,7 @@ func (o *diffusionObserver) models(round int, W [][]float64) {
 	for i := range average {
 		average[i] /= float64(len(W))
 	}
-	for i, v := range o.class[:2*classMetrics] {
+	for i, v := range o.class[:2*run.ClassMetrics] {
 		o.t.Set(row, col+1+i, v)
 	}
 }
@@ -315,22 +296,22 @@ func (o *diffusionObserver) draws(_, _ int, G [][]float64) {
 }
 
 // runDiffusion executes one decentralized run on the job's engine.
-func runDiffusion(j *job, p *problem, sink *traceSink) error {
-	c := j.curve
+func runDiffusion(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
+	c := j.Curve
 	sc := c.Scenario
 	cfg, err := diffusionConfig(c)
 	if err != nil {
 		return err
 	}
-	net, err := buildNetwork(c, j.dir, networkSeed(sc, j.runSeed))
+	net, err := run.BuildNetwork(c, j.Dir, run.NetworkSeed(sc, j.RunSeed))
 	if err != nil {
 		return err
 	}
-	dim := p.loss.Dim(p.sets[0].Dim)
+	dim := p.Loss.Dim(p.Sets[0].Dim)
 	w0 := make([]float64, dim)
 	var plan *auditPlan
 	if diffusionParams(sc).Audit != nil {
-		if j.opts.Engine == Reference {
+		if j.Opts.Engine == run.Reference {
 			return c.Errorf("algorithm.diffusion.audit", "the eavesdropper is an actor: it needs the actor engine")
 		}
 		if plan, err = planAudit(c, cfg, net.A); err != nil {
@@ -338,37 +319,37 @@ func runDiffusion(j *job, p *problem, sink *traceSink) error {
 		}
 	}
 	cols := diffusionColumns(sc)
-	wOpt := p.wOpt
+	wOpt := p.WOpt
 	if wOpt == nil {
 		wOpt = make([]float64, dim)
 	}
 	obs := &diffusionObserver{
 		t: rundir.NewTable(sc.Iterations, sc.Output.Every, len(cols)),
-		q: net.q, wOpt: wOpt, p: p, centroid: make([]float64, dim),
+		q: net.Q, wOpt: wOpt, p: p, centroid: make([]float64, dim),
 		a: net.A, form: cfg.Privacy.Form, residual: make([]float64, dim),
 	}
-	initial := make([][]float64, len(p.sets))
+	initial := make([][]float64, len(p.Sets))
 	for k := range initial {
 		initial[k] = w0
 	}
 	obs.models(0, initial)
-	j.table = obs.t
+	j.Table = obs.t
 	sysLog := newDiffusionLog(sc, obs.t, cols)
-	setup := adiffusion.Setup{Config: cfg, A: net.A, Sets: p.sets, Loss: p.loss, W0: w0,
+	setup := adiffusion.Setup{Config: cfg, A: net.A, Sets: p.Sets, Loss: p.Loss, W0: w0,
 		Iterations: sc.Iterations, GradientTime: sc.Network.GradientTime, Async: diffusionAsync(sc)}
 	var model *systems.Model
 	if diffusionUsesSystems(sc) {
-		if model, err = systemsModel(c, j.dir); err != nil {
+		if model, err = run.SystemsModel(c, j.Dir); err != nil {
 			return err
 		}
-		setup.Devices = model.Devices(j.runSeed, len(p.sets), diffusion.AgentName)
+		setup.Devices = model.Devices(j.RunSeed, len(p.Sets), diffusion.AgentName)
 		if diffusionDynamic(sc) {
-			setup.Dynamics = diffusionDynamics(sc, model, j.runSeed, len(p.sets))
+			setup.Dynamics = diffusionDynamics(sc, model, j.RunSeed, len(p.Sets))
 		}
 	}
 	var setupCounts []diffusion.SetupCounts
-	if j.opts.Engine == Reference {
-		prob := diffusion.Problem{A: net.A, Sets: p.sets, Loss: p.loss, W0: w0}
+	if j.Opts.Engine == run.Reference {
+		prob := diffusion.Problem{A: net.A, Sets: p.Sets, Loss: p.Loss, W0: w0}
 		switch {
 		case setup.Async != nil:
 			err = asyncDiffusionReference(j, cfg, prob, model, obs, sysLog)
@@ -376,16 +357,16 @@ func runDiffusion(j *job, p *problem, sink *traceSink) error {
 			return c.Errorf("output.x_axis", "the reference engine has no virtual time for synchronous decentralized runs (only asynchronous ones); use the actor engine")
 		default:
 			if setup.Dynamics != nil {
-				prob.Dynamics = diffusionDynamics(sc, model, j.runSeed, len(p.sets))
+				prob.Dynamics = diffusionDynamics(sc, model, j.RunSeed, len(p.Sets))
 			}
-			err = diffusion.Reference(cfg, prob, j.runSeed, sc.Iterations, diffusion.Hooks{Models: obs.models, Draws: obs.draws,
+			err = diffusion.Reference(cfg, prob, j.RunSeed, sc.Iterations, diffusion.Hooks{Models: obs.models, Draws: obs.draws,
 				Live: func(i int, lr *diffusion.LiveRound) { sysLog.live(i, lr.Facts()) }, Report: sysLog.report})
 		}
 		if err != nil {
 			return err
 		}
 	} else {
-		collector := adiffusion.NewCollector(len(p.sets), dim)
+		collector := adiffusion.NewCollector(len(p.Sets), dim)
 		collector.Models, collector.Draws = obs.models, obs.draws
 		collector.Links, collector.Reports, collector.Time = sysLog.live, sysLog.report, sysLog.time
 		collector.Async = setup.Async != nil
@@ -394,7 +375,7 @@ func runDiffusion(j *job, p *problem, sink *traceSink) error {
 		if plan != nil {
 			observer = tap
 		}
-		r := actors.NewRun(j.options(observer, sink))
+		r := actors.NewRun(j.ActorOptions(observer, sink))
 		defer r.Close()
 		sched, err := adiffusion.Spawn(r, setup)
 		if err != nil {
@@ -403,33 +384,33 @@ func runDiffusion(j *job, p *problem, sink *traceSink) error {
 		collector.First = sched + 1
 		if plan != nil {
 			tap.Observer = plan.spawnEavesdropper(r, collector.First, collector, obs.t, len(cols)-1)
-			j.stats.details["audit"] = plan.describe(dim)
+			j.Stats.Details["audit"] = plan.describe(dim)
 		}
 		if err := r.Execute(sched, &msg.Start{}); err != nil {
 			return err
 		}
-		j.finish(r)
+		j.Finish(r)
 		setupCounts = collector.Setup
 	}
 	sysLog.finishMasks()
-	if j.run == 0 && diffusionUsesSystems(sc) {
-		j.stats.details["systems"] = sysLog.details(sc)
+	if j.Run == 0 && diffusionUsesSystems(sc) {
+		j.Stats.Details["systems"] = sysLog.details(sc)
 	}
 	if setup.Dynamics != nil || setup.Async != nil {
 		obs.maxGH = math.NaN() // the residual of a fixed matrix does not apply
 	}
-	return j.describeDiffusion(p, net, setup, obs, setupCounts)
+	return describeDiffusion(j, p, net, setup, obs, setupCounts)
 }
 
 // describeDiffusion records what the summary reports of a decentralized run:
 // the network, the noise-cancellation residual, the LGH set-up cost and the
 // unmasked edges, and a warning when A is not doubly stochastic.
-func (j *job) describeDiffusion(p *problem, net *network, setup adiffusion.Setup, obs *diffusionObserver, counts []diffusion.SetupCounts) error {
-	sc := j.curve.Scenario
-	d := j.stats.details
-	d["network"] = net.describe()
+func describeDiffusion(j *run.Job, p *run.Problem, net *run.Network, setup adiffusion.Setup, obs *diffusionObserver, counts []diffusion.SetupCounts) error {
+	sc := j.Curve.Scenario
+	d := j.Stats.Details
+	d["network"] = net.Describe()
 	if topology.CheckDoublyStochastic(net.A, topology.DefaultTol) != nil {
-		j.stats.warnings = append(j.stats.warnings, "the combination matrix is not doubly stochastic: the agents converge to the minimizer of Σ_p q_p J_p (Perron weights), not to the uniform-average w^o the MSD is measured against")
+		j.Stats.Warnings = append(j.Stats.Warnings, "the combination matrix is not doubly stochastic: the agents converge to the minimizer of Σ_p q_p J_p (Perron weights), not to the uniform-average w^o the MSD is measured against")
 	}
 	switch sc.Privacy.Scheme {
 	case "graph-homomorphic":
@@ -459,5 +440,5 @@ func (j *job) describeDiffusion(p *problem, net *network, setup adiffusion.Setup
 			d["lgh_setup"] = map[string]any{"roles": roles, "keys": keys, "relays": relays, "bound": bounds, "within_bound": within}
 		}
 	}
-	return j.account(p, len(p.sets), false)
+	return j.Account(p, len(p.Sets), false)
 }

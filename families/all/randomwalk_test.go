@@ -1,4 +1,4 @@
-package run
+package all
 
 import (
 	"math"
@@ -10,6 +10,7 @@ import (
 
 	"maple/privacy/gamma"
 	"maple/scenarios"
+	"maple/scenarios/run"
 )
 
 // readMetrics returns metrics.csv as one map per row.
@@ -51,7 +52,7 @@ sweep:
 // √(δ(1−δ)/8000) (privacy/gamma checks the estimator itself more tightly).
 // δ-target curves give the θ Theta finds.
 func TestGammaMechanismFamily(t *testing.T) {
-	dir, res := execute(t, plan(t, gammaFig), Options{})
+	dir, res := execute(t, plan(t, gammaFig), run.Options{})
 	b := gamma.Bounds{Inf: 2, Sup: 4}
 	for _, row := range readMetrics(t, dir) {
 		eps, d, mc := cell(t, row["epsilon"]), cell(t, row["delta"]), cell(t, row["delta_mc"])
@@ -72,7 +73,7 @@ func TestGammaMechanismFamily(t *testing.T) {
 	}
 	// θ(ε) curves: empty cells where no θ reaches δ, not a divergence.
 	dir, res = execute(t, plan(t, gammaFig, "sweep={algorithm.gamma-mechanism.delta: [0.1]}", "algorithm.gamma-mechanism.theta=0",
-		"algorithm.gamma-mechanism.delta=0.1", "output.plot=false"), Options{})
+		"algorithm.gamma-mechanism.delta=0.1", "output.plot=false"), run.Options{})
 	for _, row := range readMetrics(t, dir) {
 		eps := cell(t, row["epsilon"])
 		theta, err := gamma.Theta(eps, 0.1, b)
@@ -115,7 +116,7 @@ curves:
 // further from w⋆. The walk also makes one SGD update per iteration and
 // gossip two.
 func TestWalkBeatsGossipPerMessage(t *testing.T) {
-	dir, _ := execute(t, plan(t, walkVsGossip), Options{Engine: Reference})
+	dir, _ := execute(t, plan(t, walkVsGossip), run.Options{Engine: run.Reference})
 	last := map[string]map[string]string{}
 	var gossip []map[string]string
 	for _, row := range readMetrics(t, dir) {
@@ -149,7 +150,7 @@ func TestWalkBeatsGossipPerMessage(t *testing.T) {
 func TestWalkRefusesABallWithoutTheOptimum(t *testing.T) {
 	p, err := scenarios.Parse([]byte(walkVsGossip), "w.yaml", t.TempDir(), []string{"algorithm.randomwalk.radius=0.05"})
 	if err == nil {
-		_, err = Execute(p, t.TempDir(), Options{})
+		_, err = run.Execute(p, t.TempDir(), run.Options{})
 	}
 	if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "algorithm.randomwalk.radius: the minimizer w⋆ of run 0 has ‖w⋆‖") {
 		t.Errorf("radius 0.05: %v, want a user error naming algorithm.randomwalk.radius", err)

@@ -1,4 +1,4 @@
-package run
+package diffusion
 
 import (
 	"fmt"

@@ -1,10 +1,11 @@
-package run
+package fedavg
 
 import (
 	"os"
 	"testing"
 
 	"maple/scenarios"
+	"maple/scenarios/run"
 )
 
 // BenchmarkLRMNIST runs the bundled LR-MNIST scenario (FLUTE's shape on
@@ -15,14 +16,14 @@ func BenchmarkLRMNIST(b *testing.B) {
 	if _, err := os.Stat("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"); err != nil {
 		b.Skip("dataset-fashion-mnist is not installed")
 	}
-	p, err := scenarios.LoadFile("../benchmarks/lr-mnist.yaml", []string{"output.plot=false"})
+	p, err := scenarios.LoadFile("../../scenarios/benchmarks/lr-mnist.yaml", []string{"output.plot=false"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, engine := range []Engine{Actors, Reference} {
+	for _, engine := range []run.Engine{run.Actors, run.Reference} {
 		b.Run(string(engine), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := Execute(p, b.TempDir(), Options{Engine: engine}); err != nil {
+				if _, err := run.Execute(p, b.TempDir(), run.Options{Engine: engine}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,4 +1,9 @@
-package run
+// Package fedavg is the scenario glue of federated averaging (thesis ch. 2):
+// the section algorithm.fedavg with its defaults and validation, importance
+// sampling, the systems model's collection policies, asynchronous servers
+// and adversaries, the estimate and columns, and the run on either engine.
+// It registers the family fedavg with the runner.
+package fedavg
 
 import (
 	"fmt"
@@ -16,13 +21,14 @@ import (
 	"maple/algorithms/optimum"
 	"maple/algorithms/rng"
 	"maple/algorithms/systems"
-	"maple/privacy/noise"
+	"maple/families/internal/clients"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/run"
 )
 
 func init() {
-	register(family{
+	run.Register(run.Family{
 		Family: scenarios.Family{
 			Kind:     "fedavg",
 			Summary:  "federated averaging with partial participation and privatized updates (thesis ch. 2)",
@@ -221,24 +227,24 @@ func validateImportance(v *scenarios.Validator, sc *scenarios.Scenario, fa *FedA
 // (when there is an optimum) and, for classification, its test error,
 // accuracy and cross-entropy.
 func fedavgColumns(sc *scenarios.Scenario) []rundir.Column {
-	cols := msdColumns(sc, rundir.Column{Name: "msd", Decibel: true, Label: "MSD ‖w_i − w^o‖² (dB)"})
-	cols = append(cols, classColumns(sc, "", "")...)
-	return append(cols, systemsColumns(sc, fedavgFaulty(sc))...)
+	cols := run.MSDColumns(sc, rundir.Column{Name: "msd", Decibel: true, Label: "MSD ‖w_i − w^o‖² (dB)"})
+	cols = append(cols, run.ClassColumns(sc, "", "")...)
+	return append(cols, run.SystemsColumns(sc, fedavgFaulty(sc))...)
 }
 
 // fedavgEstimate is the cost of one FedAvg run: per round a Tick, a Done and
 // a model to and from each of the L participants, each of which runs up to
 // E_k local steps on up to B_k samples; every agent is an actor holding a few
 // model-sized vectors.
-func fedavgEstimate(sc *scenarios.Scenario, d float64) Estimate {
+func fedavgEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 	fa := fedavgParams(sc)
 	L := float64(fa.Participants)
 	if fa.Participation == fedavg.Full.String() {
 		L = float64(sc.Data.Agents)
 	}
 	T := float64(sc.Iterations)
-	return Estimate{
-		Bytes:       float64(sc.Data.Agents) * (actorBytes + 3*d*8),
+	return run.Estimate{
+		Bytes:       float64(sc.Data.Agents) * (run.ActorBytes + 3*d*8),
 		Ops:         T * L * (4*float64(fa.LocalSteps.Max)*float64(fa.Batch.Max)*d + 4*d),
 		Messages:    1 + T*(2+2*L),
 		RecordBytes: 140,
@@ -251,9 +257,9 @@ func fedavgEstimate(sc *scenarios.Scenario, d float64) Estimate {
 func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 	sc := c.Scenario
 	fa := fedavgParams(sc)
-	cfg, err := clientsConfig(c, "algorithm.fedavg", sc.Data.Agents, clientParams{
-		participation: fa.Participation, participants: fa.Participants, localSteps: fa.LocalSteps,
-		batch: fa.Batch, batchSampling: fa.BatchSampling, schedule: fa.Schedule, normalized: fa.Normalized})
+	cfg, err := clients.Config(c, "algorithm.fedavg", sc.Data.Agents, clients.Params{
+		Participation: fa.Participation, Participants: fa.Participants, LocalSteps: fa.LocalSteps,
+		Batch: fa.Batch, BatchSampling: fa.BatchSampling, Schedule: fa.Schedule, Normalized: fa.Normalized})
 	if err != nil {
 		return nil, err
 	}
@@ -287,46 +293,6 @@ func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 	return cfg, nil
 }
 
-// clientParams are the client parameters FedAvg and graph FL share (their
-// sections algorithm.fedavg and algorithm.graphfl).
-type clientParams struct {
-	participation, batchSampling, schedule string
-	participants                           int
-	localSteps, batch                      scenarios.IntRange
-	normalized                             bool
-}
-
-// clientsConfig translates the client parameters p of section (the dotted
-// name of their section, for errors), the step size and the noise mechanism
-// of c's scenario into the configuration of a federated unit of agents
-// clients, naming the field of any unknown value.
-func clientsConfig(c *scenarios.CurveSpec, section string, agents int, p clientParams) (*fedavg.Config, error) {
-	part, err := fedavg.ParseParticipation(p.participation)
-	if err != nil {
-		return nil, c.Errorf(section+".participation", "%v", err)
-	}
-	sched, err := fedavg.ParseSchedule(p.schedule)
-	if err != nil {
-		return nil, c.Errorf(section+".schedule", "%v", err)
-	}
-	mech, err := noise.ParseMechanism(c.Scenario.Privacy.Mechanism)
-	if err != nil {
-		return nil, c.Errorf("privacy.mechanism", "%v", err)
-	}
-	return &fedavg.Config{
-		Agents:               agents,
-		Participants:         p.participants,
-		Participation:        part,
-		StepSize:             c.Scenario.Algorithm.StepSize,
-		Normalized:           p.normalized,
-		Epochs:               fedavg.Range{Min: p.localSteps.Min, Max: p.localSteps.Max},
-		Batch:                fedavg.Range{Min: p.batch.Min, Max: p.batch.Max},
-		Schedule:             sched,
-		BatchWithReplacement: p.batchSampling == "with-replacement",
-		Noise:                mech,
-	}, nil
-}
-
 // referenceServers lists the registered server behaviours the reference
 // engine also applies: those named after a combination rule and the
 // asynchronous servers.
@@ -344,9 +310,9 @@ func referenceServers() []string {
 // their round: the MSD against w^o and, for classification, the test metrics.
 type fedavgObserver struct {
 	t     *rundir.Table
-	p     *problem
-	class [classMetrics]float64
-	sys   *systemsLog // the systems columns and counts, nil without them
+	p     *run.Problem
+	class [run.ClassMetrics]float64
+	sys   *run.SystemsLog // the systems columns and counts, nil without them
 }
 
 func (o *fedavgObserver) record(round int, w []float64) {
@@ -355,11 +321,11 @@ func (o *fedavgObserver) record(round int, w []float64) {
 		return
 	}
 	col := 0
-	if o.p.wOpt != nil {
-		o.t.Set(row, 0, msd(w, o.p.wOpt))
+	if o.p.WOpt != nil {
+		o.t.Set(row, 0, run.MSD(w, o.p.WOpt))
 		col++
 	}
-	if o.p.classify(o.class[:], w) {
+	if o.p.Classify(o.class[:], w) {
 		for i, v := range o.class {
 			o.t.Set(row, col+i, v)
 		}
@@ -375,63 +341,63 @@ func (o *fedavgObserver) observe(round int, key string, v []float64) {
 	if key == "model" {
 		o.record(round, v)
 	} else if o.sys != nil {
-		o.sys.observe(round, key, v)
+		o.sys.Observe(round, key, v)
 	}
 }
 
 // runFedAvg executes one FedAvg run on the job's engine.
-func runFedAvg(j *job, p *problem, sink *traceSink) error {
-	sc := j.curve.Scenario
-	cfg, err := fedavgConfig(j.curve)
+func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
+	sc := j.Curve.Scenario
+	cfg, err := fedavgConfig(j.Curve)
 	if err != nil {
 		return err
 	}
-	if p.wOpt == nil && (cfg.Importance.Agents == fedavg.Optimal || cfg.Importance.Data == fedavg.Optimal) {
-		return j.curve.Errorf("algorithm.fedavg.importance", "policy optimal evaluates gradients at w^o, and loss.kind %s has no minimizer w^o", sc.Loss.Kind)
+	if p.WOpt == nil && (cfg.Importance.Agents == fedavg.Optimal || cfg.Importance.Data == fedavg.Optimal) {
+		return j.Curve.Errorf("algorithm.fedavg.importance", "policy optimal evaluates gradients at w^o, and loss.kind %s has no minimizer w^o", sc.Loss.Kind)
 	}
-	cfg.Importance.Optimum = p.wOpt
-	if j.run == 0 {
+	cfg.Importance.Optimum = p.WOpt
+	if j.Run == 0 {
 		if err := fedavgDetails(j, cfg, p); err != nil {
 			return err
 		}
 	}
-	w0 := make([]float64, p.loss.Dim(p.sets[0].Dim))
-	cols := columns(sc)
+	w0 := make([]float64, p.Loss.Dim(p.Sets[0].Dim))
+	cols := run.Columns(sc)
 	obs := &fedavgObserver{t: rundir.NewTable(sc.Iterations, sc.Output.Every, len(cols)), p: p}
-	obs.sys = newSystemsLog(sc, obs.t, cols)
+	obs.sys = run.NewSystemsLog(sc, obs.t, cols)
 	obs.record(0, w0)
-	j.table = obs.t
+	j.Table = obs.t
 	fa := fedavgParams(sc)
 	systemsRun := fedavgUsesSystems(sc)
 	var model *systems.Model
 	if systemsRun {
-		if model, err = systemsModel(j.curve, j.dir); err != nil {
+		if model, err = run.SystemsModel(j.Curve, j.Dir); err != nil {
 			return err
 		}
 	}
-	if j.opts.Engine == Reference {
-		if err := fedavgReferenceServer(j.curve); err != nil {
+	if j.Opts.Engine == run.Reference {
+		if err := fedavgReferenceServer(j.Curve); err != nil {
 			return err
 		}
 		if !systemsRun {
-			if err := fedavg.Reference(*cfg, p.sets, p.loss, w0, j.runSeed, sc.Iterations, obs.record); err != nil {
+			if err := fedavg.Reference(*cfg, p.Sets, p.Loss, w0, j.RunSeed, sc.Iterations, obs.record); err != nil {
 				return err
 			}
-			return j.accountFor(p, fedavgExposure(cfg))
+			return j.AccountFor(p, fedavgExposure(cfg))
 		}
-		err = fedavg.Simulate(*cfg, p.sets, p.loss, w0, j.runSeed, sc.Iterations, fedavg.SimOptions{Model: model, Observe: obs.observe})
+		err = fedavg.Simulate(*cfg, p.Sets, p.Loss, w0, j.RunSeed, sc.Iterations, fedavg.SimOptions{Model: model, Observe: obs.observe})
 		if err != nil {
 			return err
 		}
 	} else {
-		r := actors.NewRun(j.options(obs, sink))
+		r := actors.NewRun(j.ActorOptions(obs, sink))
 		defer r.Close()
 		setup := afedavg.Setup{
-			Config: cfg, Sets: p.sets, Loss: p.loss, W0: w0, Rounds: sc.Iterations,
+			Config: cfg, Sets: p.Sets, Loss: p.Loss, W0: w0, Rounds: sc.Iterations,
 			Server: fa.Server.Kind, ServerParams: fa.Server.Params, GradientTime: sc.Network.GradientTime,
 		}
 		if systemsRun {
-			setup.Devices = model.Devices(j.runSeed, len(p.sets), fedavg.AgentName)
+			setup.Devices = model.Devices(j.RunSeed, len(p.Sets), fedavg.AgentName)
 		}
 		sched, err := afedavg.Spawn(r, setup)
 		if err != nil {
@@ -440,11 +406,11 @@ func runFedAvg(j *job, p *problem, sink *traceSink) error {
 		if err := r.Execute(sched, &msg.Start{}); err != nil {
 			return err
 		}
-		j.finish(r)
+		j.Finish(r)
 	}
 	if systemsRun {
-		if d := obs.sys.finish(j, model, len(p.sets)); d != nil && cfg.Attack.Kind != fedavg.NoAttack {
-			bad := fedavg.Adversaries(func() *rand.Rand { return rng.New(j.runSeed, fedavg.AdversaryOwner, fedavg.AdversaryPurpose) }, len(p.sets), cfg.Attack.Fraction)
+		if d := obs.sys.Finish(j, model, len(p.Sets)); d != nil && cfg.Attack.Kind != fedavg.NoAttack {
+			bad := fedavg.Adversaries(func() *rand.Rand { return rng.New(j.RunSeed, fedavg.AdversaryOwner, fedavg.AdversaryPurpose) }, len(p.Sets), cfg.Attack.Fraction)
 			var ids []int
 			for k, b := range bad {
 				if b {
@@ -454,26 +420,26 @@ func runFedAvg(j *job, p *problem, sink *traceSink) error {
 			d["adversaries"] = ids
 		}
 	}
-	return j.accountFor(p, fedavgExposure(cfg))
+	return j.AccountFor(p, fedavgExposure(cfg))
 }
 
 // fedavgExposure describes FedAvg to the accountant: one server, agent 0's
 // reply seen in every round by an observer of its link, and, for an
 // observer of the global models alone, a mean of L replies from agents drawn
 // without replacement (a fraction L/K, or all of them).
-func fedavgExposure(cfg *fedavg.Config) exposure {
-	e := exposure{agents: 1, federated: true, messages: 1}
+func fedavgExposure(cfg *fedavg.Config) run.Exposure {
+	e := run.Exposure{Agents: 1, Federated: true, Messages: 1}
 	if cfg.Importance.Agents != fedavg.Uniform {
-		e.noSampling = "agents are drawn with unequal probabilities (importance sampling), and the amplification bound is for a uniform sample"
+		e.NoSampling = "agents are drawn with unequal probabilities (importance sampling), and the amplification bound is for a uniform sample"
 		return e
 	}
 	switch cfg.Participation {
 	case fedavg.WithoutReplacement:
-		e.fraction, e.average = float64(cfg.Participants)/float64(cfg.Agents), cfg.Participants
+		e.Fraction, e.Average = float64(cfg.Participants)/float64(cfg.Agents), cfg.Participants
 	case fedavg.Full:
-		e.fraction, e.average = 1, cfg.Agents
+		e.Fraction, e.Average = 1, cfg.Agents
 	default:
-		e.noSampling = "agents are drawn with replacement, so agent 0 may count several times in one mean"
+		e.NoSampling = "agents are drawn with replacement, so agent 0 may count several times in one mean"
 	}
 	return e
 }
@@ -483,25 +449,25 @@ func fedavgExposure(cfg *fedavg.Config) exposure {
 // and optimal probabilities and the improvement of the MSD bound between them
 // in dB, and, for least squares, the model drift ξ = max_k ‖w_k^o − w^o‖
 // (Assumption 2.2) that Fig. 2.5 is parameterized by.
-func fedavgDetails(j *job, cfg *fedavg.Config, p *problem) error {
+func fedavgDetails(j *run.Job, cfg *fedavg.Config, p *run.Problem) error {
 	d := map[string]any{}
-	if cfg.Schedule == fedavg.PerAgent && p.wOpt != nil {
-		uniform, optimal := fedavg.NoiseBound(cfg, p.sets, p.loss, p.wOpt, j.runSeed)
+	if cfg.Schedule == fedavg.PerAgent && p.WOpt != nil {
+		uniform, optimal := fedavg.NoiseBound(cfg, p.Sets, p.Loss, p.WOpt, j.RunSeed)
 		d["noise_bound_uniform"] = uniform
 		d["noise_bound_optimal"] = optimal
 		d["bound_gain_db"] = rundir.Decibel(uniform / optimal)
 	}
-	if p.loss.Kind == loss.LeastSquares && p.wOpt != nil {
+	if p.Loss.Kind == loss.LeastSquares && p.WOpt != nil {
 		var xi float64
-		for k, set := range p.sets {
-			wk, err := optimum.LeastSquares([]*data.Set{set}, optimum.Uniform(1), p.loss.Rho)
+		for k, set := range p.Sets {
+			wk, err := optimum.LeastSquares([]*data.Set{set}, optimum.Uniform(1), p.Loss.Rho)
 			if err != nil {
-				return j.curve.Errorf("data", "agent %d's local minimizer w_k^o: %v", k, err)
+				return j.Curve.Errorf("data", "agent %d's local minimizer w_k^o: %v", k, err)
 			}
-			xi = math.Max(xi, floats.Distance(wk, p.wOpt, 2))
+			xi = math.Max(xi, floats.Distance(wk, p.WOpt, 2))
 		}
 		d["xi"] = xi
 	}
-	j.stats.details["importance"] = d
+	j.Stats.Details["importance"] = d
 	return nil
 }
