@@ -1,8 +1,9 @@
-package main
+package cli
 
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,12 +21,18 @@ import (
 )
 
 // TestMain lets a test run the test binary as maple itself (with
-// MAPLE_TEST_MAIN=1), to send it signals.
+// MAPLE_TEST_MAIN=1), to send it signals. The tests run maple from the
+// repository root, where the bundled scenarios and the docs are, as a user
+// of the commands in the docs would.
 func TestMain(m *testing.M) {
 	if os.Getenv("MAPLE_TEST_MAIN") == "1" {
-		main()
-		return
+		os.Exit(Execute(os.Args[1:], os.Stdout, os.Stderr))
 	}
+	if err := os.Chdir(".."); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	originDir, _ = os.Getwd()
 	os.Exit(m.Run())
 }
 
@@ -130,9 +137,9 @@ func TestHostileInputs(t *testing.T) {
 	}
 }
 
-// originDir is the package directory the tests start in (t.Chdir moves
+// originDir is the repository root, where the tests start (t.Chdir moves
 // away from it).
-var originDir, _ = os.Getwd()
+var originDir string
 
 // Re-running into a directory that holds an earlier run's outputs is refused;
 // with --force maple's files are replaced, so no stale trace stays beside the

@@ -1,6 +1,6 @@
 //go:build race
 
-package main
+package cli
 
 // raceEnabled is set when the tests run under the race detector, which
 // slows them about tenfold: the longest end-to-end tests then cover a

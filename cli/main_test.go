@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 func maple(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code = execute(args, &out, &errOut)
+	code = Execute(args, &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 
