@@ -26,6 +26,7 @@ type Column struct {
 // Table holds the metrics of one run at the recorded iterations: 0 (the
 // initial model), every Every-th iteration, and the last one.
 type Table struct {
+	// Iterations are the recorded iterations, one per row.
 	Iterations []int
 	cols       int
 	values     []float64 // row-major, len(iterations)×cols
@@ -35,6 +36,8 @@ type Table struct {
 	hasDiverged bool
 }
 
+// NewTable returns the empty (NaN) table of a run of total iterations
+// recorded every every-th, with cols metrics.
 func NewTable(total, every, cols int) *Table {
 	t := &Table{cols: cols}
 	for i := 0; i <= total; i += every {
@@ -79,6 +82,7 @@ func (t *Table) Set(row, col int, v float64) {
 // never fills (after an early stop, say) do not count.
 func (t *Table) DivergedAt() (int, bool) { return t.diverged, t.hasDiverged }
 
+// Get returns the metric col of row.
 func (t *Table) Get(row, col int) float64 { return t.values[row*t.cols+col] }
 
 // Mean averages the tables of the runs of one curve cell by cell, in run

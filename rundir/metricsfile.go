@@ -12,6 +12,8 @@ import (
 // the figures draw — its columns, the number of runs averaged, their mean
 // and their standard deviation.
 type Curve struct {
+	// Spec is the curve and Cols its columns; Mean and Std hold the mean and
+	// the standard deviation of its Runs runs.
 	Spec *scenarios.CurveSpec
 	Cols []Column
 	Runs int

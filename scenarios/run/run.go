@@ -1,8 +1,14 @@
 // Package run executes a loaded scenario plan: it runs every Monte-Carlo run
 // of every curve on the actor engine (or the actor-free reference), in
-// parallel across cores, averages the runs, and writes the run directory:
-// the resolved scenario, metrics.csv, summary.json, plots and, when tracing,
-// trace.jsonl.zst.
+// parallel across cores, averages the runs, and writes the run directory
+// (through packages rundir and figures): the resolved scenario, metrics.csv,
+// summary.json, plots and, when tracing, trace.jsonl.zst.
+//
+// The runner knows no algorithm family. Each family registers itself
+// (Register) from its own package under families/, with what it takes to
+// check, estimate and execute a curve; the runner exports what the families
+// share — a Job, its Problem and TraceSink, the network, the systems model,
+// the accountant, the column helpers.
 //
 // Results do not depend on the number of workers: each run is a pure function
 // of its run seed, results are stored by (curve, run) index, and averages are
