@@ -22,6 +22,7 @@ import (
 
 	"maple/actors/trace"
 	"maple/actors/trace/stats"
+	"maple/rundir"
 )
 
 // File is the report's name in the run directory.
@@ -37,7 +38,7 @@ var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 // Write writes dir/report.html for the run directory dir and returns its
 // path.
 func Write(dir string) (string, error) {
-	r, err := load(dir)
+	r, err := rundir.Read(dir)
 	if err != nil {
 		return "", err
 	}
@@ -103,24 +104,24 @@ type messages struct {
 }
 
 // build assembles the page.
-func build(r *runDir) (*page, error) {
-	s := &r.summary
-	pg := &page{Title: s.Scenario, Description: s.Description, Scenario: string(r.scenario)}
+func build(r *rundir.Run) (*page, error) {
+	s := &r.Summary
+	pg := &page{Title: s.Scenario, Description: s.Description, Scenario: string(r.Scenario)}
 	pg.Provenance = provenanceRows(r)
-	if r.prov == nil {
+	if r.Provenance == nil {
 		pg.Warnings = append(pg.Warnings, "the run directory has no provenance.json (written by maple run since this version): the git commit, Go version and command line are unknown")
-	} else if r.prov.ScenarioSHA256 != r.hash {
+	} else if r.Provenance.ScenarioSHA256 != r.Hash {
 		pg.Warnings = append(pg.Warnings, "scenario.yaml changed after the run: its hash differs from the one recorded in provenance.json")
 	}
-	byLabel := map[string]*curveSummary{}
+	byLabel := map[string]*rundir.CurveSummary{}
 	for i := range s.Curves {
 		byLabel[s.Curves[i].Label] = &s.Curves[i]
 	}
 	pg.Warnings = append(pg.Warnings, curveWarnings(s)...)
-	if len(r.metrics) == 0 {
-		return nil, fmt.Errorf("%s: metrics.csv has no rows", r.dir)
+	if len(r.Metrics) == 0 {
+		return nil, fmt.Errorf("%s: metrics.csv has no rows", r.Dir)
 	}
-	pg.SteadyColumns = r.metricNames()
+	pg.SteadyColumns = r.MetricNames()
 	for _, c := range s.Curves {
 		row := steadyRow{Label: c.Label, Runs: c.Runs}
 		for _, m := range pg.SteadyColumns {
@@ -146,8 +147,8 @@ func build(r *runDir) (*page, error) {
 	return pg, nil
 }
 
-func provenanceRows(r *runDir) [][2]string {
-	s := &r.summary
+func provenanceRows(r *rundir.Run) [][2]string {
+	s := &r.Summary
 	rows := [][2]string{{"maple version", s.Version}, {"engine", s.Engine}, {"scenario seed", strconv.FormatUint(s.Seed, 10)}}
 	if len(s.Curves) > 0 && len(s.Curves[0].RunSeeds) > 0 {
 		seeds := s.Curves[0].RunSeeds
@@ -157,8 +158,8 @@ func provenanceRows(r *runDir) [][2]string {
 		}
 		rows = append(rows, [2]string{"run seeds", shown})
 	}
-	rows = append(rows, [2]string{"scenario hash (SHA-256 of scenario.yaml)", r.hash})
-	if p := r.prov; p != nil {
+	rows = append(rows, [2]string{"scenario hash (SHA-256 of scenario.yaml)", r.Hash})
+	if p := r.Provenance; p != nil {
 		commit := p.Revision
 		if commit == "" {
 			commit = "unknown (built outside a git work tree)"
@@ -176,7 +177,7 @@ func provenanceRows(r *runDir) [][2]string {
 
 // curveWarnings lists the runs' warnings, each once with its curves, and
 // the curves that diverged.
-func curveWarnings(s *summary) []string {
+func curveWarnings(s *rundir.Summary) []string {
 	var order []string
 	curves := map[string][]string{}
 	for _, c := range s.Curves {
@@ -201,41 +202,45 @@ func curveWarnings(s *summary) []string {
 
 // steadyValue renders a curve's steady state of metric m: in dB for
 // mean-square deviations, "−∞ dB (exact)" for a zero.
-func steadyValue(c *curveSummary, m string) string {
+func steadyValue(c *rundir.CurveSummary, m string) string {
 	if c.Diverged {
 		return fmt.Sprintf("diverged (iteration %d)", c.DivergedAt)
 	}
-	lin := c.SteadyState[m]
+	lin, hasLin := c.SteadyState[m]
 	if db, ok := c.SteadyState[m+"_db"]; ok {
 		switch {
-		case db != nil:
-			return fmt.Sprintf("%.2f dB", *db)
-		case lin != nil && *lin == 0:
+		case known(db):
+			return fmt.Sprintf("%.2f dB", float64(db))
+		case hasLin && lin == 0:
 			return "−∞ dB (exact)"
 		}
 		return "—"
 	}
-	if lin == nil {
+	if !hasLin || !known(lin) {
 		return "—"
 	}
-	return strconv.FormatFloat(*lin, 'g', 4, 64)
+	return strconv.FormatFloat(float64(lin), 'g', 4, 64)
 }
+
+// known reports whether a number of summary.json was written as a value,
+// not as null (summary.json writes NaN and ±∞ as null, read back as NaN).
+func known(x rundir.Number) bool { return !math.IsNaN(float64(x)) }
 
 // curveCharts draws one chart per metric (and value of the group-by field),
 // every curve with its 95% confidence band when metrics.csv has standard
 // deviations.
-func curveCharts(r *runDir, byLabel map[string]*curveSummary) ([]namedChart, string, error) {
+func curveCharts(r *rundir.Run, byLabel map[string]*rundir.CurveSummary) ([]namedChart, string, error) {
 	type group struct {
 		value  string
-		curves []*curveMetrics
+		curves []*rundir.CurveMetrics
 	}
 	var groups []group
-	for i := range r.metrics {
-		c := &r.metrics[i]
+	for i := range r.Metrics {
+		c := &r.Metrics[i]
 		value := ""
-		if cs := byLabel[c.label]; cs != nil && r.groupBy != "" {
+		if cs := byLabel[c.Label]; cs != nil && r.GroupBy != "" {
 			for _, st := range cs.Settings {
-				if st.Field == r.groupBy {
+				if st.Field == r.GroupBy {
 					value = st.Value
 				}
 			}
@@ -249,13 +254,13 @@ func curveCharts(r *runDir, byLabel map[string]*curveSummary) ([]namedChart, str
 	}
 	var charts []namedChart
 	note := ""
-	for _, m := range r.metricNames() {
+	for _, m := range r.MetricNames() {
 		for _, g := range groups {
 			var ss []series
 			db := false
 			for _, c := range g.curves {
 				runs := 1
-				if cs := byLabel[c.label]; cs != nil {
+				if cs := byLabel[c.Label]; cs != nil {
 					runs = cs.Runs
 				}
 				s, isDB, banded := curveSeries(c, m, runs)
@@ -266,7 +271,7 @@ func curveCharts(r *runDir, byLabel map[string]*curveSummary) ([]namedChart, str
 				if banded {
 					note = "Bands are 95% confidence intervals of the mean over the Monte-Carlo runs, ±1.96·s/√runs with s the per-iteration standard deviation across runs (for dB curves, the interval of the linear mean, converted, its lower end clipped 20 dB below the mean)."
 				}
-				s.label = legendLabel(c.label, r.groupBy, g.value)
+				s.label = legendLabel(c.Label, r.GroupBy, g.value)
 				ss = append(ss, *s)
 			}
 			if len(ss) == 0 {
@@ -274,7 +279,7 @@ func curveCharts(r *runDir, byLabel map[string]*curveSummary) ([]namedChart, str
 			}
 			heading := m
 			if g.value != "" {
-				heading += " — " + lastPart(r.groupBy) + "=" + g.value
+				heading += " — " + lastPart(r.GroupBy) + "=" + g.value
 			}
 			yLabel := m
 			if db {
@@ -292,18 +297,18 @@ func curveCharts(r *runDir, byLabel map[string]*curveSummary) ([]namedChart, str
 
 // curveSeries returns the series of metric m of curve c: in dB when the
 // CSV has its dB column, with a band when it has its standard deviation.
-func curveSeries(c *curveMetrics, m string, runs int) (s *series, db, banded bool) {
-	lin, ok := c.columns[m]
+func curveSeries(c *rundir.CurveMetrics, m string, runs int) (s *series, db, banded bool) {
+	lin, ok := c.Columns[m]
 	if !ok {
 		return nil, false, false
 	}
-	s = &series{x: c.iterations, y: lin}
-	dbCol, db := c.columns[m+"_db"]
+	s = &series{x: c.Iterations, y: lin}
+	dbCol, db := c.Columns[m+"_db"]
 	if db {
 		s.y = dbCol
 	}
 	z := 1.96 / math.Sqrt(float64(runs))
-	switch std, dbStd := c.columns[m+"_std"], c.columns[m+"_db_std"]; {
+	switch std, dbStd := c.Columns[m+"_std"], c.Columns[m+"_db_std"]; {
 	case runs < 2:
 	case db && dbStd != nil:
 		s.lo, s.hi = make([]float64, len(lin)), make([]float64, len(lin))
@@ -351,7 +356,7 @@ func lastPart(path string) string { return path[strings.LastIndexByte(path, '.')
 // noise and draws ε(i) round by round where it grows linearly in i (the
 // Laplace bounds: ε(i) = i·ε per iteration; Gaussian noise is reported as
 // (ε, δ) at the last iteration only).
-func privacyBudget(s *summary) ([]privacyRow, *chart, error) {
+func privacyBudget(s *rundir.Summary) ([]privacyRow, *chart, error) {
 	var rows []privacyRow
 	var ss []series
 	for _, c := range s.Curves {
@@ -389,7 +394,7 @@ func privacyBudget(s *summary) ([]privacyRow, *chart, error) {
 
 // auditRows sets each eavesdropper's measured reconstruction error beside
 // its prediction and the accountant's ε.
-func auditRows(s *summary) []auditRow {
+func auditRows(s *rundir.Summary) []auditRow {
 	var rows []auditRow
 	for _, c := range s.Curves {
 		a, ok := c.Details["audit"].(map[string]any)
@@ -413,17 +418,18 @@ func auditRows(s *summary) []auditRow {
 const maxActorRows = 60
 
 // messageStats summarizes the trace, or without one the summary's counts.
-func messageStats(r *runDir) (*messages, error) {
-	t, err := trace.Open(r.dir)
+func messageStats(r *rundir.Run) (*messages, error) {
+	t, err := rundir.OpenTrace(r.Dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		m := &messages{Source: "summary.json (the run has no trace: run it with --trace for per-type and per-actor statistics)"}
-		for _, c := range r.summary.Curves {
-			if c.MessagesPerRun != nil {
+		for _, c := range r.Summary.Curves {
+			// summary.json leaves out a zero count (omitempty).
+			if c.MessagesPerRun != 0 && known(c.MessagesPerRun) {
 				vt := "0"
-				if c.VirtualTime != nil {
-					vt = strconv.FormatFloat(*c.VirtualTime, 'g', 6, 64)
+				if known(c.VirtualTime) {
+					vt = strconv.FormatFloat(float64(c.VirtualTime), 'g', 6, 64)
 				}
-				m.PerRun = append(m.PerRun, [2]string{c.Label, fmt.Sprintf("%.0f messages, %s s virtual time per run", *c.MessagesPerRun, vt)})
+				m.PerRun = append(m.PerRun, [2]string{c.Label, fmt.Sprintf("%.0f messages, %s s virtual time per run", float64(c.MessagesPerRun), vt)})
 			}
 		}
 		return m, nil

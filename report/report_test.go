@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	_ "maple/families/all" // the runs need the diffusion family
 	"maple/internal/browser"
+	"maple/rundir"
 	"maple/scenarios"
 	"maple/scenarios/run"
 )
@@ -43,7 +45,7 @@ func runDirectory(t *testing.T, src string) string {
 	if _, err := run.Execute(plan, dir, run.Options{Trace: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteProvenance(dir, run.Version, []string{"maple", "run", "tiny.yaml", "--trace"}); err != nil {
+	if err := rundir.WriteProvenance(dir, run.Version, []string{"maple", "run", "tiny.yaml", "--trace"}); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -219,7 +221,7 @@ func TestReportByParsing(t *testing.T) {
 // With standard deviations in metrics.csv every curve of at least two runs
 // gets its 95% band: mean ± 1.96 s/√runs, converted to dB for dB columns.
 func TestBandsFromStandardDeviations(t *testing.T) {
-	c := &curveMetrics{label: "c", iterations: []float64{0, 1}, columns: map[string][]float64{
+	c := &rundir.CurveMetrics{Label: "c", Iterations: []float64{0, 1}, Columns: map[string][]float64{
 		"msd": {1, 0.1}, "msd_db": {0, -10}, "msd_std": {0.5, 0.05}, "err": {0.4, 0.3}, "err_std": {0.1, 0.2},
 	}}
 	s, db, banded := curveSeries(c, "msd", 4)
@@ -291,7 +293,7 @@ func TestReportInBrowser(t *testing.T) {
 // The privacy budget lists the noisy curves only: a noise-free curve reports
 // no privacy, and a Gaussian curve's (ε, δ) has its row but no linear ε(i).
 func TestPrivacyBudgetRows(t *testing.T) {
-	s := &summary{Curves: []curveSummary{
+	s := &rundir.Summary{Curves: []rundir.CurveSummary{
 		{Label: "none", Iterations: 10, Details: map[string]any{"privacy": map[string]any{"mechanism": "none"}}},
 		{Label: "laplace", Iterations: 10, Details: map[string]any{"privacy": map[string]any{"mechanism": "laplace", "formula": "thesis eq. 2.69", "epsilon_per_iteration": 2.0, "epsilon_final": 20.0}}},
 		{Label: "gaussian", Iterations: 10, Details: map[string]any{"privacy": map[string]any{"mechanism": "gaussian", "delta": 1e-5, "bound": "analytic Gaussian mechanism", "epsilon_final": 7.0}}},
@@ -330,7 +332,7 @@ func TestReadMetricsUnionOfColumns(t *testing.T) {
 		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		curves, err := readMetrics(path)
+		curves, err := rundir.ReadMetrics(path)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -338,17 +340,17 @@ func TestReadMetricsUnionOfColumns(t *testing.T) {
 			t.Fatalf("%s: %d curves, want 2", name, len(curves))
 		}
 		clear, noisy := curves[0], curves[1]
-		if fmt.Sprint(clear.order) != "[msd]" || fmt.Sprint(noisy.order) != "[msd noise]" {
-			t.Errorf("%s: metrics %v and %v, want [msd] and [msd noise]", name, clear.order, noisy.order)
+		if fmt.Sprint(clear.Order) != "[msd]" || fmt.Sprint(noisy.Order) != "[msd noise]" {
+			t.Errorf("%s: metrics %v and %v, want [msd] and [msd noise]", name, clear.Order, noisy.Order)
 		}
-		if _, ok := clear.columns["noise_db"]; ok {
+		if _, ok := clear.Columns["noise_db"]; ok {
 			t.Errorf("%s: the clear curve has the noise columns", name)
 		}
-		if db := clear.columns["msd_db"]; len(db) != 2 || !math.IsNaN(db[0]) || db[1] != -10 {
+		if db := clear.Columns["msd_db"]; len(db) != 2 || !math.IsNaN(db[0]) || db[1] != -10 {
 			t.Errorf("%s: msd_db of the clear curve %v, want [NaN -10]", name, db)
 		}
-		r := &runDir{metrics: curves}
-		if got := fmt.Sprint(r.metricNames()); got != "[msd noise]" {
+		r := &rundir.Run{Metrics: curves}
+		if got := fmt.Sprint(r.MetricNames()); got != "[msd noise]" {
 			t.Errorf("%s: the report's metrics %s, want [msd noise]", name, got)
 		}
 		if s, _, _ := curveSeries(&clear, "noise", 2); s != nil {

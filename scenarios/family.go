@@ -10,7 +10,7 @@ import (
 // Family is an algorithm family as the scenario loader sees it: the value of
 // algorithm.kind that selects it, its parameter section algorithm.<Kind>, its
 // defaults and its validation. Families register themselves (from their
-// runner file in scenarios/run), so that the loader never switches on the
+// glue package, families/<kind>), so that the loader never switches on the
 // algorithm kind and adding a family changes no shared code.
 type Family struct {
 	// Kind is the value of algorithm.kind that selects the family; it is

@@ -9,8 +9,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	_ "maple/families/all" // the loader knows the families that register
+	"maple/families/fedavg"
 	"maple/scenarios"
-	"maple/scenarios/run"
 )
 
 const minimal = `name: t
@@ -115,7 +116,7 @@ func TestBadScenariosGiveOneClearLine(t *testing.T) {
 func TestDefaultsAreFilledIn(t *testing.T) {
 	p := parse(t, minimal)
 	sc := p.Base
-	fa := sc.Algorithm.Params.(*run.FedAvg)
+	fa := sc.Algorithm.Params.(*fedavg.FedAvg)
 	if sc.Runs != 1 || sc.Iterations != 100 || sc.Loss.Kind != "least-squares" || sc.Data.Regression == nil {
 		t.Errorf("top-level defaults missing: %+v", sc)
 	}
@@ -144,7 +145,7 @@ func TestExplicitZeroIsKept(t *testing.T) {
 func TestParticipantsDefaultFollowsAgents(t *testing.T) {
 	src := strings.Replace(minimal, "  fedavg:\n    participants: 5\n", "", 1)
 	src = strings.Replace(src, "agents: 20", "agents: 4", 1)
-	if got := parse(t, src).Base.Algorithm.Params.(*run.FedAvg).Participants; got != 4 {
+	if got := parse(t, src).Base.Algorithm.Params.(*fedavg.FedAvg).Participants; got != 4 {
 		t.Errorf("default participants with 4 agents = %d, want 4", got)
 	}
 }
@@ -214,8 +215,8 @@ func TestOverridesAreRecordedAndLabelled(t *testing.T) {
 func TestOverridesApply(t *testing.T) {
 	p := parse(t, minimal, "algorithm.step_size=0.05", "algorithm.fedavg.local_steps=[2, 4]", "output.every=5")
 	sc := p.Base
-	if sc.Algorithm.StepSize != 0.05 || sc.Algorithm.Params.(*run.FedAvg).LocalSteps != (scenarios.IntRange{2, 4}) || sc.Output.Every != 5 {
-		t.Errorf("overrides not applied: step %v, local steps %v, every %d", sc.Algorithm.StepSize, sc.Algorithm.Params.(*run.FedAvg).LocalSteps, sc.Output.Every)
+	if sc.Algorithm.StepSize != 0.05 || sc.Algorithm.Params.(*fedavg.FedAvg).LocalSteps != (scenarios.IntRange{2, 4}) || sc.Output.Every != 5 {
+		t.Errorf("overrides not applied: step %v, local steps %v, every %d", sc.Algorithm.StepSize, sc.Algorithm.Params.(*fedavg.FedAvg).LocalSteps, sc.Output.Every)
 	}
 }
 
@@ -242,8 +243,8 @@ sweep:
 		t.Fatalf("labels\n  %v\nwant\n  %v", labels, want)
 	}
 	c := p.Curves[2].Scenario
-	if c.Algorithm.Params.(*run.FedAvg).Normalized || c.Algorithm.StepSize != 0.05 || c.Runs != 2 {
-		t.Errorf("curve 2 not resolved: normalized %v step %v runs %d", c.Algorithm.Params.(*run.FedAvg).Normalized, c.Algorithm.StepSize, c.Runs)
+	if c.Algorithm.Params.(*fedavg.FedAvg).Normalized || c.Algorithm.StepSize != 0.05 || c.Runs != 2 {
+		t.Errorf("curve 2 not resolved: normalized %v step %v runs %d", c.Algorithm.Params.(*fedavg.FedAvg).Normalized, c.Algorithm.StepSize, c.Runs)
 	}
 	if p.Base.Algorithm.StepSize != 0.1 || len(p.Base.Curves) != 2 || len(p.Base.Sweep) != 2 {
 		t.Error("the base scenario must keep its own values and record curves and sweep")

@@ -15,6 +15,7 @@ import (
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
 	"maple/algorithms/rng"
+	"maple/rundir"
 	"maple/scenarios"
 )
 
@@ -76,19 +77,19 @@ func partition(c *scenarios.CurveSpec, all *data.Set, split data.SplitConfig, ru
 // finish checks the labels against the loss, gives the MLP its random
 // origin (from the stream ("model", "init") of the data seed, so that the
 // curves of a run start from the same network) and summarizes the partition.
-func (p *problem) finish(c *scenarios.CurveSpec, runSeed uint64) error {
-	for k, s := range p.sets {
-		if err := p.loss.CheckLabels(s); err != nil {
+func (p *Problem) finish(c *scenarios.CurveSpec, runSeed uint64) error {
+	for k, s := range p.Sets {
+		if err := p.Loss.CheckLabels(s); err != nil {
 			return c.Errorf("data", "agent %d: %v", k, err)
 		}
 	}
-	if p.test != nil && p.loss.Classification() {
-		if err := p.loss.CheckLabels(p.test); err != nil {
+	if p.Test != nil && p.Loss.Classification() {
+		if err := p.Loss.CheckLabels(p.Test); err != nil {
 			return c.Errorf("data", "test set: %v", err)
 		}
 	}
-	p.loss.Origin = p.loss.Init(p.sets[0].Dim, rng.New(runSeed, "model", "init"))
-	p.summary = data.Summarize(p.sets, p.test, p.loss.Classification())
+	p.Loss.Origin = p.Loss.Init(p.Sets[0].Dim, rng.New(runSeed, "model", "init"))
+	p.summary = data.Summarize(p.Sets, p.Test, p.Loss.Classification())
 	return nil
 }
 
@@ -97,15 +98,15 @@ func (p *problem) finish(c *scenarios.CurveSpec, runSeed uint64) error {
 const maxRecordedOptimum = 2048
 
 // details returns the facts about the problem the summary reports.
-func (p *problem) details() map[string]any {
+func (p *Problem) details() map[string]any {
 	d := map[string]any{"partition": p.summary}
 	switch {
-	case p.wOpt == nil:
+	case p.WOpt == nil:
 		d["optimum"] = "none (loss.optimum: none)"
-	case len(p.wOpt) > maxRecordedOptimum:
-		d["optimum_norm"], d["solver"] = floats.Norm(p.wOpt, 2), p.solver
+	case len(p.WOpt) > maxRecordedOptimum:
+		d["optimum_norm"], d["solver"] = floats.Norm(p.WOpt, 2), p.Solver
 	default:
-		d["optimum"], d["solver"] = p.wOpt, p.solver
+		d["optimum"], d["solver"] = p.WOpt, p.Solver
 	}
 	return d
 }
@@ -121,7 +122,7 @@ func openData(c *scenarios.CurveSpec, field, path, pkg string) (*os.File, string
 	if errors.Is(err, fs.ErrNotExist) && pkg != "" {
 		return nil, path, c.Errorf(field, "%s does not exist: install the Debian package %s (apt-get install %s)", path, pkg, pkg)
 	}
-	return nil, path, c.Errorf(field, "cannot open %s: %v", path, errNoPath(err))
+	return nil, path, c.Errorf(field, "cannot open %s: %v", path, rundir.WithoutPath(err))
 }
 
 // readIDXFile reads one IDX file named by field.
@@ -303,7 +304,7 @@ func readDirectory(c *scenarios.CurveSpec, dir string) ([]*data.Set, *data.Set, 
 	path := resolve(dir, x.Path)
 	entries, err := os.ReadDir(path)
 	if err != nil {
-		return nil, nil, c.Errorf("data.directory.path", "cannot read %s: %v", path, errNoPath(err))
+		return nil, nil, c.Errorf("data.directory.path", "cannot read %s: %v", path, rundir.WithoutPath(err))
 	}
 	files := make([]string, d.Agents)
 	for _, e := range entries {

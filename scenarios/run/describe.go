@@ -58,7 +58,7 @@ func DescribeData(plan *scenarios.Plan, r int) ([]DataReport, error) {
 		}
 		rep := DataReport{
 			Curves: []string{c.Label}, Kind: sc.Data.Kind, Seed: seed,
-			Features: p.sets[0].Dim, Parameters: p.loss.Dim(p.sets[0].Dim), Summary: p.summary,
+			Features: p.Sets[0].Dim, Parameters: p.Loss.Dim(p.Sets[0].Dim), Summary: p.summary,
 		}
 		if sc.Data.Partition != nil {
 			rep.Partition = sc.Data.Partition.Kind

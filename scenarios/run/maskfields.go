@@ -6,12 +6,12 @@ import (
 	"maple/scenarios"
 )
 
-// parseMaskFields reads the privacy fields of the graph-homomorphic and local
-// graph-homomorphic schemes that decentralized learning and graph FL share
+// ParseMaskFields reads the privacy fields of the graph-homomorphic and local
+// graph-homomorphic schemes that the families with pairwise masks share
 // (privacy.form, privacy.keys, privacy.roles and privacy.key_randomness) into
 // their configuration, naming the field of any unknown value. An empty field
 // leaves the value as it is: the algorithms' default is its zero value.
-func parseMaskFields(c *scenarios.CurveSpec, form *homomorphic.Form, keys *pairmask.Mode, roles *pairmask.Rule, osKeys *bool) error {
+func ParseMaskFields(c *scenarios.CurveSpec, form *homomorphic.Form, keys *pairmask.Mode, roles *pairmask.Rule, osKeys *bool) error {
 	pr := &c.Scenario.Privacy
 	var err error
 	if pr.Form != "" {

@@ -2,6 +2,7 @@ package run
 
 import (
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"maple/algorithms/rng"
 	"maple/privacy/homomorphic"
+	"maple/rundir"
 	"maple/scenarios"
 	"maple/topology"
 )
@@ -18,37 +20,39 @@ import (
 // connected with the required minimum degree.
 const maxGraphDraws = 1000
 
-// network is the communication graph and combination matrix of a
+// Network is the communication graph and combination matrix of a
 // decentralized run.
-type network struct {
+type Network struct {
+	// A is the combination matrix, Q its Perron vector (A q = q, q > 0,
+	// 1ᵀq = 1) and Degree the neighbours of each agent, itself excluded.
 	A      *mat.Dense
-	q      []float64    // Perron vector: A q = q, q > 0, 1ᵀq = 1
+	Q      []float64
 	points [][2]float64 // node positions of geometric graphs, else nil
-	degree []int        // neighbours of each agent, itself excluded
+	Degree []int
 }
 
-// networkSeed returns the seed the run's graph is drawn with: the scenario's
+// NetworkSeed returns the seed the run's graph is drawn with: the scenario's
 // run-0 seed when one graph serves every run, the run's own otherwise.
-func networkSeed(sc *scenarios.Scenario, runSeed uint64) uint64 {
+func NetworkSeed(sc *scenarios.Scenario, runSeed uint64) uint64 {
 	if sc.Topology.Regenerate == "once" {
 		return rng.RunSeed(sc.Seed, 0)
 	}
 	return runSeed
 }
 
-// firstNetwork builds run 0's network, which the pre-run checks inspect.
-func firstNetwork(c *scenarios.CurveSpec, dir string) (*network, error) {
-	return buildNetwork(c, dir, networkSeed(c.Scenario, rng.RunSeed(c.Scenario.Seed, 0)))
+// FirstNetwork builds run 0's network, which the pre-run checks inspect.
+func FirstNetwork(c *scenarios.CurveSpec, dir string) (*Network, error) {
+	return BuildNetwork(c, dir, NetworkSeed(c.Scenario, rng.RunSeed(c.Scenario.Seed, 0)))
 }
 
-// buildNetwork draws or reads the graph, builds the combination matrix and
+// BuildNetwork draws or reads the graph, builds the combination matrix and
 // checks what the algorithm and privacy scheme need of it. Every problem is
 // a scenario error naming the topology field at fault.
-func buildNetwork(c *scenarios.CurveSpec, dir string, seed uint64) (*network, error) {
+func BuildNetwork(c *scenarios.CurveSpec, dir string, seed uint64) (*Network, error) {
 	sc := c.Scenario
 	t := sc.Topology
 	agents, nodesField := familyOf(sc).TopologyNodes(sc)
-	n := &network{}
+	n := &Network{}
 	var g *topology.Graph
 	var err error
 	r := rng.New(seed, "topology", "graph")
@@ -89,7 +93,7 @@ func buildNetwork(c *scenarios.CurveSpec, dir string, seed uint64) (*network, er
 		if g.MinDegree() < t.MinDegree {
 			return nil, c.Errorf("topology.min_degree", "graph %s has a node of degree %d, below the minimum %d", t.Graph, g.MinDegree(), t.MinDegree)
 		}
-		n.A = weights(t.Weights, g)
+		n.A = Weights(t.Weights, g)
 	}
 	if rows, _ := n.A.Dims(); rows != agents {
 		return nil, c.Errorf(field, "the combination matrix is %d×%d but %s is %d", rows, rows, nodesField, agents)
@@ -105,7 +109,7 @@ func buildNetwork(c *scenarios.CurveSpec, dir string, seed uint64) (*network, er
 
 // check validates A for the scenario, reporting problems on field (the
 // topology field A comes from), and computes the Perron vector and degrees.
-func (n *network) check(c *scenarios.CurveSpec, field string) error {
+func (n *Network) check(c *scenarios.CurveSpec, field string) error {
 	sc := c.Scenario
 	checks := []func(mat.Matrix) error{
 		func(a mat.Matrix) error { return topology.CheckLeftStochastic(a, topology.DefaultTol) },
@@ -132,17 +136,17 @@ func (n *network) check(c *scenarios.CurveSpec, field string) error {
 	if err != nil {
 		return c.Errorf(field, "%v", err)
 	}
-	n.q = q
+	n.Q = q
 	senders, _ := topology.Support(n.A)
-	n.degree = make([]int, len(senders))
+	n.Degree = make([]int, len(senders))
 	for p, s := range senders {
-		n.degree[p] = len(s)
+		n.Degree[p] = len(s)
 	}
 	return nil
 }
 
-// weights applies the named combination rule to g.
-func weights(rule string, g *topology.Graph) *mat.Dense {
+// Weights applies the named combination rule to g.
+func Weights(rule string, g *topology.Graph) *mat.Dense {
 	switch rule {
 	case "lazy-metropolis":
 		return topology.LazyMetropolis(g)
@@ -161,7 +165,7 @@ func readFile[T any](c *scenarios.CurveSpec, dir, field, path string, read func(
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return zero, c.Errorf(field, "cannot open %s: %v", path, errNoPath(err))
+		return zero, c.Errorf(field, "cannot open %s: %v", path, rundir.WithoutPath(err))
 	}
 	defer f.Close()
 	v, err := read(f, path)
@@ -180,25 +184,42 @@ func asScenarioError(c *scenarios.CurveSpec, field string, err error) error {
 	return c.Errorf(field, "%v", err)
 }
 
-// errNoPath strips the path an *os.PathError repeats.
-func errNoPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
-}
-
-// describe returns the facts about the network that go into the summary.
-func (n *network) describe() map[string]any {
-	d := map[string]any{"perron": n.q, "degrees": n.degree}
+// Describe returns the facts about the network that go into the summary.
+func (n *Network) Describe() map[string]any {
+	d := map[string]any{"perron": n.Q, "degrees": n.Degree}
 	if l2, err := topology.SecondEigenvalueModulus(n.A); err == nil {
 		d["second_eigenvalue_modulus"] = l2
 	}
-	if rho, err := topology.MixingRate(n.A, n.q); err == nil {
+	if rho, err := topology.MixingRate(n.A, n.Q); err == nil {
 		d["mixing_rate"] = rho
 	}
 	if n.points != nil {
 		d["points"] = n.points
 	}
 	return d
+}
+
+// ExpectedDegree is the mean number of neighbours of an agent under the
+// topology's graph model.
+func ExpectedDegree(t *scenarios.Topology, agents int) float64 {
+	P := float64(agents)
+	deg := 8.0
+	switch t.Graph {
+	case "geometric":
+		// The probability that two uniform points of the unit square lie
+		// within r of each other: πr² − 8r³/3 + r⁴/2 (r ≤ 1).
+		r := min(t.Radius, 1)
+		deg = (P - 1) * (math.Pi*r*r - 8*r*r*r/3 + r*r*r*r/2)
+	case "erdos-renyi":
+		deg = t.Probability * (P - 1)
+	case "small-world":
+		deg = float64(t.Neighbours)
+	case "ring", "star":
+		deg = 2
+	case "grid", "torus":
+		deg = 4
+	case "complete":
+		deg = P - 1
+	}
+	return min(max(deg, float64(t.MinDegree), 1), max(P-1, 1))
 }

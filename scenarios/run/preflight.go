@@ -34,7 +34,7 @@ const (
 	DefaultTraceLimit = 1e9
 	// recordCompression is how much smaller a compressed trace is than the
 	// JSON lines of its records without payload: 16× measured on Fig. 4
-	// (docs/trace.md), about 13× on small FedAvg runs; 12 errs on the large
+	// (docs/trace.md), about 13× on small federated runs; 12 errs on the large
 	// side.
 	recordCompression = 12
 	// payloadCompression is the same for payload coordinates, which are
@@ -46,9 +46,9 @@ const (
 	// actor engine spends 0.4–0.5 µs per message (docs/design.md).
 	secondsPerOp      = 1e-9
 	secondsPerMessage = 1e-6
-	// actorBytes is the memory of one actor of the engine, with its mailbox,
+	// ActorBytes is the memory of one actor of the engine, with its mailbox,
 	// process registration, envelope and random streams.
-	actorBytes = 4096
+	ActorBytes = 4096
 	// baseBytes is what the process needs besides the plan.
 	baseBytes = 64 << 20
 )
@@ -77,7 +77,7 @@ type Estimate struct {
 func genericEstimate(sc *scenarios.Scenario, dim float64) Estimate {
 	a, n, T := float64(sc.Data.Agents), float64(sc.Data.Samples.Max), float64(sc.Iterations)
 	return Estimate{
-		Bytes:       a * (actorBytes + 4*dim*8),
+		Bytes:       a * (ActorBytes + 4*dim*8),
 		Ops:         4 * a * n * dim * T,
 		Messages:    4 * a * T,
 		RecordBytes: 200,
@@ -275,7 +275,7 @@ func costOf(plan *scenarios.Plan, opts *Options, tracing bool) *planCost {
 		}
 		r := float64(sc.Runs)
 		rows := float64(sc.Iterations)/float64(sc.Output.Every) + 2
-		cc.tables = r * (rows*float64(len(columns(sc)))*8 + 512)
+		cc.tables = r * (rows*float64(len(Columns(sc)))*8 + 512)
 		if tracing {
 			// Every record names its curve.
 			record := (est.RecordBytes + float64(len(c.Label))) / recordCompression
@@ -299,6 +299,28 @@ func costOf(plan *scenarios.Plan, opts *Options, tracing bool) *planCost {
 	pc.memory += float64(pc.workers)*maxRun + baseBytes
 	pc.seconds /= float64(pc.workers)
 	return pc
+}
+
+// PlanEstimate is what the checks before running estimate a plan to cost.
+type PlanEstimate struct {
+	// Curves holds each curve's estimate of one run, in plan order.
+	Curves []Estimate
+	// Memory is the peak memory in bytes, Seconds the wall-clock time on
+	// the workers, and Trace the size of the compressed trace in bytes (0
+	// when not tracing).
+	Memory, Seconds, Trace float64
+}
+
+// EstimatePlan returns the estimates CheckWith checks against the limits,
+// under the options Execute would be given.
+func EstimatePlan(plan *scenarios.Plan, opts Options) PlanEstimate {
+	opts.defaults()
+	pc := costOf(plan, &opts, opts.Trace || opts.TracePayload || plan.Base.Trace)
+	e := PlanEstimate{Memory: pc.memory, Seconds: pc.seconds, Trace: pc.trace}
+	for _, c := range pc.curves {
+		e.Curves = append(e.Curves, c.est)
+	}
+	return e
 }
 
 // typical are the values the blame for an estimate is measured against: a

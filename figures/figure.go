@@ -1,0 +1,367 @@
+package figures
+
+import (
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"codeberg.org/go-fonts/dejavu/dejavusans"
+	"golang.org/x/image/font/opentype"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Figures are drawn for people reading them in print and on screen:
+//
+//   - Each curve differs from the others in colour, dash pattern and marker
+//     at once, so that curves that coincide (local graph-homomorphic noise
+//     and no noise, exactly) stay visible: their markers are placed at
+//     staggered iterations. The colours are the Okabe–Ito palette (Okabe &
+//     Ito 2008, "Color universal design"), distinguishable with the common
+//     colour-vision deficiencies; its yellow comes last, as it is faint on
+//     white.
+//   - The legend sits to the right of the data, never over it; label parts
+//     every curve of a figure shares move to the title instead.
+//   - Tick labels carry no trailing zeros and a true minus sign (−25, 0.5),
+//     about six per axis.
+//   - The title is the scenario's description (its name if it has none).
+//   - When every curve's transient is over within the first tenth of the
+//     iterations, the iteration axis is logarithmic, so the transient is not
+//     squeezed against the axis.
+//   - Text is set in DejaVu Sans, which has every glyph the labels use (the
+//     norm bars ‖·‖ among them).
+//   - A band around each curve shows ±1 standard error of the Monte-Carlo
+//     mean (metrics.csv has the standard deviation across runs).
+//   - For every numeric parameter the curves vary (a sweep, or curves that
+//     each set it), a second figure plots the steady state against it on
+//     log-log axes, with the fitted slope of each line in the legend.
+
+// okabeIto is the Okabe–Ito palette, in the order curves take it.
+var okabeIto = []color.NRGBA{
+	{0x00, 0x72, 0xB2, 0xFF}, // blue
+	{0xD5, 0x5E, 0x00, 0xFF}, // vermillion
+	{0x00, 0x9E, 0x73, 0xFF}, // bluish green
+	{0xCC, 0x79, 0xA7, 0xFF}, // reddish purple
+	{0xE6, 0x9F, 0x00, 0xFF}, // orange
+	{0x56, 0xB4, 0xE9, 0xFF}, // sky blue
+	{0x00, 0x00, 0x00, 0xFF}, // black
+	{0xF0, 0xE4, 0x42, 0xFF}, // yellow
+}
+
+// dashes are the line patterns curves cycle through, independently of the
+// colours (5 patterns against 8 colours: 40 curves before a repeat).
+var dashes = [][]vg.Length{
+	nil,
+	{vg.Points(6), vg.Points(3)},
+	{vg.Points(2), vg.Points(2)},
+	{vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)},
+	{vg.Points(4), vg.Points(4)},
+}
+
+// markers are the glyphs curves cycle through.
+var markers = []draw.GlyphDrawer{
+	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{},
+	draw.RingGlyph{}, draw.PlusGlyph{}, draw.PyramidGlyph{}, draw.BoxGlyph{},
+}
+
+// markersPerCurve is how many markers a curve carries.
+const markersPerCurve = 10
+
+// Figure geometry: the data area, the resolution of PNGs and the font sizes.
+const (
+	plotWidth  = 6.5 * vg.Inch
+	plotHeight = 4 * vg.Inch
+	pngDPI     = 150
+	titleSize  = vg.Length(12)
+	labelSize  = vg.Length(11)
+	tickSize   = vg.Length(10)
+	legendGap  = vg.Length(12)
+)
+
+// fonts is the text handler of every figure: DejaVu Sans, read once.
+var fonts = sync.OnceValue(func() text.Handler {
+	f, err := opentype.Parse(dejavusans.TTF)
+	if err != nil {
+		panic("figures: the embedded DejaVu Sans font does not parse: " + err.Error())
+	}
+	return text.Plain{Fonts: font.NewCache(font.Collection{{Font: typeface, Face: f}})}
+})
+
+var typeface = font.Font{Typeface: "DejaVu", Variant: "Sans"}
+
+// styleText sets the typeface, size and handler of a text style.
+func styleText(s *text.Style, size vg.Length) {
+	s.Font = font.From(typeface, size)
+	s.Handler = fonts()
+}
+
+// figure is a plot and its legend, drawn beside it.
+type figure struct {
+	*plot.Plot
+	legend plot.Legend
+}
+
+// newFigure returns an empty figure with maple's text styles and ticks.
+func newFigure(title, xLabel, yLabel string) *figure {
+	p := plot.New()
+	p.TextHandler = fonts()
+	p.Title.Padding = vg.Points(8)
+	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
+	styleText(&p.Title.TextStyle, titleSize)
+	p.Title.Text = wrap(title, p.Title.TextStyle, plotWidth-vg.Points(20))
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		styleText(&a.Label.TextStyle, labelSize)
+		styleText(&a.Tick.Label, tickSize)
+		a.Tick.Marker = linearTicks{}
+		a.Padding = vg.Points(4)
+	}
+	p.Add(plotter.NewGrid())
+	l := plot.NewLegend()
+	styleText(&l.TextStyle, tickSize)
+	l.Top, l.Left = true, true
+	l.ThumbnailWidth = vg.Points(28)
+	l.Padding = vg.Points(3)
+	return &figure{Plot: p, legend: l}
+}
+
+// wrap breaks the lines of s at spaces so that each fits width in style
+// sty (a single word wider than that stays on its own line).
+func wrap(s string, sty text.Style, width vg.Length) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		cur := ""
+		for _, w := range strings.Fields(line) {
+			switch next := cur + " " + w; {
+			case cur == "":
+				cur = w
+			case sty.Width(next) <= width:
+				cur = next
+			default:
+				out = append(out, cur)
+				cur = w
+			}
+		}
+		out = append(out, cur)
+	}
+	return strings.Join(out, "\n")
+}
+
+// save writes the figure as name.png and name.svg: the data area keeps its
+// size and the legend, if any, is added to its right.
+func (f *figure) save(outDir, name string) ([]string, error) {
+	var lw vg.Length
+	if r := f.legend.Rectangle(draw.Canvas{}); r.Max.X > r.Min.X {
+		lw = r.Max.X - r.Min.X + 2*legendGap
+	}
+	w, h := plotWidth+lw, plotHeight
+	var files []string
+	for _, ext := range []string{".png", ".svg"} {
+		var c vg.CanvasWriterTo
+		if ext == ".png" {
+			c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI))}
+		} else {
+			c = vgsvg.New(w, h)
+		}
+		dc := draw.New(c)
+		f.Draw(draw.Crop(dc, vg.Points(4), -lw, 0, 0))
+		if lw > 0 {
+			// Top-aligned with the data area, below the title.
+			top := f.Title.TextStyle.Rectangle(f.Title.Text).Size().Y + f.Title.Padding + legendGap
+			f.legend.Draw(draw.Crop(dc, plotWidth+legendGap, 0, 0, -top))
+		}
+		if err := writeFile(filepath.Join(outDir, name+ext), c); err != nil {
+			return nil, err
+		}
+		files = append(files, name+ext)
+	}
+	return files, nil
+}
+
+func writeFile(path string, c vg.CanvasWriterTo) error {
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(out); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// curveStyle is how curve i of a figure is drawn.
+type curveStyle struct {
+	line  draw.LineStyle
+	glyph draw.GlyphStyle
+	fill  color.Color
+}
+
+func styleOf(i int) curveStyle {
+	c := okabeIto[i%len(okabeIto)]
+	fill := c
+	fill.A = 0x30
+	return curveStyle{
+		line:  draw.LineStyle{Color: c, Width: vg.Points(1.3), Dashes: dashes[i%len(dashes)]},
+		glyph: draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: markers[i%len(markers)]},
+		fill:  fill,
+	}
+}
+
+// addCurve draws one curve: a band (if lo and hi are set), the line, and
+// markers — at every point if every is set (a few measured values), else
+// markersPerCurve of them staggered by the curve's index i among n, so that
+// coinciding curves show all their markers (evenly spaced on a logarithmic
+// axis if logX). It returns the line and markers for the legend.
+func (f *figure) addCurve(i, n int, pts, lo, hi plotter.XYs, logX, every bool) ([]plot.Thumbnailer, error) {
+	st := styleOf(i)
+	if len(lo) > 1 {
+		ring := append(slices.Clone(lo), reversed(hi)...)
+		band, err := plotter.NewPolygon(ring)
+		if err != nil {
+			return nil, err
+		}
+		band.Color, band.LineStyle.Width = st.fill, 0
+		f.Add(band)
+	}
+	line, err := plotter.NewLine(pts)
+	if err != nil {
+		return nil, err
+	}
+	line.LineStyle = st.line
+	at := pts
+	if !every {
+		at = markerPoints(pts, i, n, logX)
+	}
+	marks, err := plotter.NewScatter(at)
+	if err != nil {
+		return nil, err
+	}
+	marks.GlyphStyle = st.glyph
+	f.Add(line, marks)
+	return []plot.Thumbnailer{line, marks}, nil
+}
+
+func reversed(xys plotter.XYs) plotter.XYs {
+	out := slices.Clone(xys)
+	slices.Reverse(out)
+	return out
+}
+
+// markerPoints picks markersPerCurve points of pts, evenly spaced along the
+// x axis (in log x if logX) and shifted by i/n of the spacing.
+func markerPoints(pts plotter.XYs, i, n int, logX bool) plotter.XYs {
+	if len(pts) == 0 {
+		return nil
+	}
+	pos := func(x float64) float64 {
+		if logX {
+			return math.Log(x)
+		}
+		return x
+	}
+	lo, hi := pos(pts[0].X), pos(pts[len(pts)-1].X)
+	if logX && len(pts) > 1 {
+		// Early on, recorded iterations are sparse on a logarithmic axis:
+		// start where their spacing, d/x, is below half the markers' own,
+		// so that every curve's markers land on distinct iterations.
+		d := pts[1].X - pts[0].X
+		lo = max(lo, math.Log(2*float64(n*markersPerCurve)*d/(hi-lo)))
+	}
+	var out plotter.XYs
+	k := 0
+	for m := range markersPerCurve {
+		target := lo + (hi-lo)*(float64(m)+(float64(i)+0.5)/float64(n))/markersPerCurve
+		for k+1 < len(pts) && math.Abs(pos(pts[k+1].X)-target) <= math.Abs(pos(pts[k].X)-target) {
+			k++
+		}
+		if len(out) == 0 || out[len(out)-1] != pts[k] {
+			out = append(out, pts[k])
+		}
+	}
+	return out
+}
+
+// cleanNumber rewrites a formatted number: "-25.00" becomes "−25", "0.50"
+// "0.5", "1.500e-05" "1.5e−05"; integers keep their zeros.
+func cleanNumber(s string) string {
+	if s == "" {
+		return s
+	}
+	mant, exp, hasExp := strings.Cut(s, "e")
+	if strings.Contains(mant, ".") {
+		mant = strings.TrimSuffix(strings.TrimRight(mant, "0"), ".")
+	}
+	if mant == "-0" {
+		mant = "0"
+	}
+	s = mant
+	if hasExp {
+		s += "e" + exp
+	}
+	return strings.ReplaceAll(s, "-", "−")
+}
+
+// linearTicks labels a linear axis at about six round values: multiples of
+// 1, 2, 2.5 or 5 times a power of ten, with unlabelled ticks between them.
+// (gonum's DefaultTicks aims at three labels, too few to read values off.)
+type linearTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (linearTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	raw := (hi - lo) / 6
+	mag := math.Pow10(int(math.Floor(math.Log10(raw))))
+	step, minor := 10*mag, 2*mag
+	for _, m := range []struct{ step, minor float64 }{{1, 0.2}, {2, 0.5}, {2.5, 0.5}, {5, 1}} {
+		if m.step*mag >= raw {
+			step, minor = m.step*mag, m.minor*mag
+			break
+		}
+	}
+	decimals := max(0, -int(math.Floor(math.Log10(minor)+1e-9)))
+	var ticks []plot.Tick
+	for i := math.Ceil(lo / minor); i*minor <= hi; i++ {
+		v := i * minor
+		t := plot.Tick{Value: v}
+		if q := v / step; math.Abs(q-math.Round(q)) < 1e-9 {
+			t.Label = cleanNumber(strconv.FormatFloat(math.Round(q)*step, 'f', decimals, 64))
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
+// logTicks labels a logarithmic axis at 1, 2 and 5 times the powers of ten
+// when it spans at most two decades, at the powers of ten otherwise, with
+// unlabelled ticks at every integer multiple in between.
+type logTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	first, last := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
+	var ticks []plot.Tick
+	for e := first; e <= last; e++ {
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * math.Pow10(e)
+			t := plot.Tick{Value: v}
+			if m == 1 || last-first <= 2 && (m == 2 || m == 5) {
+				t.Label = cleanNumber(strconv.FormatFloat(v, 'g', -1, 64))
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
+}
