@@ -109,6 +109,19 @@ func ReferenceServers() []string {
 	return names
 }
 
+// RuleServers lists the server behaviours that are combination rules (no
+// actor behaviour of their own), sorted: those a synchronous FedAvg server
+// of another family, such as a graph FL server, can apply.
+func RuleServers() []string {
+	var names []string
+	for _, n := range ServerNames() {
+		if servers[n].Behaviour == nil {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
 // ConfigureServer writes into cfg what both engines run of the server
 // behaviour name with the parameter values v (nil: its defaults): its
 // combination rule (cfg.Rule) or what its Configurer sets (cfg.Async), the

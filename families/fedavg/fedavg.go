@@ -251,7 +251,7 @@ func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 	fa := fedavgParams(sc)
 	cfg, err := clients.Config(c, "algorithm.fedavg", sc.Data.Agents, clients.Params{
 		Participation: fa.Participation, Participants: fa.Participants, LocalSteps: fa.LocalSteps,
-		Batch: fa.Batch, BatchSampling: fa.BatchSampling, Schedule: fa.Schedule, Normalized: fa.Normalized})
+		Batch: fa.Batch, BatchSampling: fa.BatchSampling, Schedule: fa.Schedule, Normalized: fa.Normalized, Client: fa.Client})
 	if err != nil {
 		return nil, err
 	}
@@ -362,7 +362,7 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 			if err := fedavg.Reference(*cfg, p.Sets, p.Loss, w0, j.RunSeed, sc.Iterations, obs.record); err != nil {
 				return err
 			}
-			return j.AccountFor(p, fedavgExposure(cfg))
+			return j.AccountFor(p, fedavgExposure(cfg, fa.Server.Kind))
 		}
 		err = fedavg.Simulate(*cfg, p.Sets, p.Loss, w0, j.RunSeed, sc.Iterations, fedavg.SimOptions{Model: model, Observe: obs.observe})
 		if err != nil {
@@ -399,15 +399,20 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 			d["adversaries"] = ids
 		}
 	}
-	return j.AccountFor(p, fedavgExposure(cfg))
+	return j.AccountFor(p, fedavgExposure(cfg, fa.Server.Kind))
 }
 
 // fedavgExposure describes FedAvg to the accountant: one server, agent 0's
 // reply seen in every round by an observer of its link, and, for an
 // observer of the global models alone, a mean of L replies from agents drawn
-// without replacement (a fraction L/K, or all of them).
-func fedavgExposure(cfg *fedavg.Config) run.Exposure {
+// without replacement (a fraction L/K, or all of them) — unless the server
+// combines them otherwise than by their mean.
+func fedavgExposure(cfg *fedavg.Config, server string) run.Exposure {
 	e := run.Exposure{Agents: 1, Federated: true, Messages: 1}
+	if _, mean := cfg.Rule.(fedavg.MeanRule); cfg.Rule != nil && !mean || cfg.Async.Mode != fedavg.Sync {
+		e.NoSampling = fmt.Sprintf("server %s does not release the mean of the round's replies, and the amplification bound is for a mean", server)
+		return e
+	}
 	if cfg.Importance.Agents != fedavg.Uniform {
 		e.NoSampling = "agents are drawn with unequal probabilities (importance sampling), and the amplification bound is for a uniform sample"
 		return e

@@ -1,11 +1,11 @@
 package fedavg
 
 import (
-	"errors"
 	"strings"
 
 	afedavg "maple/actors/fedavg"
 	"maple/algorithms/fedavg"
+	"maple/families/internal/clients"
 	"maple/internal/params"
 	"maple/scenarios"
 	"maple/scenarios/run"
@@ -39,15 +39,13 @@ const (
 
 // applyBehaviours writes into cfg what both engines run of the section's
 // behaviours, from their registries: the server's combination rule or
-// asynchronous mode, the client, the collection policy and the adversaries.
+// asynchronous mode, the collection policy and the adversaries (the client
+// is the shared clients.Config's).
 // It returns the field of an unknown behaviour and the error.
 func applyBehaviours(cfg *fedavg.Config, fa *FedAvg) (string, error) {
 	var err error
 	if _, err = afedavg.ConfigureServer(cfg, fa.Server.Kind, fa.Server.Params); err != nil {
 		return fieldServer, err
-	}
-	if cfg.Client, err = afedavg.Clients.New(fa.Client.Kind, fa.Client.Params); err != nil {
-		return fieldClient, err
 	}
 	if cfg.Collect, err = afedavg.Collects.New(fa.Collect.Kind, fa.Collect.Params); err != nil {
 		return fieldCollect, err
@@ -59,32 +57,15 @@ func applyBehaviours(cfg *fedavg.Config, fa *FedAvg) (string, error) {
 }
 
 // checkBehaviours runs the checks each chosen behaviour makes of the rest
-// of the configuration (fedavg.Checker) and reports each failure at its
-// field: the parameter's when the check names one.
+// of the configuration and reports each failure at its field.
 func checkBehaviours(cfg *fedavg.Config, fa *FedAvg, fail func(field, msg string)) {
 	server, _ := params.Lookup(afedavg.ServerSlot, fa.Server.Kind)
-	for _, b := range []struct {
-		field string
-		value any
-	}{
-		{fieldServer, server.New(fa.Server.Params)},
-		{fieldClient, cfg.Client},
-		{fieldCollect, cfg.Collect},
-		{fieldAdversary, cfg.Adversary},
-	} {
-		c, ok := b.value.(fedavg.Checker)
-		if !ok {
-			continue
-		}
-		if err := c.Validate(cfg); err != nil {
-			var pe *params.Error
-			if errors.As(err, &pe) {
-				fail(b.field+"."+pe.Param, pe.Msg)
-			} else {
-				fail(b.field, err.Error())
-			}
-		}
-	}
+	clients.Check(cfg, []clients.Slot{
+		{Field: fieldServer, Value: server.New(fa.Server.Params)},
+		{Field: fieldClient, Value: cfg.Client},
+		{Field: fieldCollect, Value: cfg.Collect},
+		{Field: fieldAdversary, Value: cfg.Adversary},
+	}, fail)
 }
 
 // draftConfig returns the configuration a valid scenario's section makes,
@@ -96,6 +77,7 @@ func draftConfig(sc *scenarios.Scenario) *fedavg.Config {
 		Normalized: fa.Normalized,
 		Epochs:     fedavg.Range{Min: fa.LocalSteps.Min, Max: fa.LocalSteps.Max},
 		Batch:      fedavg.Range{Min: fa.Batch.Min, Max: fa.Batch.Max}}
+	cfg.Client, _ = afedavg.Clients.New(fa.Client.Kind, fa.Client.Params)
 	cfg.Participation, _ = fedavg.ParseParticipation(fa.Participation)
 	cfg.Schedule, _ = fedavg.ParseSchedule(fa.Schedule)
 	applyBehaviours(cfg, fa) // the loader has checked the names
