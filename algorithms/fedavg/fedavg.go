@@ -14,10 +14,14 @@
 // ψ_k = (w_{i−1} − w_{k,E_k})/μ, applied as w_i = w_{i−1} − μ·(1/L) Σ(ψ_k + g_k)
 // (eqs. 2.59–2.60); without noise both equal plain FedAvg.
 //
-// Server and Agent are the state machines the actor behaviours wrap; Reference
-// is an independent, actor-free implementation of the whole recursion that
-// consumes the same random streams in the same order, so that the two produce
-// the same iterates.
+// Server and Agent are the state machines the actor behaviours wrap;
+// Reference runs the same state machines without actors, in a plain loop, and
+// Simulate as a discrete-event simulation of the actor run's messages, both
+// from the same random streams, so that the engines produce the same
+// iterates. What a user may replace — the server's combination rule, the
+// agents' local solver, the collection policy, the adversaries — are values
+// of the Config (Rule, Client, Collector, Adversary) that every engine
+// applies through these state machines; actors/fedavg registers them.
 package fedavg
 
 import (

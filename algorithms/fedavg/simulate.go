@@ -270,8 +270,8 @@ func (s *sim) scheduler(m simMsg) {
 	s.send(simMsg{kind: simTick, from: simScheduler, to: simServer, round: s.round}, func() int { return 0 })
 }
 
-// syncServer mirrors actors/fedavg.ServerParts with the mean or median
-// server.
+// syncServer mirrors actors/fedavg.ServerParts with the synchronous server
+// of a combination rule (Server.Combine).
 func (s *sim) syncServer(m simMsg) error {
 	switch m.kind {
 	case simTick:
