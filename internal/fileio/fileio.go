@@ -12,6 +12,7 @@
 package fileio
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -222,5 +223,49 @@ func (l *limited) Read(p []byte) (int, error) {
 		return n, fmt.Errorf("%s: %w", l.name, tooLarge(l.limit))
 	}
 	l.left -= int64(n)
+	return n, err
+}
+
+// ErrLineTooLong reports a line longer than its reader's bound.
+var ErrLineTooLong = errors.New("line longer than")
+
+// LimitLines returns a reader that reads r but fails, naming name and the
+// line, once a line (the bytes between two '\n') exceeds maxLine bytes.
+// Readers that gather a line or record before looking at it (encoding/csv)
+// would otherwise hold a whole endless line in memory.
+func LimitLines(r io.Reader, maxLine int, name string) io.Reader {
+	return &lineLimited{r: r, max: maxLine, name: name, line: 1}
+}
+
+type lineLimited struct {
+	r        io.Reader
+	max, cur int // the bound and the length of the current line so far
+	name     string
+	line     int
+	err      error
+}
+
+func (l *lineLimited) Read(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	n, err := l.r.Read(p)
+	for i, rest := 0, p[:n]; len(rest) > 0; {
+		j := bytes.IndexByte(rest, '\n')
+		if j < 0 {
+			j = len(rest)
+		}
+		if l.cur+j > l.max {
+			l.err = fmt.Errorf("%s:%d: %w %d bytes", l.name, l.line, ErrLineTooLong, l.max)
+			return i + l.max - l.cur, l.err
+		}
+		if j == len(rest) {
+			l.cur += j
+			break
+		}
+		i, rest = i+j+1, rest[j+1:]
+		l.cur = 0
+		l.line++
+	}
 	return n, err
 }

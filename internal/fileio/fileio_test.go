@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"maple/internal/fileio"
 	"maple/internal/fileio/fileiotest"
@@ -142,6 +143,30 @@ func TestBytes(t *testing.T) {
 	for n, want := range map[int64]string{1 << 20: "1 MiB", 3 << 30: "3 GiB", 1500: "1500 bytes", 2048: "2 KiB", 1<<20 + 1: "1048577 bytes"} {
 		if got := fileio.Bytes(n); got != want {
 			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestLimitLinesStopsAnEndlessLine(t *testing.T) {
+	got, err := io.ReadAll(fileio.LimitLines(zeros{}, 1<<16, "zero.csv"))
+	if !errors.Is(err, fileio.ErrLineTooLong) || len(got) != 1<<16 || err.Error() != "zero.csv:1: line longer than 65536 bytes" {
+		t.Errorf("LimitLines(zeros): %d bytes, %v", len(got), err)
+	}
+	for src, want := range map[string]string{
+		"ab\ncd\n":   "",
+		"ab\ncd":     "",
+		"ab\ncde\nf": "t:2: line longer than 2 bytes",
+		"\n\nabc":    "t:3: line longer than 2 bytes",
+	} {
+		// One byte at a time and all at once: the count carries across reads.
+		for _, r := range []io.Reader{strings.NewReader(src), iotest.OneByteReader(strings.NewReader(src))} {
+			got, err := io.ReadAll(fileio.LimitLines(r, 2, "t"))
+			switch {
+			case want == "" && (err != nil || string(got) != src):
+				t.Errorf("LimitLines(%q, 2) = %q, %v; want it all", src, got, err)
+			case want != "" && (err == nil || err.Error() != want):
+				t.Errorf("LimitLines(%q, 2): %q, %v; want %q", src, got, err, want)
+			}
 		}
 	}
 }
