@@ -2,13 +2,15 @@ package trace
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"maple/internal/fileio"
 )
 
 // Trace is the message trace of a run directory, compressed (StoreFile) or
@@ -16,32 +18,39 @@ import (
 type Trace struct {
 	// Path is the file read.
 	Path  string
-	file  *os.File
+	file  *fileio.File
 	store *Store // nil for JSON lines
 }
 
+// MaxFileBytes bounds the trace file Open reads (1 TiB): far beyond what any
+// run writes, it only refuses what cannot be a trace. What a reader holds in
+// memory is bounded otherwise: by the index and block limits of a store, by
+// one line of JSON lines.
+const MaxFileBytes = 1 << 40
+
 // Open opens the trace of run directory dir, preferring the compressed
-// store. If dir has neither file the error wraps fs.ErrNotExist.
+// store. If dir has neither file the error wraps fs.ErrNotExist; a trace
+// that is not a regular file (a named pipe would block the reader) is
+// refused (fileio.ErrNotRegular), and one without records is an error
+// wrapping ErrEmpty.
 func Open(dir string) (*Trace, error) {
 	path := filepath.Join(dir, StoreFile)
-	f, err := os.Open(path)
+	f, err := fileio.Open(path, MaxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		path = filepath.Join(dir, JSONLFile)
-		f, err = os.Open(path)
-		if err != nil {
+		if f, err = fileio.Open(path, MaxFileBytes); err != nil {
 			return nil, err
+		}
+		if f.Size() == 0 {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", path, ErrEmpty)
 		}
 		return &Trace{Path: path, file: f}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	s, err := ReadStore(f, info.Size(), path)
+	s, err := ReadStore(f, f.Size(), path)
 	if err != nil {
 		f.Close()
 		return nil, err
