@@ -73,28 +73,37 @@ func TestAlteredIndexIsDetected(t *testing.T) {
 	}
 }
 
-// A trace without records is reported, whether a store with an empty index
-// or an empty file of JSON lines.
+// A trace without records says so, whether a store with an empty index (what
+// a traced run of a family without messages writes) or an empty file of JSON
+// lines; a trace with records does not.
 func TestEmptyTraceIsReported(t *testing.T) {
-	var buf bytes.Buffer
-	if err := NewStoreWriter(&buf).Close(); err != nil {
+	var empty bytes.Buffer
+	if err := NewStoreWriter(&empty).Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadStore(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "t.zst"); !errors.Is(err, ErrEmpty) || err.Error() != "t.zst: the trace holds no records" {
-		t.Errorf("ReadStore of an empty store: %v", err)
-	}
-	for name, content := range map[string][]byte{StoreFile: buf.Bytes(), JSONLFile: nil} {
+	recs := synthetic("c", 0, 2, 1)
+	for _, c := range []struct {
+		name    string
+		content []byte
+		empty   bool
+	}{
+		{StoreFile, empty.Bytes(), true},
+		{JSONLFile, nil, true},
+		{StoreFile, writeStore(t, recs), false},
+		{JSONLFile, jsonLines(t, recs), false},
+	} {
 		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, name), content, 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, c.name), c.content, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		tr, err := Open(dir)
-		if err == nil {
-			tr.Close()
+		if err != nil {
+			t.Fatalf("Open of %s (empty %v): %v", c.name, c.empty, err)
 		}
-		if !errors.Is(err, ErrEmpty) || !strings.HasPrefix(err.Error(), filepath.Join(dir, name)) {
-			t.Errorf("Open of an empty %s: %v; want ErrEmpty naming the file", name, err)
+		if got := tr.Empty(); got != c.empty {
+			t.Errorf("%s of %d bytes: Empty() = %v, want %v", c.name, len(c.content), got, c.empty)
 		}
+		tr.Close()
 	}
 }
 

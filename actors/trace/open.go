@@ -2,7 +2,6 @@ package trace
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"path/filepath"
@@ -31,8 +30,7 @@ const MaxFileBytes = 1 << 40
 // Open opens the trace of run directory dir, preferring the compressed
 // store. If dir has neither file the error wraps fs.ErrNotExist; a trace
 // that is not a regular file (a named pipe would block the reader) is
-// refused (fileio.ErrNotRegular), and one without records is an error
-// wrapping ErrEmpty.
+// refused (fileio.ErrNotRegular).
 func Open(dir string) (*Trace, error) {
 	path := filepath.Join(dir, StoreFile)
 	f, err := fileio.Open(path, MaxFileBytes)
@@ -40,10 +38,6 @@ func Open(dir string) (*Trace, error) {
 		path = filepath.Join(dir, JSONLFile)
 		if f, err = fileio.Open(path, MaxFileBytes); err != nil {
 			return nil, err
-		}
-		if f.Size() == 0 {
-			f.Close()
-			return nil, fmt.Errorf("%s: %w", path, ErrEmpty)
 		}
 		return &Trace{Path: path, file: f}, nil
 	}
@@ -84,6 +78,18 @@ func (t *Trace) Scan(f Filter, fn func(*Record) error) error {
 		return nil
 	}
 	return err
+}
+
+// Empty reports whether the trace holds no record: a store whose index
+// lists no block, or an empty file of JSON lines. It is what a traced run of
+// a family without messages writes (the gamma-mechanism curves), and what a
+// trace emptied by mistake looks like; a command that read it would print
+// nothing, so it asks first and says so.
+func (t *Trace) Empty() bool {
+	if t.store != nil {
+		return len(t.store.Index.Blocks) == 0
+	}
+	return t.file.Size() == 0
 }
 
 // Values returns the values the trace's records take, for Filter.Check:

@@ -301,13 +301,8 @@ type Store struct {
 // ErrNotStore reports a file that is not a compressed trace store.
 var ErrNotStore = errors.New("not a maple trace store")
 
-// ErrEmpty reports a trace that holds no record: every run sends messages,
-// so its trace was cut short or emptied, and a reader that printed nothing
-// would pass that off as a trace.
-var ErrEmpty = errors.New("the trace holds no records")
-
 // ReadStore reads the index of a store of size bytes on r; name labels
-// errors. A store without records is an error wrapping ErrEmpty.
+// errors.
 func ReadStore(r io.ReaderAt, size int64, name string) (*Store, error) {
 	bad := func(why string) error { return fmt.Errorf("%s: %w (%s)", name, ErrNotStore, why) }
 	if size < trailerSize+8 {
@@ -346,9 +341,6 @@ func ReadStore(r io.ReaderAt, size int64, name string) (*Store, error) {
 	}
 	if err := s.check(); err != nil {
 		return nil, bad(err.Error())
-	}
-	if len(s.Index.Blocks) == 0 {
-		return nil, fmt.Errorf("%s: %w", name, ErrEmpty)
 	}
 	return s, nil
 }
