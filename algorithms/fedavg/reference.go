@@ -1,6 +1,7 @@
 package fedavg
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -25,6 +26,21 @@ import (
 // replacement becomes impossible (fewer positive probabilities than the
 // sample needs), as the actor run does.
 func Reference(cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed uint64, rounds int, observe func(round int, w []float64)) error {
+	return ReferenceContext(context.Background(), cfg, sets, l, w0, runSeed, rounds, observe)
+}
+
+// ReferenceContext is Reference, stopping with an error wrapping ctx.Err()
+// once ctx is done: it checks ctx before every round and before every
+// agent's probe of the adaptive policies (K·N sample gradients a round),
+// and changes nothing else, so that a run that is not interrupted has
+// Reference's iterates.
+func ReferenceContext(ctx context.Context, cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed uint64, rounds int, observe func(round int, w []float64)) error {
+	interrupted := func(round int) error {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("round %d: interrupted: %w", round, err)
+		}
+		return nil
+	}
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -90,8 +106,11 @@ func Reference(cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed 
 	// (eqs. 2.48, 2.51), σ²_{s,k} with the data probabilities its policy
 	// would use at v.
 	probeGrad := make([]float64, dim)
-	probe := func(v []float64) {
+	probe := func(v []float64, round int) error {
 		for k := range agents {
+			if err := interrupted(round); err != nil {
+				return err
+			}
 			a := &agents[k]
 			n := normsOf(v, k)
 			p := a.probs
@@ -104,6 +123,7 @@ func Reference(cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed 
 			c[k] = Report{GradNorm: floats.Norm(g, 2), Sigma2: dataVariance(n, p, a.epochs, a.batchSize), Alpha: alpha(a.epochs, a.batchSize)}.Weight()
 		}
 		sampling.Proportional(agentProbs, c[:cfg.Agents])
+		return nil
 	}
 	w := append([]float64(nil), w0...)
 	draws := make([]int, cfg.Draws())
@@ -118,11 +138,18 @@ func Reference(cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed 
 	q := make([]float64, cfg.Batch.Max)
 	weights := make([]float64, cfg.Batch.Max)
 	for round := 1; round <= rounds; round++ {
+		if err := interrupted(round); err != nil {
+			return err
+		}
+		var err error
 		switch {
 		case imp.Agents == Optimal && round == 1:
-			probe(imp.Optimum)
+			err = probe(imp.Optimum, round)
 		case imp.Agents == Adaptive:
-			probe(w)
+			err = probe(w, round)
+		}
+		if err != nil {
+			return err
 		}
 		switch {
 		case cfg.Participation == Full:
