@@ -244,10 +244,7 @@ func TestBandsFromStandardDeviations(t *testing.T) {
 // The report opened in headless Chromium, from the file, with the network
 // off: every chart renders with a size, and the page requested nothing.
 func TestReportInBrowser(t *testing.T) {
-	path := browser.Path()
-	if path == "" {
-		t.Skip("no Chromium installed: the report was checked by parsing only (TestReportByParsing)")
-	}
+	path := browser.Require(t, "the report was checked by parsing only (TestReportByParsing)")
 	dir := runDirectory(t, tiny)
 	file, err := Write(dir)
 	if err != nil {

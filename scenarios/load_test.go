@@ -3,6 +3,8 @@ package scenarios_test
 import (
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 
 	_ "maple/families/all" // the loader knows the families that register
 	"maple/families/fedavg"
+	"maple/internal/fileio/fileiotest"
 	"maple/internal/params"
 	"maple/scenarios"
 )
@@ -49,7 +52,26 @@ func TestBadScenariosGiveOneClearLine(t *testing.T) {
 		{"not a mapping", "- a\n- b\n", nil, "t.yaml:1: expected a mapping"},
 		{"unknown top-level key", minimal + "colour: red\n", nil, "t.yaml:10: colour: unknown field (expected one of: name, description"},
 		{"unknown nested key", strings.Replace(minimal, "  agents: 20", "  agnets: 20", 1), nil, "t.yaml:3: data.agnets: unknown field (expected one of: kind, agents, samples"},
-		{"wrong type", strings.Replace(minimal, "agents: 20", "agents: many", 1), nil, `t.yaml:3: data.agents: expected an integer, got "many"`},
+		{"wrong type", strings.Replace(minimal, "agents: 20", "agents: many", 1), nil, `t.yaml:3: data.agents: expected an integer, got the string "many"`},
+		{"quoted integer", strings.Replace(minimal, "agents: 20", "agents: '20'", 1), nil, `t.yaml:3: data.agents: expected an integer, got the string "20" (quoted; remove the quotes)`},
+		{"quoted integer in an override", minimal, []string{"runs='1'"}, `--set runs='1': runs: expected an integer, got the string "1" (quoted; remove the quotes)`},
+		{"integer tagged as a string", strings.Replace(minimal, "agents: 20", "agents: !!str 20", 1), nil, `t.yaml:3: data.agents: expected an integer, got the string "20" (tagged !!str; remove the tag)`},
+		{"python tag on a value", strings.Replace(minimal, "agents: 20", "agents: !!python/object:os.system 20", 1), nil, "t.yaml:3: data.agents: the YAML tag !!python/object:os.system is not supported"},
+		{"python tag on a string", minimal + "description: !!python/object/apply:os.system [ls]\n", nil, "t.yaml:10: description: the YAML tag !!python/object/apply:os.system is not supported"},
+		{"local tag on a section", strings.Replace(minimal, "data:", "data: !dataset", 1), nil, "t.yaml:2: data: the YAML tag !dataset is not supported"},
+		{"tag in a curve's set", minimal + "curves:\n  - {label: a, set: {runs: !!binary AAAA}}\n", nil, "t.yaml:11: curves[0].set.runs: the YAML tag !!binary is not supported"},
+		{"tag in an override", minimal, []string{"seed=!!python/object:os.system 1"}, "--set seed=!!python/object:os.system 1: seed: the YAML tag !!python/object:os.system is not supported"},
+		{"empty name", strings.Replace(minimal, "name: t", `name: ""`, 1), nil, "t.yaml:1: name: must not be empty (leave the field out"},
+		{"empty name in an override", minimal, []string{`name=""`}, `--set name="": name: must not be empty`},
+		{"group_by without curves", minimal + "output: {group_by: data.agents}\n", nil, "t.yaml:10: output.group_by: names data.agents, but the plan has no curves or sweep setting a field"},
+		{"group_by of a field no curve sets", minimal + "output: {group_by: algorithm.fedavg.local_step}\nsweep:\n  algorithm.fedavg.local_steps: [1, 2]\n", nil,
+			"t.yaml:10: output.group_by: names algorithm.fedavg.local_step, which no curve or sweep sets (they set algorithm.fedavg.local_steps)"},
+		{"path through a value in a curve's set", minimal + "curves:\n  - label: a\n    set: {data.agents.x: 1}\n", nil, "t.yaml:12: data.agents: is not a mapping, cannot set a field inside it"},
+		{"empty component in a curve's set", minimal + "curves:\n  - label: a\n    set: {data..agents: 1}\n", nil, "t.yaml:12: data..agents: empty component in field path"},
+		{"unknown field in a curve's set", minimal + "curves:\n  - label: a\n    set: {algorithm.bogus: 1}\n", nil, "t.yaml:12: algorithm.bogus: unknown field"},
+		{"unknown field in a sweep", minimal + "sweep:\n  algorithm.bogus: [1, 2]\n", nil, "t.yaml:11: algorithm.bogus: unknown field"},
+		{"minimum degree above the nodes", "algorithm: {kind: diffusion}\ndata: {agents: 6}\ntopology: {graph: geometric, min_degree: 6}\n", nil,
+			"t.yaml:3: topology.min_degree: 6 is impossible: a node of a graph of data.agents = 6 nodes has at most 5 neighbours"},
 		{"float for int", strings.Replace(minimal, "agents: 20", "agents: 2.5", 1), nil, `t.yaml:3: data.agents: expected an integer, got "2.5"`},
 		{"bad range", strings.Replace(minimal, "samples: 30", "samples: [1, 2, 3]", 1), nil, "t.yaml:4: data.samples: expected an integer or a [min, max] pair"},
 		{"missing value", strings.Replace(minimal, "agents: 20", "agents:", 1), nil, "t.yaml:3: data.agents: missing value (expected an integer)"},
@@ -323,12 +345,31 @@ const flowBomb = "[&a [x, x, x, x, x, x, x, x, x, x], &b [*a, *a, *a, *a, *a, *a
 	"&e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d], &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e], " +
 	"&g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f], &h [*g, *g, *g, *g, *g, *g, *g, *g, *g, *g]]"
 
-// A file larger than any scenario (a device that never ends, say) is refused
-// after reading MaxFileBytes.
+// A file larger than any scenario is refused before it is read.
 func TestLoadFileRefusesHugeFiles(t *testing.T) {
-	_, err := scenarios.LoadFile("/dev/zero", nil)
-	if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "/dev/zero: scenario file larger than 1048576 bytes") {
-		t.Errorf("LoadFile(/dev/zero): %v", err)
+	path := filepath.Join(t.TempDir(), "huge.yaml")
+	if err := os.WriteFile(path, []byte("name: x\n"+strings.Repeat("#", scenarios.MaxFileBytes)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := scenarios.LoadFile(path, nil)
+	if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), path+": scenario file larger than 1048576 bytes") {
+		t.Errorf("LoadFile(%d bytes): %v", scenarios.MaxFileBytes+8, err)
+	}
+}
+
+// Only a regular file is a scenario: a named pipe, which would block the
+// loader until something writes to it, and a device such as /dev/zero,
+// which never ends, are refused by name without being read.
+func TestLoadFileRefusesWhatIsNotARegularFile(t *testing.T) {
+	for path, want := range map[string]string{
+		fileiotest.FIFO(t, "pipe.yaml", minimal): "pipe.yaml: cannot read scenario: not a regular file: a named pipe (FIFO)",
+		"/dev/zero":                              "/dev/zero: cannot read scenario: not a regular file: a character device",
+		t.TempDir():                              "cannot read scenario: not a regular file: a directory",
+	} {
+		_, err := scenarios.LoadFile(path, nil)
+		if !scenarios.IsUserError(err) || err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("LoadFile(%s): %v; want an error containing %q", path, err, want)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -81,6 +82,12 @@ func Grid(rows, cols int, torus bool) (*Graph, error) {
 // has at least minDegree neighbours. It gives up after maxTries draws with an
 // error wrapping ErrNoConnectedGraph. All randomness comes from r.
 func ErdosRenyi(n int, p float64, minDegree int, r *rand.Rand, maxTries int) (*Graph, error) {
+	return ErdosRenyiContext(context.Background(), n, p, minDegree, r, maxTries)
+}
+
+// ErdosRenyiContext is ErdosRenyi, stopping with an error wrapping ctx.Err()
+// once ctx is done: it checks ctx before every draw (see redraw).
+func ErdosRenyiContext(ctx context.Context, n int, p float64, minDegree int, r *rand.Rand, maxTries int) (*Graph, error) {
 	if err := checkOrder("an Erdős–Rényi graph", n, 1); err != nil {
 		return nil, err
 	}
@@ -97,7 +104,10 @@ func ErdosRenyi(n int, p float64, minDegree int, r *rand.Rand, maxTries int) (*G
 		}
 		return fromGonum(u)
 	}
-	g, ok := redraw(maxTries, minDegree, draw)
+	g, ok, err := redraw(ctx, maxTries, minDegree, func() (*Graph, error) { return draw(), nil })
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
 		return nil, drawsFailed(minDegree, maxTries, fmt.Sprintf("G(%d, %g)", n, p), "raise p")
 	}
@@ -112,6 +122,13 @@ func ErdosRenyi(n int, p float64, minDegree int, r *rand.Rand, maxTries int) (*G
 // randomness comes from r. Edges are found by comparing the squared distance
 // of every pair with radius², O(n²).
 func Geometric(n int, radius float64, minDegree int, r *rand.Rand, maxTries int) (*Graph, [][2]float64, error) {
+	return GeometricContext(context.Background(), n, radius, minDegree, r, maxTries)
+}
+
+// GeometricContext is Geometric, stopping with an error wrapping ctx.Err()
+// once ctx is done: it checks ctx before every draw and every node's row
+// of the O(n²) distance test.
+func GeometricContext(ctx context.Context, n int, radius float64, minDegree int, r *rand.Rand, maxTries int) (*Graph, [][2]float64, error) {
 	if err := checkOrder("a random geometric graph", n, 1); err != nil {
 		return nil, nil, err
 	}
@@ -122,14 +139,17 @@ func Geometric(n int, radius float64, minDegree int, r *rand.Rand, maxTries int)
 		return nil, nil, err
 	}
 	var points [][2]float64
-	draw := func() *Graph {
+	draw := func() (*Graph, error) {
 		points = make([][2]float64, n)
 		for k := range points {
 			points[k] = [2]float64{r.Float64(), r.Float64()}
 		}
-		return geometricGraph(points, radius)
+		return geometricGraph(ctx, points, radius)
 	}
-	g, ok := redraw(maxTries, minDegree, draw)
+	g, ok, err := redraw(ctx, maxTries, minDegree, draw)
+	if err != nil {
+		return nil, nil, err
+	}
 	if !ok {
 		what := fmt.Sprintf("a random geometric graph with %d nodes and radius %g", n, radius)
 		return nil, nil, drawsFailed(minDegree, maxTries, what, "raise the radius")
@@ -138,10 +158,13 @@ func Geometric(n int, radius float64, minDegree int, r *rand.Rand, maxTries int)
 }
 
 // geometricGraph joins every pair of points at distance at most radius.
-func geometricGraph(points [][2]float64, radius float64) *Graph {
+func geometricGraph(ctx context.Context, points [][2]float64, radius float64) (*Graph, error) {
 	var edges [][2]int
 	r2 := radius * radius
 	for i, a := range points {
+		if err := interrupted(ctx); err != nil {
+			return nil, err
+		}
 		for j := i + 1; j < len(points); j++ {
 			dx, dy := a[0]-points[j][0], a[1]-points[j][1]
 			if dx*dx+dy*dy <= r2 {
@@ -149,7 +172,7 @@ func geometricGraph(points [][2]float64, radius float64) *Graph {
 			}
 		}
 	}
-	return mustGraph(len(points), edges)
+	return mustGraph(len(points), edges), nil
 }
 
 // SmallWorld draws Watts–Strogatz small-world graphs until one is connected,
@@ -165,6 +188,12 @@ func geometricGraph(points [][2]float64, radius float64) *Graph {
 // not used (see the package comment). beta = 0 gives the lattice itself.
 // All randomness comes from r.
 func SmallWorld(n, k int, beta float64, r *rand.Rand, maxTries int) (*Graph, error) {
+	return SmallWorldContext(context.Background(), n, k, beta, r, maxTries)
+}
+
+// SmallWorldContext is SmallWorld, stopping with an error wrapping
+// ctx.Err() once ctx is done: it checks ctx before every draw.
+func SmallWorldContext(ctx context.Context, n, k int, beta float64, r *rand.Rand, maxTries int) (*Graph, error) {
 	if err := checkOrder("a small-world graph", n, 3); err != nil {
 		return nil, err
 	}
@@ -177,7 +206,10 @@ func SmallWorld(n, k int, beta float64, r *rand.Rand, maxTries int) (*Graph, err
 	if err := checkDraws(n, 0, maxTries, r); err != nil {
 		return nil, err
 	}
-	g, ok := redraw(maxTries, 0, func() *Graph { return wattsStrogatz(n, k, beta, r) })
+	g, ok, err := redraw(ctx, maxTries, 0, func() (*Graph, error) { return wattsStrogatz(n, k, beta, r), nil })
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
 		what := fmt.Sprintf("a small world with n = %d, k = %d, beta = %g", n, k, beta)
 		return nil, drawsFailed(0, maxTries, what, "raise k or lower beta")
@@ -221,14 +253,31 @@ func wattsStrogatz(n, k int, beta float64, r *rand.Rand) *Graph {
 }
 
 // redraw calls draw up to tries times and returns the first graph that is
-// connected and has minimum degree at least minDegree.
-func redraw(tries, minDegree int, draw func() *Graph) (*Graph, bool) {
+// connected and has minimum degree at least minDegree. It checks ctx before
+// every draw, and returns the error of an interrupted one: the checks read
+// ctx and draw nothing, so an uninterrupted redraw draws the same graphs.
+func redraw(ctx context.Context, tries, minDegree int, draw func() (*Graph, error)) (*Graph, bool, error) {
 	for range tries {
-		if g := draw(); g.Connected() && g.MinDegree() >= minDegree {
-			return g, true
+		if err := interrupted(ctx); err != nil {
+			return nil, false, err
+		}
+		g, err := draw()
+		if err != nil {
+			return nil, false, err
+		}
+		if g.Connected() && g.MinDegree() >= minDegree {
+			return g, true, nil
 		}
 	}
-	return nil, false
+	return nil, false, nil
+}
+
+// interrupted returns an error wrapping ctx's error once ctx is done.
+func interrupted(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("topology: interrupted: %w", err)
+	}
+	return nil
 }
 
 // drawsFailed builds the error returned when redraw found nothing, e.g.

@@ -1,6 +1,7 @@
 package fedavg
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -24,6 +25,21 @@ import (
 // replacement becomes impossible (fewer positive probabilities than the
 // sample needs), as the actor run does.
 func Reference(cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed uint64, rounds int, observe func(round int, w []float64)) error {
+	return ReferenceContext(context.Background(), cfg, sets, l, w0, runSeed, rounds, observe)
+}
+
+// ReferenceContext is Reference, stopping with an error wrapping ctx.Err()
+// once ctx is done: it checks ctx before every round and before every
+// agent's probe of the adaptive policies (K·N sample gradients a round),
+// and changes nothing else, so that a run that is not interrupted has
+// Reference's iterates.
+func ReferenceContext(ctx context.Context, cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed uint64, rounds int, observe func(round int, w []float64)) error {
+	interrupted := func(round int) error {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("round %d: interrupted: %w", round, err)
+		}
+		return nil
+	}
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -39,8 +55,14 @@ func Reference(cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed 
 		replies[slot] = make([]float64, len(w0))
 	}
 	for round := 1; round <= rounds; round++ {
+		if err := interrupted(round); err != nil {
+			return err
+		}
 		if v, ok := server.Probe(); ok {
 			for k, a := range agents {
+				if err := interrupted(round); err != nil {
+					return err
+				}
 				r, _ := a.Probe(v)
 				if _, err := server.AcceptReport(k, r); err != nil {
 					return fmt.Errorf("round %d: %w", round, err)

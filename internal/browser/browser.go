@@ -1,7 +1,9 @@
 // Package browser drives the machine's Chromium headlessly, for the tests
 // that open what maple writes for people — report.html, exported timelines —
-// in a real browser. Machines without Chromium (CI installs none) skip those
-// checks; Path tells which.
+// in a real browser. A developer's machine without Chromium skips those
+// checks; under CI=true (where .ci/run installs Debian's chromium) a missing
+// browser fails them instead, so that "tested in a real browser" never holds
+// by accident. Require decides.
 package browser
 
 import (
@@ -27,6 +29,32 @@ func Path() string {
 			return p
 		}
 	}
+	return ""
+}
+
+// TB is the part of testing.TB that Require uses.
+type TB interface {
+	Helper()
+	Skip(args ...any)
+	Fatal(args ...any)
+}
+
+// Require returns Path for a test that needs a real browser. Without one it
+// skips the test, saying what was checked instead (checked, e.g. "the
+// report was checked by parsing only"), unless the environment sets
+// CI=true: there a skip would pass off an unchecked browser test as
+// passed, so it fails the test.
+func Require(t TB, checked string) string {
+	t.Helper()
+	path := Path()
+	if path != "" {
+		return path
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no Chromium installed, and CI=true: the real-browser test must run in CI (.ci/run installs Debian's chromium; or set MAPLE_CHROMIUM)")
+		return ""
+	}
+	t.Skip("no Chromium installed: " + checked)
 	return ""
 }
 
