@@ -77,11 +77,18 @@ func Spawn(r *actors.Run, s Setup) (actors.ID, error) {
 		Params:    p,
 		Rounds:    s.Rounds,
 	}
+	parts.Core.UseStreams(func(purpose string) *rand.Rand { return r.Rand(fedavg.ServerName, purpose) })
+	if l := fedavg.NewLedger(&cfg, len(s.W0), fedavg.MinSamples(s.Sets)); l.Active() {
+		parts.Ledger = l
+	}
 	// The server must exist before the agents (they need its ID) and the
 	// agents before the server runs (it needs theirs); the server is spawned
 	// first and its agent table filled in below.
 	var b actors.Behaviour = &ruleServer{parts}
-	if server.Behaviour != nil {
+	switch {
+	case cfg.SecAgg != nil:
+		b = newSecAggServer(parts) // secagg.go
+	case server.Behaviour != nil:
 		b = server.Behaviour(parts)
 	}
 	serverID := r.Spawn(fedavg.ServerName, b)
@@ -102,6 +109,9 @@ func Spawn(r *actors.Run, s Setup) (actors.ID, error) {
 			a.Device = s.Devices[k]
 		}
 		var ab actors.Behaviour = a
+		if cfg.SecAgg != nil {
+			ab = &secAggClient{Agent: a, Config: &cfg, Slot: -1}
+		}
 		if s.Agent != nil {
 			ab = s.Agent(k, a)
 		}

@@ -34,6 +34,18 @@ func Reference(cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed 
 // and changes nothing else, so that a run that is not interrupted has
 // Reference's iterates.
 func ReferenceContext(ctx context.Context, cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed uint64, rounds int, observe func(round int, w []float64)) error {
+	return ReferenceEvents(ctx, cfg, sets, l, w0, runSeed, rounds, func(round int, key string, v []float64) {
+		if key == ObsModel {
+			observe(round, v)
+		}
+	})
+}
+
+// ReferenceEvents is ReferenceContext reporting what the actor run's
+// observer receives besides the model (ObsModel): under secure aggregation
+// and DP, the observations of privacy.go (ObsSecAggCosts, ObsSecAggClipped,
+// ObsSecAggIncluded, ObsPrivacy). v must be copied to be kept.
+func ReferenceEvents(ctx context.Context, cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed uint64, rounds int, observe func(round int, key string, v []float64)) error {
 	interrupted := func(round int) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("round %d: interrupted: %w", round, err)
@@ -44,6 +56,8 @@ func ReferenceContext(ctx context.Context, cfg Config, sets []*data.Set, l loss.
 		return err
 	}
 	server := NewServer(&cfg, w0, rng.New(runSeed, ServerName, "participation"))
+	serverStream := func(purpose string) *rand.Rand { return rng.New(runSeed, ServerName, purpose) }
+	server.UseStreams(serverStream)
 	agents := make([]*Agent, cfg.Agents)
 	for k := range agents {
 		agents[k] = NewAgent(&cfg, sets[k], l, AgentStreams(&cfg, func(purpose string) *rand.Rand {
@@ -54,6 +68,7 @@ func ReferenceContext(ctx context.Context, cfg Config, sets []*data.Set, l loss.
 	for slot := range replies {
 		replies[slot] = make([]float64, len(w0))
 	}
+	private := newReferencePrivacy(&cfg, sets, len(w0), serverStream, observe)
 	for round := 1; round <= rounds; round++ {
 		if err := interrupted(round); err != nil {
 			return err
@@ -82,9 +97,16 @@ func ReferenceContext(ctx context.Context, cfg Config, sets []*data.Set, l loss.
 				return fmt.Errorf("round %d: %w", round, err)
 			}
 		}
-		server.Combine()
+		if cfg.SecAgg != nil {
+			if err := private.secureRound(round, server, draws, agents, replies); err != nil {
+				return fmt.Errorf("round %d: %w", round, err)
+			}
+		} else {
+			server.Combine()
+		}
 		server.Adapt()
-		observe(round, server.Model())
+		private.account(round, true, len(draws))
+		observe(round, ObsModel, server.Model())
 	}
 	return nil
 }

@@ -61,6 +61,9 @@ func Simulate(cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed u
 	if cfg.Importance.Agents != Uniform || cfg.Importance.Data != Uniform {
 		return errors.New("the systems reference does not model importance sampling")
 	}
+	if cfg.SecAgg != nil {
+		return errors.New("the systems reference does not model secure aggregation's phases: only the actor engine runs them with the systems model")
+	}
 	s := newSim(&cfg, sets, l, w0, runSeed, rounds, opt)
 	return s.run()
 }
@@ -136,6 +139,7 @@ type sim struct {
 	done     bool
 
 	agents []simAgent
+	ledger *Ledger // DP accounting, nil without DP
 }
 
 func newSim(cfg *Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) *sim {
@@ -150,6 +154,10 @@ func newSim(cfg *Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed ui
 		names: make([]string, simAgent0+K), agents: make([]simAgent, K), answered: make([]int32, K)}
 	s.names[simScheduler], s.names[simServer] = "scheduler", ServerName
 	s.server = NewServer(cfg, w0, rng.New(runSeed, ServerName, "participation"))
+	s.server.UseStreams(func(purpose string) *rand.Rand { return rng.New(runSeed, ServerName, purpose) })
+	if l := NewLedger(cfg, len(w0), MinSamples(sets)); l.Active() {
+		s.ledger = l
+	}
 	devices := m.Devices(runSeed, K, AgentName)
 	bad := cfg.ChooseAdversaries(func() *rand.Rand { return rng.New(runSeed, AdversaryOwner, AdversaryPurpose) }, K)
 	for k, set := range sets {
@@ -328,6 +336,10 @@ func (s *sim) closeRound(round int) {
 
 func (s *sim) endRound(round int) {
 	s.server.Combine()
+	if s.ledger != nil {
+		c, p := s.ledger.Round(true, s.cfg.Draws())
+		s.observe(round, ObsPrivacy, c.Epsilon, p.Epsilon)
+	}
 	s.observe(round, ObsTime, s.clock[simServer])
 	s.observe(round, ObsModel, s.server.Model()...)
 	s.send(simMsg{kind: simDone, from: simServer, to: simScheduler, round: round}, func() int { return 0 })
