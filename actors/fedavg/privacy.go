@@ -6,20 +6,16 @@ import (
 	"maple/algorithms/fedavg"
 )
 
-// account writes the privacy ledger's entry after a round under DP: the
-// guarantees go to the observer (fedavg.ObsPrivacy) and, as a
-// PrivacyLedger the server sets for itself with no delay, into the trace,
-// beside the messages of the round they account for. released and
-// survivors are what fedavg.Ledger.Round takes.
-func (s *ServerParts) account(ctx *actors.Context, released bool, survivors int) {
+// account returns the privacy ledger's entry after a round under DP (nil
+// without DP): the guarantees go to the observer (fedavg.ObsPrivacy) and,
+// with the round's Done, into the trace. released and survivors are what
+// fedavg.Ledger.Round takes.
+func (s *ServerParts) account(ctx *actors.Context, released bool, survivors int) *msg.PrivacyLedger {
 	if s.Ledger == nil {
-		return
+		return nil
 	}
 	c, p := s.Ledger.Round(released, survivors)
 	ctx.Observe(fedavg.ObsPrivacy, []float64{c.Epsilon, p.Epsilon})
-	entry := &msg.PrivacyLedger{ClientEpsilon: c.Epsilon, ClientDelta: c.Delta, SampleEpsilon: p.Epsilon, SampleDelta: p.Delta}
-	if s.Config.DP.Mode != fedavg.NoDP {
-		entry.NoiseMultiplier, entry.Clip = s.Config.DP.NoiseMultiplier, s.Core.Clip()
-	}
-	ctx.After(0, entry)
+	e := s.Core.LedgerEntry(c, p)
+	return &msg.PrivacyLedger{ClientEpsilon: e[0], ClientDelta: e[1], SampleEpsilon: e[2], SampleDelta: e[3], NoiseMultiplier: e[4], Clip: e[5]}
 }

@@ -76,8 +76,6 @@ func (s *secAggServer) Receive(ctx *actors.Context, m proto.Message) error {
 			return s.close(ctx)
 		}
 		return nil
-	case *msg.PrivacyLedger:
-		return nil // the server's own ledger entry (privacy.go)
 	case *msg.SecAggAdvertiseKeys, *msg.SecAggSharedKeys, *msg.SecAggMaskedInput, *msg.SecAggUnmask:
 		return s.collect(ctx, m)
 	}

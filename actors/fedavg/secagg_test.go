@@ -292,3 +292,28 @@ func TestSecAggBelowThresholdFailsClearly(t *testing.T) {
 		})
 	}
 }
+
+// Central DP under the systems model — bandwidth (which charges the privacy
+// ledger carried by Done), dropouts, a deadline — gives the event-driven
+// reference's iterates and ledger bit for bit.
+func TestCentralDPUnderFaultsMatchesSimulation(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Share, cfg.DP = fedavg.Updates, dp(fedavg.CentralDP)
+	cfg.Collect = fedavg.Deadline{Seconds: 3, Reweighted: true}
+	m := hostile()
+	m.Availability = nil
+	rec, err := systemsRun(t, cfg, m, "mean", 10, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := simulate(t, cfg, m, "mean", nil, 10, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(rec.models, want.models, slices.Equal) || !slices.Equal(rec.times, want.times) || len(rec.models) != 10 {
+		t.Errorf("actors %v at %v, simulation %v at %v", rec.models, rec.times, want.models, want.times)
+	}
+	if rec.events[fedavg.ObsPrivacy] != 10 || want.events[fedavg.ObsPrivacy] != 10 {
+		t.Errorf("ledger entries: actors %d, simulation %d", rec.events[fedavg.ObsPrivacy], want.events[fedavg.ObsPrivacy])
+	}
+}

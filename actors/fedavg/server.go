@@ -89,8 +89,6 @@ func (s *ServerParts) Handle(ctx *actors.Context, m proto.Message) (complete boo
 			return false, nil // the round closed before its deadline
 		}
 		return s.close(ctx), nil
-	case *msg.PrivacyLedger:
-		return false, nil // the server's own ledger entry (privacy.go)
 	}
 	return false, fmt.Errorf("server cannot handle %T", m)
 }
@@ -155,18 +153,18 @@ func (s *ServerParts) agentIndex(id actors.ID) (int, bool) {
 }
 
 // EndRound adapts the agents' probabilities under the partial agent policy,
-// writes the privacy ledger's entry under DP, reports the time and the new
-// global model to the observer and tells the scheduler the round is over.
+// reports the time and the new global model to the observer and tells the
+// scheduler the round is over, with the privacy ledger's entry under DP.
 func (s *ServerParts) EndRound(ctx *actors.Context) { s.endRound(ctx, true, s.Config.Draws()) }
 
 // endRound is EndRound for a round that released a model update or not
 // (secure aggregation may fail), whose noise survivors clients added.
 func (s *ServerParts) endRound(ctx *actors.Context, released bool, survivors int) {
 	s.Core.Adapt()
-	s.account(ctx, released, survivors)
+	ledger := s.account(ctx, released, survivors)
 	ctx.Observe(KeyTime, []float64{ctx.Now()})
 	ctx.Observe("model", s.Core.Model())
-	ctx.Send(s.Scheduler, &msg.Done{})
+	ctx.Send(s.Scheduler, &msg.Done{Privacy: ledger})
 }
 
 // Waiting implements actors.Waiter: a synchronous server whose round is open

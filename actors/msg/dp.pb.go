@@ -25,10 +25,10 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// PrivacyLedger is the entry a differentially private server writes for
-// itself at the end of each round (a timer with no delay, which crosses no
-// link): the guarantees the accountant gives after the round in the
-// envelope, at the run's δ. A level absent from the run is absent (0).
+// PrivacyLedger is a differentially private server's account of a round,
+// which it reports to the scheduler with the round's Done: the guarantees
+// the accountant gives after the round in the envelope, at the run's δ. A
+// level absent from the run is absent (0).
 type PrivacyLedger struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// client_epsilon is the client-level ε of DP-FedAvg after this round;
@@ -37,7 +37,8 @@ type PrivacyLedger struct {
 	ClientDelta   float64 `protobuf:"fixed64,2,opt,name=client_delta,json=clientDelta,proto3" json:"client_delta,omitempty"`
 	SampleEpsilon float64 `protobuf:"fixed64,3,opt,name=sample_epsilon,json=sampleEpsilon,proto3" json:"sample_epsilon,omitempty"`
 	SampleDelta   float64 `protobuf:"fixed64,4,opt,name=sample_delta,json=sampleDelta,proto3" json:"sample_delta,omitempty"`
-	// noise_multiplier and clip are the round's z and clipping norm C.
+	// noise_multiplier is z, and clip the clipping norm C of the next round
+	// (adaptive clipping moves it after every round).
 	NoiseMultiplier float64 `protobuf:"fixed64,5,opt,name=noise_multiplier,json=noiseMultiplier,proto3" json:"noise_multiplier,omitempty"`
 	Clip            float64 `protobuf:"fixed64,6,opt,name=clip,proto3" json:"clip,omitempty"`
 	unknownFields   protoimpl.UnknownFields

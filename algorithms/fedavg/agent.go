@@ -161,6 +161,9 @@ func (a *Agent) Train(dst, w0 []float64, p float64) (Outcome, error) {
 	if a.cfg.Schedule == PerRound {
 		a.drawSchedule()
 	}
+	if a.cfg.DP.Canaries > 0 && a.canary(dst) { // audit.go
+		return out, nil
+	}
 	// The local model is trained in dst itself and the gradient in a pooled
 	// buffer, rather than in buffers owned by every agent (see gradBuffers).
 	buf, grad := gradBuffer(len(w0))

@@ -71,6 +71,9 @@ type DP struct {
 	Beta float64
 	// Delta is the δ of the (ε, δ) guarantee reported.
 	Delta float64
+	// Canaries, if positive, makes about that many agents canaries for the
+	// one-run audit (audit.go).
+	Canaries int
 }
 
 // maxRoundings bounds the draws of conditional randomized rounding: each
@@ -105,6 +108,8 @@ func (c *Config) validateDP() error {
 		return errors.New("DP-FedAvg's accountant assumes a sample without replacement: an agent drawn twice would count twice")
 	case d.Mode == DistributedDP && c.SecAgg == nil:
 		return errors.New("distributed DP adds the noise in shares that only secure aggregation sums: it needs secure aggregation")
+	case d.Canaries < 0 || d.Canaries > c.Agents:
+		return fmt.Errorf("canaries: must lie in [0, %d], got %d", c.Agents, d.Canaries)
 	case d.Adaptive != nil && (d.Mode != CentralDP || c.SecAgg != nil):
 		return errors.New("adaptive_clip: the server adapts C from each update's norm, which it sees only under central DP without secure aggregation")
 	}

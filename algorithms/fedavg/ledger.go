@@ -3,6 +3,8 @@ package fedavg
 import (
 	"math"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	"maple/privacy/accountant"
 )
 
@@ -146,4 +148,32 @@ func (l *Ledger) guarantee(rdp []float64, delta float64) Guarantee {
 		}
 	}
 	return best
+}
+
+// DoneWireSize returns the length of the protobuf encoding of the Done a
+// server sends the scheduler with its privacy ledger's entry (msg.Done
+// holding a msg.PrivacyLedger of these six doubles, each present when not
+// zero), as proto.Size computes it; 0 without an entry.
+func DoneWireSize(entry []float64) int {
+	if entry == nil {
+		return 0
+	}
+	ledger := 0
+	for i, v := range entry {
+		if v != 0 {
+			ledger += protowire.SizeTag(protowire.Number(i+1)) + 8
+		}
+	}
+	return protowire.SizeTag(1) + protowire.SizeBytes(ledger)
+}
+
+// LedgerEntry returns the six fields of a PrivacyLedger in their protobuf
+// order: client ε and δ, sample ε and δ, z and the next round's C (the last
+// two under DP-FedAvg only).
+func (s *Server) LedgerEntry(client, sample Guarantee) []float64 {
+	e := []float64{client.Epsilon, client.Delta, sample.Epsilon, sample.Delta, 0, 0}
+	if s.cfg.DP.Mode != NoDP {
+		e[4], e[5] = s.cfg.DP.NoiseMultiplier, s.Clip()
+	}
+	return e
 }

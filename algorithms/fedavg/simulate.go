@@ -336,13 +336,15 @@ func (s *sim) closeRound(round int) {
 
 func (s *sim) endRound(round int) {
 	s.server.Combine()
+	var entry []float64
 	if s.ledger != nil {
 		c, p := s.ledger.Round(true, s.cfg.Draws())
 		s.observe(round, ObsPrivacy, c.Epsilon, p.Epsilon)
+		entry = s.server.LedgerEntry(c, p)
 	}
 	s.observe(round, ObsTime, s.clock[simServer])
 	s.observe(round, ObsModel, s.server.Model()...)
-	s.send(simMsg{kind: simDone, from: simServer, to: simScheduler, round: round}, func() int { return 0 })
+	s.send(simMsg{kind: simDone, from: simServer, to: simScheduler, round: round}, func() int { return DoneWireSize(entry) })
 }
 
 // asyncServer mirrors actors/fedavg's asynchronous server.
