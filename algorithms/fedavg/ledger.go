@@ -3,6 +3,7 @@ package fedavg
 import (
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"maple/privacy/accountant"
@@ -48,6 +49,11 @@ type Ledger struct {
 	sample  []float64 // nil without a PrivateClient
 	priv    PrivateClient
 	samples int
+	// The RDP of one round at orders: the client level's by number of
+	// survivors (it depends on them under distributed DP only), the sample
+	// level's.
+	clientSteps map[int][]float64
+	sampleStep  []float64
 }
 
 // Guarantee is an (ε, δ) guarantee and the Rényi order that gave it.
@@ -58,7 +64,7 @@ type Guarantee struct {
 // NewLedger returns the ledger of a run of cfg on models of dim
 // coordinates whose smallest local dataset has minSamples samples.
 func NewLedger(cfg *Config, dim, minSamples int) *Ledger {
-	l := &Ledger{cfg: cfg, dim: dim, orders: accountant.DefaultOrders(), samples: minSamples}
+	l := &Ledger{cfg: cfg, dim: dim, orders: accountant.DefaultOrders(), samples: minSamples, clientSteps: map[int][]float64{}}
 	if cfg.DP.Mode != NoDP {
 		l.client = make([]float64, len(l.orders))
 	}
@@ -85,16 +91,29 @@ func (l *Ledger) Samples() bool { return l.sample != nil }
 // holds under distributed DP. It returns the guarantees after the round.
 func (l *Ledger) Round(released bool, survivors int) (client, sample Guarantee) {
 	if l.client != nil && released && (l.cfg.DP.Mode != DistributedDP || survivors > 0) {
-		step := l.clientStep(survivors)
-		for i, a := range l.orders {
-			l.client[i] += step(a)
+		if l.cfg.DP.Mode != DistributedDP {
+			survivors = 0 // the round's RDP does not depend on them
 		}
+		step, ok := l.clientSteps[survivors]
+		if !ok {
+			f := l.clientStep(survivors)
+			step = make([]float64, len(l.orders))
+			for i, a := range l.orders {
+				step[i] = f(a)
+			}
+			l.clientSteps[survivors] = step
+		}
+		floats.Add(l.client, step)
 	}
 	if l.sample != nil {
-		e, b := l.cfg.Epochs.Max, l.cfg.Batch.Max
-		for i, a := range l.orders {
-			l.sample[i] += float64(e) * l.priv.StepRDP(a, l.samples, b)
+		if l.sampleStep == nil {
+			e, b := l.cfg.Epochs.Max, l.cfg.Batch.Max
+			l.sampleStep = make([]float64, len(l.orders))
+			for i, a := range l.orders {
+				l.sampleStep[i] = float64(e) * l.priv.StepRDP(a, l.samples, b)
+			}
 		}
+		floats.Add(l.sample, l.sampleStep)
 	}
 	if l.client != nil {
 		client = l.guarantee(l.client, l.cfg.DP.Delta)
