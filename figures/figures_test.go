@@ -15,6 +15,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"maple/rundir"
 )
 
 // strokes renders "‖" in style sty at dpi, rotated like a vertical axis
@@ -185,5 +187,48 @@ func TestWrapTitle(t *testing.T) {
 		if sty.Width(l) > plotWidth {
 			t.Errorf("line %q is wider than the data area", l)
 		}
+	}
+}
+
+// A figure against an axis column finds the axis and the metric by name in
+// every curve: curves of one plan may have different columns (a curve with
+// secure aggregation has cost columns before its ε), and a curve without
+// the axis draws nothing rather than another column.
+func TestAxisColumnsAreFoundByName(t *testing.T) {
+	table := func(cols int, values ...float64) *rundir.Table {
+		tb := rundir.NewTable(2, 1, cols)
+		for r := range 3 {
+			for c := range cols {
+				tb.Set(r, c, values[c]*float64(r))
+			}
+		}
+		return tb
+	}
+	acc, eps, bytes := rundir.Column{Name: "accuracy"}, rundir.Column{Name: "epsilon", Axis: true}, rundir.Column{Name: "client_bytes"}
+	central := rundir.Curve{Cols: []rundir.Column{acc, eps}, Mean: table(2, 0.5, 3), Runs: 1}
+	distributed := rundir.Curve{Cols: []rundir.Column{acc, bytes, eps}, Mean: table(3, 0.6, 1000, 7), Runs: 1}
+	plain := rundir.Curve{Cols: []rundir.Column{acc, bytes}, Mean: table(2, 0.7, 1000), Runs: 1}
+	for _, c := range []struct {
+		curve rundir.Curve
+		xs    []float64
+	}{{central, []float64{3, 6}}, {distributed, []float64{7, 14}}, {plain, nil}} {
+		k, a := columnIndex(c.curve, "accuracy"), columnIndex(c.curve, "epsilon")
+		if c.xs == nil {
+			if a != -1 {
+				t.Errorf("%v: found an ε column at %d", c.curve.Cols, a)
+			}
+			continue
+		}
+		s := curveSeries(c.curve, k, a, false, 0)
+		var xs []float64
+		for _, p := range s.pts {
+			xs = append(xs, p.X)
+		}
+		if !slices.Equal(xs, c.xs) {
+			t.Errorf("%v: x %v, want %v", c.curve.Cols, xs, c.xs)
+		}
+	}
+	if columnIndex(central, "") != -1 {
+		t.Error("the iteration axis has no column")
 	}
 }

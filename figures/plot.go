@@ -250,7 +250,7 @@ func writeFigures(outDir, title, heading, value, suffix, name string, style plot
 // METRIC-by-AXIS+suffix. legend names the curves.
 func writeFiguresAgainst(outDir, title, suffix string, style plotStyle, curves []rundir.Curve, legend []string, axis int) ([]string, error) {
 	var files []string
-	for k, col := range curves[0].Cols {
+	for _, col := range curves[0].Cols {
 		if axis >= 0 && col.Axis {
 			continue
 		}
@@ -261,12 +261,19 @@ func writeFiguresAgainst(outDir, title, suffix string, style plotStyle, curves [
 		}
 		var all []series
 		var last float64
+		axisName := ""
+		if axis >= 0 {
+			axisName = curves[0].Cols[axis].Name
+		}
 		for _, c := range curves {
-			if k >= len(c.Cols) || c.Cols[k].Name != col.Name || axis >= len(c.Cols) {
+			// Curves of one plan may have different columns (a privacy
+			// feature's, say): find the metric and the axis by name.
+			ck, ca := columnIndex(c, col.Name), columnIndex(c, axisName)
+			if ck < 0 || axis >= 0 && ca < 0 {
 				all = append(all, series{})
 				continue
 			}
-			s := curveSeries(c, k, axis, col.Decibel && !style.linear, style.from)
+			s := curveSeries(c, ck, ca, col.Decibel && !style.linear, style.from)
 			all = append(all, s)
 			if len(s.pts) > 0 {
 				last = max(last, s.pts[len(s.pts)-1].X)
@@ -328,4 +335,10 @@ func dropNonPositiveX(s series) series {
 		return slices.DeleteFunc(xys, func(p plotter.XY) bool { return p.X <= 0 })
 	}
 	return series{pts: keep(s.pts), lo: keep(s.lo), hi: keep(s.hi)}
+}
+
+// columnIndex returns the index of c's column named name, −1 if it has none
+// (or name is empty: the iteration axis).
+func columnIndex(c rundir.Curve, name string) int {
+	return slices.IndexFunc(c.Cols, func(col rundir.Column) bool { return name != "" && col.Name == name })
 }

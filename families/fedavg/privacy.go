@@ -236,7 +236,8 @@ func applyPrivacy(c *scenarios.CurveSpec, cfg *fedavg.Config) {
 // round per client and for the server (with secure aggregation's section,
 // any protocol) and, when the run is timed, the round's virtual duration;
 // the client-level ε after each round (DP-FedAvg) and the sample-level one
-// (a DP-SGD client).
+// (a DP-SGD client), each an axis the other metrics are also drawn against
+// (accuracy against ε: the privacy–utility frontier along the training).
 func privacyColumns(sc *scenarios.Scenario, draft *fedavg.Config) []rundir.Column {
 	var cols []rundir.Column
 	if sc.Privacy.SecureAggregation != nil {
@@ -248,10 +249,10 @@ func privacyColumns(sc *scenarios.Scenario, draft *fedavg.Config) []rundir.Colum
 		}
 	}
 	if sc.Privacy.DP != nil {
-		cols = append(cols, rundir.Column{Name: "epsilon", Label: "client-level ε"})
+		cols = append(cols, rundir.Column{Name: "epsilon", Label: "client-level ε", Axis: true})
 	}
 	if _, ok := draft.Client.(fedavg.PrivateClient); ok {
-		cols = append(cols, rundir.Column{Name: "sample_epsilon", Label: "sample-level ε"})
+		cols = append(cols, rundir.Column{Name: "sample_epsilon", Label: "sample-level ε", Axis: true})
 	}
 	return cols
 }
@@ -360,6 +361,9 @@ func (l *privacyLog) finish(j *run.Job) {
 		if c, ok := l.col["sample_epsilon"]; ok {
 			l.t.Set(r, c, l.eps[it][1])
 		}
+	}
+	if l.clipped > 0 && l.cfg.DP.Mode == fedavg.DistributedDP {
+		j.Stats.Warnings = append(j.Stats.Warnings, fmt.Sprintf("%v coordinates of the clients' noisy inputs fell outside privacy.secure_aggregation.clip and were clipped: the distributed discrete Gaussian's guarantee assumes the noise reaches the sum whole; raise the clip (to C/μ plus a few σ) or the bits", l.clipped))
 	}
 	if j.Run != 0 {
 		return
