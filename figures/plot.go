@@ -1,6 +1,7 @@
 package figures
 
 import (
+	"context"
 	"math"
 	"slices"
 	"strings"
@@ -16,8 +17,12 @@ import (
 // Write draws the figures of a plan: one per metric column, or, with
 // output.group_by, one per metric and value of that field; and for every
 // numeric sweep one per metric of the steady state against the swept value.
-// It returns the file names written (PNG and SVG of each).
-func Write(outDir string, plan *scenarios.Plan, curves []rundir.Curve) ([]string, error) {
+// It returns the file names written (PNG and SVG of each). Once ctx is done
+// it stops before the next figure and returns ctx's error.
+func Write(ctx context.Context, outDir string, plan *scenarios.Plan, curves []rundir.Curve) ([]string, error) {
+	if len(curves) == 0 {
+		return nil, nil
+	}
 	title := plan.Base.Description
 	if title == "" {
 		title = plan.Base.Name
@@ -30,14 +35,14 @@ func Write(outDir string, plan *scenarios.Plan, curves []rundir.Curve) ([]string
 		if g.value != "" {
 			suffix, heading = "-"+fileSafe(g.value), lastPart(groupBy)+"="+g.value
 		}
-		written, err := writeFigures(outDir, title, heading, g.value, suffix, plan.Base.Name, style, g.curves)
+		written, err := writeFigures(ctx, outDir, title, heading, g.value, suffix, plan.Base.Name, style, g.curves)
 		if err != nil {
 			return nil, err
 		}
 		files = append(files, written...)
 	}
 	for _, field := range numericSettings(curves) {
-		written, err := writeSweepFigures(outDir, title, field, curves)
+		written, err := writeSweepFigures(ctx, outDir, title, field, curves)
 		if err != nil {
 			return nil, err
 		}
@@ -150,7 +155,8 @@ type series struct {
 // mean and, with more than one run, the band of ±1 standard error. The
 // initial model's test error (100%: it scores every sample 0) would flatten
 // the figure and is left out (it stays in metrics.csv); a dB band reaching
-// zero is cut 10 dB below the mean.
+// zero is cut 10 dB below the mean. Values that are not plottable (a
+// diverged run's) are left out too.
 func curveSeries(c rundir.Curve, k, axis int, db bool, from int) series {
 	var s series
 	runs := float64(c.Runs)
@@ -162,7 +168,7 @@ func curveSeries(c rundir.Curve, k, axis int, db bool, from int) series {
 		if axis >= 0 {
 			x = c.Value(r, axis, false)
 		}
-		if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(y, 0) {
+		if !plottable(x) || !plottable(y) {
 			continue
 		}
 		s.pts = append(s.pts, plotter.XY{X: x, Y: y})
@@ -174,13 +180,22 @@ func curveSeries(c rundir.Curve, k, axis int, db bool, from int) series {
 		if db {
 			lo, hi = rundir.Decibel(max(lo, m/10)), rundir.Decibel(hi)
 		}
-		if !math.IsNaN(lo) && !math.IsInf(lo, 0) && !math.IsNaN(hi) && !math.IsInf(hi, 0) {
+		if plottable(lo) && plottable(hi) {
 			s.lo = append(s.lo, plotter.XY{X: x, Y: lo})
 			s.hi = append(s.hi, plotter.XY{X: x, Y: hi})
 		}
 	}
 	return s
 }
+
+// maxPlottable bounds the magnitude of the values a linear axis shows: the
+// span of values beyond it can overflow, and gonum then places points at NaN
+// coordinates, on which the rasterizer never finishes. Such values only come
+// from a run that diverged (NaN and ±Inf are left out as well).
+const maxPlottable = 1e300
+
+// plottable reports whether v can be drawn on a linear axis.
+func plottable(v float64) bool { return finite(v) && math.Abs(v) <= maxPlottable }
 
 // transientShort reports whether every curve reaches 90% of the way from
 // its first plotted value to its steady state (the mean of its last tenth)
@@ -214,7 +229,7 @@ func transientShort(all []series, last float64) bool {
 // every curve shares go on the title's second line, except the scenario's
 // name, which the title replaces, and so does heading (field=value of the
 // group) unless a shared part already names value.
-func writeFigures(outDir, title, heading, value, suffix, name string, style plotStyle, curves []rundir.Curve) ([]string, error) {
+func writeFigures(ctx context.Context, outDir, title, heading, value, suffix, name string, style plotStyle, curves []rundir.Curve) ([]string, error) {
 	labels := make([]string, len(curves))
 	for i, c := range curves {
 		labels[i] = c.Spec.Label
@@ -228,13 +243,13 @@ func writeFigures(outDir, title, heading, value, suffix, name string, style plot
 	if len(common) > 0 {
 		full += "\n" + strings.Join(common, ", ")
 	}
-	files, err := writeFiguresAgainst(outDir, full, suffix, style, curves, rest, -1)
+	files, err := writeFiguresAgainst(ctx, outDir, full, suffix, style, curves, rest, -1)
 	if err != nil {
 		return nil, err
 	}
 	for a, col := range curves[0].Cols {
 		if col.Axis {
-			more, err := writeFiguresAgainst(outDir, full, suffix, style, curves, rest, a)
+			more, err := writeFiguresAgainst(ctx, outDir, full, suffix, style, curves, rest, a)
 			if err != nil {
 				return nil, err
 			}
@@ -248,11 +263,14 @@ func writeFigures(outDir, title, heading, value, suffix, name string, style plot
 // on the x axis (axis < 0), saved as METRIC+suffix, or the mean of column
 // axis, a cumulative count, for every column but the axes, saved as
 // METRIC-by-AXIS+suffix. legend names the curves.
-func writeFiguresAgainst(outDir, title, suffix string, style plotStyle, curves []rundir.Curve, legend []string, axis int) ([]string, error) {
+func writeFiguresAgainst(ctx context.Context, outDir, title, suffix string, style plotStyle, curves []rundir.Curve, legend []string, axis int) ([]string, error) {
 	var files []string
 	for k, col := range curves[0].Cols {
 		if axis >= 0 && col.Axis {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		name, xName := col.Name, "iteration"
 		if axis >= 0 {

@@ -2,6 +2,7 @@ package figures
 
 import (
 	"cmp"
+	"context"
 	"maps"
 	"math"
 	"slices"
@@ -86,7 +87,7 @@ type sweepLine struct {
 // combination of the other settings (those that change in lockstep with
 // field aside), with the least-squares slope of log(steady state) on
 // log(value) in the legend: steady-METRIC-vs-FIELD.png.
-func writeSweepFigures(outDir, title, field string, curves []rundir.Curve) ([]string, error) {
+func writeSweepFigures(ctx context.Context, outDir, title, field string, curves []rundir.Curve) ([]string, error) {
 	var lines []sweepLine
 	index := map[string]int{}
 	values := map[float64]bool{}
@@ -141,6 +142,9 @@ func writeSweepFigures(outDir, title, field string, curves []rundir.Curve) ([]st
 		if col.Name == lastPart(field) {
 			continue // a column that reports the swept value itself (θ against θ)
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		// The quantity goes in the title: gonum centres a vertical axis
 		// label at the arithmetic mean of the axis range, which on a
 		// logarithmic axis sits near its top and pushes the data area down.
@@ -171,16 +175,18 @@ func writeSweepFigures(outDir, title, field string, curves []rundir.Curve) ([]st
 			if err != nil {
 				return nil, err
 			}
-			slope, fit := logLogFit(pts)
-			fitLine, err := plotter.NewLine(fit)
-			if err != nil {
-				return nil, err
+			name := "no slope" // the points share one x, or the fit leaves the floating-point range
+			if slope, fit := logLogFit(pts); finite(slope) && finite(fit[0].Y) && finite(fit[1].Y) {
+				fitLine, err := plotter.NewLine(fit)
+				if err != nil {
+					return nil, err
+				}
+				fitLine.LineStyle = styleOf(i).line
+				fitLine.LineStyle.Width = vg.Points(0.6)
+				fitLine.LineStyle.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
+				f.Add(fitLine)
+				name = "slope " + cleanNumber(strconv.FormatFloat(slope, 'f', 2, 64))
 			}
-			fitLine.LineStyle = styleOf(i).line
-			fitLine.LineStyle.Width = vg.Points(0.6)
-			fitLine.LineStyle.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
-			f.Add(fitLine)
-			name := "slope " + cleanNumber(strconv.FormatFloat(slope, 'f', 2, 64))
 			if rest[i] != "" && len(lines) > 1 {
 				name = rest[i] + ": " + name
 			}

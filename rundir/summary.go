@@ -31,7 +31,16 @@ type Summary struct {
 	RunsCompleted int      `json:"runs_completed,omitempty"`
 	RunsPlanned   int      `json:"runs_planned,omitempty"`
 	MissingCurves []string `json:"missing_curves,omitempty"`
+	// Pending names what the run directory still lacks: PendingFigures
+	// between the first writing of summary.json, with every number, and
+	// the figures. A summary.json without it marks a complete directory.
+	Pending string `json:"pending,omitempty"`
 }
+
+// PendingFigures is Summary.Pending while the figures are being drawn: a
+// summary.json that still says so belongs to a run that stopped while
+// drawing them (its numbers are complete).
+const PendingFigures = "figures"
 
 // CurveSummary summarizes the runs of one curve.
 type CurveSummary struct {
