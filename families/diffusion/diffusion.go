@@ -112,7 +112,8 @@ func validateDiffusion(v *scenarios.Validator, sc *scenarios.Scenario) {
 	}
 }
 
-// diffusionEstimate is the cost of one decentralized run: per iteration a
+// diffusionEstimate is the cost of one decentralized run: building its
+// network and combination matrix (run.NetworkCost) and, per iteration, a
 // Tick and a Done per agent and, per combination stage, a share along every
 // edge (both ways); a gradient per agent on its whole dataset, one sample or
 // a batch; under local graph-homomorphic noise, the set-up messages (roles,
@@ -148,6 +149,9 @@ func diffusionEstimate(sc *scenarios.Scenario, dim float64) run.Estimate {
 			e.Messages += T * stages * P * deg * partners * 2
 		}
 	}
+	bytes, ops := run.NetworkCost(sc.Topology, P, deg, true)
+	e.Bytes += bytes
+	e.Ops += ops
 	return e
 }
 

@@ -195,7 +195,8 @@ func validateGraphFL(v *scenarios.Validator, sc *scenarios.Scenario) {
 // running up to E local steps on up to B samples), and a share along every
 // edge of the server graph both ways; every client and server is an actor
 // holding a few model-sized vectors; local graph-homomorphic masks add the
-// set-up messages and a mask per partner and share. Run 0 of a noisy curve
+// set-up messages and a mask per partner and share; the server graph and its
+// combination matrix cost what run.NetworkCost says. Run 0 of a noisy curve
 // also runs the reference twice for the accountant, which is within the
 // estimate's slack.
 func graphflEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
@@ -220,6 +221,11 @@ func graphflEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 		partners := deg / 2
 		e.Messages += P * deg * (2 + partners)
 		e.Ops += T * P * deg * partners * 50 * d // HKDF and a Laplace draw per coordinate
+	}
+	if g.Servers > 1 && sc.Topology != nil {
+		bytes, ops := run.NetworkCost(sc.Topology, P, deg, true)
+		e.Bytes += bytes
+		e.Ops += ops
 	}
 	return e
 }

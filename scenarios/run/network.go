@@ -199,6 +199,31 @@ func (n *Network) Describe() map[string]any {
 	return d
 }
 
+// graphEdgeBytes is the memory a graph holds per edge while it is built: the
+// edge list, both adjacency entries and the generator's set of edges seen
+// (a Go map entry of an edge and its position, with the map's overhead).
+const graphEdgeBytes = 100
+
+// NetworkCost returns what building the network of a decentralized run
+// costs, for a graph of nodes nodes of expected degree deg (ExpectedDegree):
+// the graph (graphEdgeBytes per edge, and for a geometric graph a distance
+// test per pair of nodes) and, with matrix, the dense combination matrix
+// and its checks — the Perron vector's LU factorization and the two
+// eigenvalue problems of Network.Describe (about 25 n³ operations), holding
+// about four n×n matrices at once. Families add it to their Estimate.
+func NetworkCost(t *scenarios.Topology, nodes, deg float64, matrix bool) (bytes, ops float64) {
+	bytes = nodes * deg / 2 * graphEdgeBytes
+	ops = nodes * deg
+	if t != nil && t.Graph == "geometric" {
+		ops += nodes * nodes
+	}
+	if matrix {
+		bytes += 4 * nodes * nodes * 8
+		ops += 25 * nodes * nodes * nodes
+	}
+	return bytes, ops
+}
+
 // ExpectedDegree is the mean number of neighbours of an agent under the
 // topology's graph model.
 func ExpectedDegree(t *scenarios.Topology, agents int) float64 {

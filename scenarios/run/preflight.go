@@ -69,6 +69,19 @@ type Estimate struct {
 	// carries (each about 22 bytes in a payload trace).
 	RecordBytes float64
 	VectorLen   float64
+	// Drivers are the fields of the family's own section that the
+	// estimate grows with, so that a plan refused for its memory or time
+	// names the field that drives it when it is one of them rather than a
+	// shared field.
+	Drivers []Driver
+}
+
+// Driver is a field an estimate grows with, and how far its value is beyond
+// a typical one (its value over its default, say): the checks name, among
+// the shared fields and the drivers, the one with the largest ratio.
+type Driver struct {
+	Field string
+	Ratio float64
 }
 
 // genericEstimate is the estimate of a family that does not provide one:
@@ -340,9 +353,10 @@ var typical = []struct {
 	{"loss.hidden", func(sc *scenarios.Scenario) float64 { return float64(sc.Loss.Hidden) }, 100},
 }
 
-// blame returns the field among fields whose value in sc is largest relative
-// to its default: the one to name when an estimate is too large.
-func blame(sc *scenarios.Scenario, fields ...string) string {
+// blame returns the field among fields and the family's drivers whose
+// value in sc is largest relative to its default: the one to name when an
+// estimate is too large.
+func blame(sc *scenarios.Scenario, drivers []Driver, fields ...string) string {
 	best, ratio := fields[0], 0.0
 	for _, t := range typical {
 		for _, f := range fields {
@@ -351,6 +365,11 @@ func blame(sc *scenarios.Scenario, fields ...string) string {
 					best, ratio = f, r
 				}
 			}
+		}
+	}
+	for _, d := range drivers {
+		if d.Ratio > ratio {
+			best, ratio = d.Field, d.Ratio
 		}
 	}
 	return best
@@ -365,18 +384,18 @@ func (pc *planCost) check(opts *Options) error {
 	}
 	if limit > 0 && pc.memory > limit {
 		c := pc.largest(func(c curveCost) float64 { return c.runBytes })
-		field := blame(c.curve.Scenario, "data.agents", "data.samples", "data.dim", "data.test_samples", "loss.classes", "loss.hidden")
+		field := blame(c.curve.Scenario, c.est.Drivers, "data.agents", "data.samples", "data.dim", "data.test_samples", "loss.classes", "loss.hidden")
 		tables := pc.sum(func(c curveCost) float64 { return c.tables })
 		if tables > float64(pc.workers)*c.runBytes {
 			c = pc.largest(func(c curveCost) float64 { return c.tables })
-			field = blame(c.curve.Scenario, "runs", "iterations")
+			field = blame(c.curve.Scenario, nil, "runs", "iterations")
 		}
 		return c.curve.Errorf(field, "the plan needs about %s of memory (%d worker(s) × %s per run for the data, w^o and the algorithm, plus %s of metrics), more than the %s available; see docs/scenarios.md#limits",
 			formatBytes(pc.memory), pc.workers, formatBytes(c.runBytes), formatBytes(tables), formatBytes(limit))
 	}
 	if pc.seconds > MaxSeconds {
 		c := pc.largest(func(c curveCost) float64 { return float64(c.curve.Scenario.Runs) * c.seconds })
-		field := blame(c.curve.Scenario, "runs", "iterations", "data.agents", "data.samples", "data.dim", "loss.classes", "loss.hidden")
+		field := blame(c.curve.Scenario, c.est.Drivers, "runs", "iterations", "data.agents", "data.samples", "data.dim", "loss.classes", "loss.hidden")
 		return c.curve.Errorf(field, "the plan would run for about %s on %d worker(s) (%s per run), more than the %s maple accepts; see docs/scenarios.md#limits",
 			formatDuration(pc.seconds), pc.workers, formatDuration(c.seconds), formatDuration(MaxSeconds))
 	}
