@@ -23,6 +23,7 @@ func init() {
 			Defaults:      gammaMechanismDefaults,
 			Validate:      validateGammaMechanism,
 			OwnAccounting: "the gamma-mechanism family evaluates Lemma 1's (ε, δ) itself, it learns nothing",
+			NoData:        "the gamma-mechanism family evaluates the Gamma mechanism's privacy loss, it learns from no data",
 		},
 		Columns:  func(*scenarios.Scenario) []rundir.Column { return gammaMechanismColumns },
 		Run:      runGammaMechanism,
