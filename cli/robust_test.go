@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -168,6 +169,17 @@ func init() {
 		}}
 	})
 	afedavg.RegisterServer("test-panic", func(p afedavg.ServerParts) actors.Behaviour { return panicking{} })
+	// A command that handles interrupts like maple run, then never
+	// finishes its writing: a step that ignores the abandonment.
+	addCommand(func(*globalFlags) *cobra.Command {
+		return &cobra.Command{Use: "test-hang", Hidden: true, RunE: func(cmd *cobra.Command, _ []string) error {
+			_, abort, stop := interruption(cmd.Context(), cmd.ErrOrStderr())
+			defer stop()
+			fmt.Fprintln(cmd.ErrOrStderr(), "ready")
+			<-abort
+			select {}
+		}}
+	})
 }
 
 type panicking struct{}
@@ -261,6 +273,48 @@ func TestSignalWritesFinishedRuns(t *testing.T) {
 		}
 		if strings.Join(names, " ") != "metrics.csv scenario.yaml summary.json trace.jsonl.zst" {
 			t.Errorf("%v: the run directory holds %v", sig, names)
+		}
+	}
+}
+
+// A second SIGINT or SIGTERM ends maple at once even when a step of the
+// writing ignores it: here a command that never finishes, which exits with
+// status 130 a moment (abandonGrace) after the second signal, saying so.
+func TestSecondSignalEndsTheProcess(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		cmd := exec.Command(os.Args[0], "test-hang")
+		cmd.Env = append(os.Environ(), "MAPLE_TEST_MAIN=1")
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill() }) // if it failed to exit
+		lines := bufio.NewScanner(stderr)
+		var said []string
+		next := func() string {
+			if !lines.Scan() {
+				return ""
+			}
+			said = append(said, lines.Text())
+			return lines.Text()
+		}
+		if l := next(); l != "ready" {
+			t.Fatalf("%v: first line %q", sig, l)
+		}
+		cmd.Process.Signal(sig)
+		if l := next(); !strings.HasPrefix(l, "maple: interrupted: ") {
+			t.Fatalf("%v: after the first signal %q", sig, l)
+		}
+		cmd.Process.Signal(sig)
+		for next() != "" {
+		}
+		err = cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(strings.Join(said, "\n"), "maple: interrupted again: still writing after 1s, exiting") {
+			t.Errorf("%v: %v, stderr %q; want exit status 130 and the reason", sig, err, said)
 		}
 	}
 }

@@ -6,6 +6,7 @@
 package diffusion
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -219,7 +220,7 @@ func checkDiffusion(c *scenarios.CurveSpec, dir string) error {
 		}
 	}
 	if diffusionUsesSystems(sc) {
-		_, err := run.SystemsModel(c, dir)
+		_, err := run.SystemsModel(context.Background(), c, dir)
 		return err
 	}
 	return nil
@@ -307,7 +308,7 @@ func runDiffusion(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 	if err != nil {
 		return err
 	}
-	net, err := run.BuildNetwork(c, j.Dir, run.NetworkSeed(sc, j.RunSeed))
+	net, err := run.BuildNetwork(j.Context(), c, j.Dir, run.NetworkSeed(sc, j.RunSeed))
 	if err != nil {
 		return err
 	}
@@ -343,7 +344,7 @@ func runDiffusion(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 		Iterations: sc.Iterations, GradientTime: sc.Network.GradientTime, Async: diffusionAsync(sc)}
 	var model *systems.Model
 	if diffusionUsesSystems(sc) {
-		if model, err = run.SystemsModel(c, j.Dir); err != nil {
+		if model, err = run.SystemsModel(j.Context(), c, j.Dir); err != nil {
 			return err
 		}
 		setup.Devices = model.Devices(j.RunSeed, len(p.Sets), diffusion.AgentName)
@@ -363,7 +364,7 @@ func runDiffusion(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 			if setup.Dynamics != nil {
 				prob.Dynamics = diffusionDynamics(sc, model, j.RunSeed, len(p.Sets))
 			}
-			err = diffusion.Reference(cfg, prob, j.RunSeed, sc.Iterations, diffusion.Hooks{Models: obs.models, Draws: obs.draws,
+			err = diffusion.ReferenceContext(j.Context(), cfg, prob, j.RunSeed, sc.Iterations, diffusion.Hooks{Models: obs.models, Draws: obs.draws,
 				Live: func(i int, lr *diffusion.LiveRound) { sysLog.live(i, lr.Facts()) }, Report: sysLog.report})
 		}
 		if err != nil {

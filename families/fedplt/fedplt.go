@@ -448,7 +448,7 @@ func runFedPLT(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 	}
 	mon := fedplt.NewMonitor(cfg.Method, obj, p.Sets, cfg.Prox, sol.X, cfg.Rho, f.Tolerance, x0, x0)
 	if j.Opts.Engine == run.Reference {
-		if _, err := fedplt.Reference(cfg, prob, x0, j.RunSeed, sc.Iterations, mon); err != nil {
+		if _, err := fedplt.ReferenceContext(j.Context(), cfg, prob, x0, j.RunSeed, sc.Iterations, mon); err != nil {
 			return err
 		}
 	} else {

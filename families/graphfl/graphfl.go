@@ -453,7 +453,7 @@ func runGraphFL(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 	if err != nil {
 		return err
 	}
-	net, err := run.BuildNetwork(c, j.Dir, run.NetworkSeed(sc, j.RunSeed))
+	net, err := run.BuildNetwork(j.Context(), c, j.Dir, run.NetworkSeed(sc, j.RunSeed))
 	if err != nil {
 		return err
 	}
@@ -476,7 +476,7 @@ func runGraphFL(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 	traffic := map[string]*trafficCount{}
 	if j.Opts.Engine == run.Reference {
 		prob := graphfl.Problem{A: net.A, Sets: p.Sets, Loss: p.Loss, W0: w0}
-		if err := graphfl.Reference(cfg, prob, j.RunSeed, sc.Iterations, graphfl.Hooks{Aggregates: obs.aggregates, Models: obs.models}); err != nil {
+		if err := graphfl.ReferenceContext(j.Context(), cfg, prob, j.RunSeed, sc.Iterations, graphfl.Hooks{Aggregates: obs.aggregates, Models: obs.models}); err != nil {
 			return err
 		}
 	} else {

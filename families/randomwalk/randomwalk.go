@@ -5,6 +5,7 @@
 package randomwalk
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -44,8 +45,9 @@ func init() {
 	})
 }
 
-// randomWalkEstimate is the cost of one run: building the graph
-// (run.NetworkCost, without a combination matrix) and every node's actor.
+// randomWalkEstimate is the cost of one run: building the graph, through
+// the combination matrix and its checks (run.NetworkCost; walkGraph reads
+// the graph back from it), and every node's actor.
 // A walk: 2|E| set-up announcements (|E| from the expected degree), at most
 // one token per step of every walk, one gradient on the node's samples per
 // step, and the metrics — the running average every step, f at the iterate
@@ -61,7 +63,7 @@ func randomWalkEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 	N, n, T := float64(sc.Data.Agents), float64(sc.Data.Samples.Max), float64(sc.Iterations)
 	rows := T/float64(max(sc.Output.Every, 1)) + 2
 	deg := run.ExpectedDegree(sc.Topology, sc.Data.Agents)
-	graphBytes, graphOps := run.NetworkCost(sc.Topology, N, deg, false)
+	graphBytes, graphOps := run.NetworkCost(sc.Topology, N, deg, true)
 	e := run.Estimate{Bytes: N*(run.ActorBytes+4*d*8) + graphBytes, Ops: graphOps, RecordBytes: 170, VectorLen: d}
 	if p.Protocol == "gossip" {
 		e.Messages = 1 + 4*T
@@ -383,8 +385,8 @@ func resolveMechanism(c *scenarios.CurveSpec, cfg *rw.Config, l []float64) (map[
 // walkGraph builds the scenario's graph through the shared topology code
 // (generators, files, connectivity checks) and reads it back from the
 // support of the combination matrix, which the walk itself does not use.
-func walkGraph(c *scenarios.CurveSpec, dir string, seed uint64) (*topology.Graph, error) {
-	net, err := run.BuildNetwork(c, dir, seed)
+func walkGraph(ctx context.Context, c *scenarios.CurveSpec, dir string, seed uint64) (*topology.Graph, error) {
+	net, err := run.BuildNetwork(ctx, c, dir, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -414,11 +416,11 @@ func checkRandomWalk(c *scenarios.CurveSpec, dir string) error {
 		return err
 	}
 	seed := rng.RunSeed(c.Scenario.Seed, 0)
-	g, err := walkGraph(c, dir, run.NetworkSeed(c.Scenario, seed))
+	g, err := walkGraph(context.Background(), c, dir, run.NetworkSeed(c.Scenario, seed))
 	if err != nil {
 		return err
 	}
-	p, err := run.BuildProblem(c, dir, seed)
+	p, err := run.BuildProblem(context.Background(), c, dir, seed)
 	if err != nil {
 		return err
 	}
@@ -477,7 +479,7 @@ func runRandomWalk(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 	if err != nil {
 		return err
 	}
-	g, err := walkGraph(c, j.Dir, run.NetworkSeed(sc, j.RunSeed))
+	g, err := walkGraph(j.Context(), c, j.Dir, run.NetworkSeed(sc, j.RunSeed))
 	if err != nil {
 		return err
 	}
@@ -518,7 +520,7 @@ func runRandomWalk(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 		Sets: p.Sets, Loss: p.Loss, Optimum: p.WOpt, Test: p.Test, Target: target, Config: &cfg,
 	})
 	if j.Opts.Engine == run.Reference {
-		if err := rw.Reference(cfg, prob, j.RunSeed, sc.Iterations, tracker, arw.WireSizer{}); err != nil {
+		if err := rw.ReferenceContext(j.Context(), cfg, prob, j.RunSeed, sc.Iterations, tracker, arw.WireSizer{}); err != nil {
 			return err
 		}
 	} else {

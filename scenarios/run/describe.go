@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"fmt"
 
 	"gopkg.in/yaml.v3"
@@ -65,7 +66,7 @@ func DescribeData(plan *scenarios.Plan, r int) ([]DataReport, error) {
 			reports[i].Curves = append(reports[i].Curves, c.Label)
 			continue
 		}
-		p, err := buildData(c, plan.Dir, seed)
+		p, err := buildData(context.Background(), c, plan.Dir, seed)
 		if err != nil {
 			return nil, err
 		}

@@ -1,15 +1,16 @@
 package run
 
 import (
+	"context"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
 	"maple/algorithms/rng"
+	"maple/internal/fileio"
 	"maple/privacy/homomorphic"
 	"maple/rundir"
 	"maple/scenarios"
@@ -42,13 +43,14 @@ func NetworkSeed(sc *scenarios.Scenario, runSeed uint64) uint64 {
 
 // FirstNetwork builds run 0's network, which the pre-run checks inspect.
 func FirstNetwork(c *scenarios.CurveSpec, dir string) (*Network, error) {
-	return BuildNetwork(c, dir, NetworkSeed(c.Scenario, rng.RunSeed(c.Scenario.Seed, 0)))
+	return BuildNetwork(context.Background(), c, dir, NetworkSeed(c.Scenario, rng.RunSeed(c.Scenario.Seed, 0)))
 }
 
 // BuildNetwork draws or reads the graph, builds the combination matrix and
 // checks what the algorithm and privacy scheme need of it. Every problem is
-// a scenario error naming the topology field at fault.
-func BuildNetwork(c *scenarios.CurveSpec, dir string, seed uint64) (*Network, error) {
+// a scenario error naming the topology field at fault. Once ctx is done the
+// graph generators and the readers stop with an error.
+func BuildNetwork(ctx context.Context, c *scenarios.CurveSpec, dir string, seed uint64) (*Network, error) {
 	sc := c.Scenario
 	t := sc.Topology
 	agents, nodesField := familyOf(sc).TopologyNodes(sc)
@@ -59,13 +61,13 @@ func BuildNetwork(c *scenarios.CurveSpec, dir string, seed uint64) (*Network, er
 	field := "topology.graph"
 	switch t.Graph {
 	case "geometric":
-		g, n.points, err = topology.Geometric(agents, t.Radius, t.MinDegree, r, maxGraphDraws)
+		g, n.points, err = topology.GeometricContext(ctx, agents, t.Radius, t.MinDegree, r, maxGraphDraws)
 		field = "topology.radius"
 	case "erdos-renyi":
-		g, err = topology.ErdosRenyi(agents, t.Probability, t.MinDegree, r, maxGraphDraws)
+		g, err = topology.ErdosRenyiContext(ctx, agents, t.Probability, t.MinDegree, r, maxGraphDraws)
 		field = "topology.probability"
 	case "small-world":
-		g, err = topology.SmallWorld(agents, t.Neighbours, t.Rewire, r, maxGraphDraws)
+		g, err = topology.SmallWorldContext(ctx, agents, t.Neighbours, t.Rewire, r, maxGraphDraws)
 	case "ring":
 		g, err = topology.Ring(agents)
 	case "grid", "torus":
@@ -75,10 +77,10 @@ func BuildNetwork(c *scenarios.CurveSpec, dir string, seed uint64) (*Network, er
 	case "star":
 		g, err = topology.Star(agents)
 	case "file":
-		g, err = readFile(c, dir, "topology.file", t.File, topology.ReadEdgeList)
+		g, err = readFile(ctx, c, dir, "topology.file", t.File, maxTableBytes, topology.ReadEdgeList)
 		field = "topology.file"
 	case "matrix":
-		n.A, err = readFile(c, dir, "topology.matrix", t.Matrix, topology.ReadMatrix)
+		n.A, err = readFile(ctx, c, dir, "topology.matrix", t.Matrix, maxTableBytes, topology.ReadMatrix)
 		field = "topology.matrix"
 	default:
 		return nil, c.Errorf("topology.graph", "unknown graph %q", t.Graph)
@@ -156,14 +158,15 @@ func Weights(rule string, g *topology.Graph) *mat.Dense {
 	return topology.Metropolis(g)
 }
 
-// readFile opens path (relative to the scenario's directory) and parses it
-// with read; errors carry the field.
-func readFile[T any](c *scenarios.CurveSpec, dir, field, path string, read func(io.Reader, string) (T, error)) (T, error) {
+// readFile opens path (relative to the scenario's directory), a regular
+// file of at most limit bytes (fileio), and parses it with read; errors carry
+// the field. Once ctx is done the reading stops with an error.
+func readFile[T any](ctx context.Context, c *scenarios.CurveSpec, dir, field, path string, limit int64, read func(io.Reader, string) (T, error)) (T, error) {
 	var zero T
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
 	}
-	f, err := os.Open(path)
+	f, err := fileio.OpenContext(ctx, path, limit)
 	if err != nil {
 		return zero, c.Errorf(field, "cannot open %s: %v", path, rundir.WithoutPath(err))
 	}

@@ -2,6 +2,7 @@ package run
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -17,6 +18,7 @@ import (
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
 	"maple/algorithms/rng"
+	"maple/internal/fileio"
 	"maple/scenarios"
 )
 
@@ -115,8 +117,9 @@ const headBytes = 64 << 10
 // data.dim, or, for idx and directory data without it, the files' own, read
 // from their first bytes — the IDX header of the training images (rows ×
 // columns), the first record of agent 0's CSV file, the largest index in the
-// first lines of its LIBSVM file. A file that cannot be read counts as one
-// feature: the run will report it.
+// first lines of its LIBSVM file. A file that cannot be read, or is not a
+// regular file (fileio), counts as one feature: the checks that read the
+// data, or the run, will report it.
 func features(sc *scenarios.Scenario, dir string) int {
 	d := &sc.Data
 	if d.Dim > 0 {
@@ -125,7 +128,7 @@ func features(sc *scenarios.Scenario, dir string) int {
 	m := 0
 	switch {
 	case d.Kind == "idx" && d.IDX != nil:
-		if f, err := os.Open(resolve(dir, d.IDX.Images)); err == nil {
+		if f, err := fileio.Open(resolve(dir, d.IDX.Images), maxDataBytes); err == nil {
 			if a, err := data.ReadIDXHeader(f, f.Name()); err == nil {
 				m = a.Features()
 			}
@@ -149,7 +152,7 @@ func directoryFeatures(path, format string) int {
 	if len(names) == 0 {
 		return 0
 	}
-	f, err := os.Open(names[0])
+	f, err := fileio.Open(names[0], maxAgentBytes) // a named pipe is refused, not waited on
 	if err != nil {
 		return 0
 	}
@@ -441,14 +444,16 @@ func (pc *planCost) log(l *zap.Logger) {
 		zap.Int("workers", pc.workers), zap.String("trace", formatBytes(pc.trace)))
 }
 
-// checkData reads the data files a plan names (LIBSVM files) and deals them
-// out as run 0 would, so that a missing or malformed file is reported before
-// anything runs. Curves with the same data section share one check.
+// checkData reads the data files a plan names (LIBSVM files, the agents'
+// files of directory data) and deals them out as run 0 would, so that a
+// missing, malformed or special file (a named pipe, a device) is reported
+// before anything runs — and before the run directory exists. Curves with
+// the same data section share one check.
 func checkData(plan *scenarios.Plan) error {
 	seen := map[string]bool{}
 	for _, c := range plan.Curves {
 		sc := c.Scenario
-		if sc.Data.Kind != "libsvm" {
+		if sc.Data.Kind != "libsvm" && sc.Data.Kind != "directory" {
 			continue
 		}
 		key, err := yaml.Marshal(sc.Data)
@@ -459,7 +464,14 @@ func checkData(plan *scenarios.Plan) error {
 			continue
 		}
 		seen[string(key)] = true
-		if _, _, err := readLIBSVM(c, plan.Dir, rng.RunSeed(sc.Seed, 0)); err != nil {
+		read := func() error {
+			_, _, err := readLIBSVM(context.Background(), c, plan.Dir, rng.RunSeed(sc.Seed, 0))
+			return err
+		}
+		if sc.Data.Kind == "directory" {
+			read = func() error { _, _, err := readDirectory(context.Background(), c, plan.Dir); return err }
+		}
+		if err := read(); err != nil {
 			return err
 		}
 	}
