@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"io"
 	"math"
 	"path/filepath"
@@ -84,6 +85,9 @@ func BuildNetwork(ctx context.Context, c *scenarios.CurveSpec, dir string, seed 
 		field = "topology.matrix"
 	default:
 		return nil, c.Errorf("topology.graph", "unknown graph %q", t.Graph)
+	}
+	if errors.Is(err, topology.ErrMinDegree) {
+		field = "topology.min_degree" // connected draws there were, the degree asked for is what failed
 	}
 	if err != nil {
 		return nil, asScenarioError(c, field, err)
