@@ -270,6 +270,9 @@ func printResult(w io.Writer, dir string, res *run.Result) {
 			status += fmt.Sprintf("  DIVERGED at iteration %d (%d of %d runs)", c.DivergedAt, c.DivergedRuns, c.Runs)
 		}
 		fmt.Fprintf(w, "  %-30s %s%s\n", c.Label, strings.Join(parts, " "), status)
+		for _, warning := range c.Warnings {
+			fmt.Fprintf(w, "    warning: %s\n", warning)
+		}
 		for _, tr := range c.Trending {
 			fmt.Fprintf(w, "    still trending: %s changes by %+.2f dB over iterations %d–%d; the run may end before the steady state (raise iterations)\n",
 				tr.Metric, float64(tr.Change), tr.From, tr.To)

@@ -243,13 +243,13 @@ func writeFigures(ctx context.Context, outDir, title, heading, value, suffix, na
 	if len(common) > 0 {
 		full += "\n" + strings.Join(common, ", ")
 	}
-	files, err := writeFiguresAgainst(ctx, outDir, full, suffix, style, curves, rest, -1)
+	files, err := writeFiguresAgainst(ctx, outDir, full, suffix, style, curves, rest, "")
 	if err != nil {
 		return nil, err
 	}
-	for a, col := range curves[0].Cols {
+	for _, col := range columnsOf(curves) {
 		if col.Axis {
-			more, err := writeFiguresAgainst(ctx, outDir, full, suffix, style, curves, rest, a)
+			more, err := writeFiguresAgainst(ctx, outDir, full, suffix, style, curves, rest, col.Name)
 			if err != nil {
 				return nil, err
 			}
@@ -260,31 +260,38 @@ func writeFigures(ctx context.Context, outDir, title, heading, value, suffix, na
 }
 
 // writeFiguresAgainst draws the figures of writeFigures with the iteration
-// on the x axis (axis < 0), saved as METRIC+suffix, or the mean of column
-// axis, a cumulative count, for every column but the axes, saved as
-// METRIC-by-AXIS+suffix. legend names the curves.
-func writeFiguresAgainst(ctx context.Context, outDir, title, suffix string, style plotStyle, curves []rundir.Curve, legend []string, axis int) ([]string, error) {
+// on the x axis (axis ""), saved as METRIC+suffix, or the mean of the column
+// named axis, a cumulative count, for every column but the axes, saved as
+// METRIC-by-AXIS+suffix. A figure shows every curve that has its column
+// (and the axis): the columns are those of all the curves. legend names the
+// curves.
+func writeFiguresAgainst(ctx context.Context, outDir, title, suffix string, style plotStyle, curves []rundir.Curve, legend []string, axis string) ([]string, error) {
 	var files []string
-	for k, col := range curves[0].Cols {
-		if axis >= 0 && col.Axis {
+	cols := columnsOf(curves)
+	for _, col := range cols {
+		if axis != "" && col.Axis {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		name, xName := col.Name, "iteration"
-		if axis >= 0 {
-			name += "-by-" + curves[0].Cols[axis].Name
-			xName = curves[0].Cols[axis].Label
+		if axis != "" {
+			name += "-by-" + axis
+			xName = cols[slices.IndexFunc(cols, func(c rundir.Column) bool { return c.Name == axis })].Label
 		}
 		var all []series
 		var last float64
 		for _, c := range curves {
-			if k >= len(c.Cols) || c.Cols[k].Name != col.Name || axis >= len(c.Cols) {
+			k, a := columnIndex(c, col.Name), -1
+			if axis != "" {
+				a = columnIndex(c, axis)
+			}
+			if k < 0 || axis != "" && a < 0 {
 				all = append(all, series{})
 				continue
 			}
-			s := curveSeries(c, k, axis, col.Decibel && !style.linear, style.from)
+			s := curveSeries(c, k, a, col.Decibel && !style.linear, style.from)
 			all = append(all, s)
 			if len(s.pts) > 0 {
 				last = max(last, s.pts[len(s.pts)-1].X)
@@ -326,6 +333,26 @@ func writeFiguresAgainst(ctx context.Context, outDir, title, suffix string, styl
 		files = append(files, written...)
 	}
 	return files, nil
+}
+
+// columnsOf returns the columns of all the curves, by name, in order of
+// first appearance: a column only some curves have (the seed-holding
+// eavesdropper's, say) gets its figure too.
+func columnsOf(curves []rundir.Curve) []rundir.Column {
+	var cols []rundir.Column
+	for _, c := range curves {
+		for _, col := range c.Cols {
+			if columnIndex(rundir.Curve{Cols: cols}, col.Name) < 0 {
+				cols = append(cols, col)
+			}
+		}
+	}
+	return cols
+}
+
+// columnIndex returns the index of the column named name in c, or −1.
+func columnIndex(c rundir.Curve, name string) int {
+	return slices.IndexFunc(c.Cols, func(col rundir.Column) bool { return col.Name == name })
 }
 
 // plain reduces a label to its lower-case letters and digits, so that

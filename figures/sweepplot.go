@@ -138,7 +138,7 @@ func writeSweepFigures(ctx context.Context, outDir, title, field string, curves 
 	common, rest := splitLabels(labels)
 	common = slices.DeleteFunc(common, func(p string) bool { return p == "" })
 	var files []string
-	for k, col := range curves[0].Cols {
+	for _, col := range columnsOf(curves) {
 		if col.Name == lastPart(field) {
 			continue // a column that reports the swept value itself (θ against θ)
 		}
@@ -159,7 +159,8 @@ func writeSweepFigures(ctx context.Context, outDir, title, field string, curves 
 		for i, l := range lines {
 			var pts plotter.XYs
 			for j, c := range l.curves {
-				if k >= len(c.Cols) || c.Cols[k].Name != col.Name {
+				k := columnIndex(c, col.Name)
+				if k < 0 {
 					continue
 				}
 				y := rundir.SteadyState(c.Mean, k, c.Spec.Scenario.Output.SteadyState)

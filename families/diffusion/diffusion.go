@@ -240,7 +240,10 @@ func diffusionColumns(sc *scenarios.Scenario) []rundir.Column {
 	cols = append(cols, run.ClassColumns(sc, "_average", ", mean over the agents")...)
 	cols = append(cols, diffusionSystemsColumns(sc)...)
 	if diffusionParams(sc).Audit != nil {
-		cols = append(cols, auditColumn) // the last column (see spawnEavesdropper)
+		cols = append(cols, auditColumn) // the last columns (see spawnEavesdropper)
+		if seededAudit(sc) {
+			cols = append(cols, auditSeededColumn)
+		}
 	}
 	return cols
 }
@@ -388,8 +391,14 @@ func runDiffusion(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 		}
 		collector.First = sched + 1
 		if plan != nil {
-			tap.Observer = plan.spawnEavesdropper(r, collector.First, collector, obs.t, len(cols)-1)
-			j.Stats.Details["audit"] = plan.describe(dim)
+			col := len(cols) - 1
+			if plan.masked != nil {
+				col-- // audit_msd, then audit_seeded_msd
+			}
+			if tap.Observer, err = plan.spawnEavesdropper(r, collector.First, collector, obs.t, col, j.RunSeed); err != nil {
+				return err
+			}
+			j.Stats.Details["audit"] = plan.describe(dim, sc.Privacy.KeyRandomness)
 		}
 		if err := r.Execute(sched, &msg.Start{}); err != nil {
 			return err

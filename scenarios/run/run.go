@@ -440,6 +440,9 @@ func (j *Job) execute() error {
 		}
 		return fmt.Errorf("curve %q, run %d: %w", j.Curve.Label, j.Run, err)
 	}
+	if seededKeys(sc) {
+		j.Stats.Warnings = append(j.Stats.Warnings, SeededKeysWarning)
+	}
 	if n := sc.Network; j.Opts.Engine == Reference && (n.Latency != 0 || n.Jitter != 0 || n.GradientTime != 0) {
 		j.Stats.Warnings = append(j.Stats.Warnings, "network.latency, network.jitter and network.gradient_time model virtual time, which the reference engine does not simulate: the metrics do not depend on them, and no virtual_time is reported (run with --engine actors for it)")
 	}
