@@ -40,7 +40,7 @@ var auditColumn = rundir.Column{Name: "audit_msd", Decibel: true, Label: "eavesd
 
 // auditSeededColumn is the metric of the second eavesdropper, who also holds
 // the run seed summary.json publishes (seededAudit).
-var auditSeededColumn = rundir.Column{Name: "audit_seeded_msd", Decibel: true, Label: "seed-holding eavesdropper's error ‖ŷ_v,i − y_v,i‖² (dB)"}
+var auditSeededColumn = rundir.Column{Name: "audit_seeded_msd", Decibel: true, Label: "seed holder's error ‖ŷ_v,i − y_v,i‖² (dB)"}
 
 // seededAudit reports whether an audited curve also has the eavesdropper
 // who holds the published run seed: under local graph-homomorphic masks on
