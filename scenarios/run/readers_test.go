@@ -86,7 +86,7 @@ func TestDataReadersRefuseSpecialFiles(t *testing.T) {
 	os.Symlink("/dev/zero", filepath.Join(agents, "1.csv"))
 	pipes := t.TempDir()
 	os.WriteFile(filepath.Join(pipes, "0.csv"), []byte("1,0.5\n0,1\n"), 0o644)
-	os.Rename(fileiotest.FIFO(t, "1.csv", "1,0.5\n0,1\n"), filepath.Join(pipes, "1.csv"))
+	fileiotest.FIFOAt(t, filepath.Join(pipes, "1.csv"), "1,0.5\n0,1\n")
 	const agentsSrc = "name: x\ndata: {kind: directory, agents: 2, samples: 2, directory: {path: %s, format: csv}}\nloss: {kind: least-squares, optimum: none}\nalgorithm: {kind: test-msd-only}\n"
 	cases := []struct {
 		name, src, want string
