@@ -449,7 +449,7 @@ func (pc *planCost) log(l *zap.Logger) {
 // missing, malformed or special file (a named pipe, a device) is reported
 // before anything runs — and before the run directory exists. Curves with
 // the same data section share one check.
-func checkData(plan *scenarios.Plan) error {
+func checkData(ctx context.Context, plan *scenarios.Plan) error {
 	seen := map[string]bool{}
 	for _, c := range plan.Curves {
 		sc := c.Scenario
@@ -465,11 +465,11 @@ func checkData(plan *scenarios.Plan) error {
 		}
 		seen[string(key)] = true
 		read := func() error {
-			_, _, err := readLIBSVM(context.Background(), c, plan.Dir, rng.RunSeed(sc.Seed, 0))
+			_, _, err := readLIBSVM(ctx, c, plan.Dir, rng.RunSeed(sc.Seed, 0))
 			return err
 		}
 		if sc.Data.Kind == "directory" {
-			read = func() error { _, _, err := readDirectory(context.Background(), c, plan.Dir); return err }
+			read = func() error { _, _, err := readDirectory(ctx, c, plan.Dir); return err }
 		}
 		if err := read(); err != nil {
 			return err

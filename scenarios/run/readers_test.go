@@ -177,3 +177,31 @@ func TestComputationStoppedByInterruptionIsNotAnError(t *testing.T) {
 		t.Errorf("error %v (%T), want *Interrupted with nothing written", err, err)
 	}
 }
+
+// The checks ExecuteContext makes before running read the data files under
+// the execution's context: interrupted while reading them, the execution
+// ends as interrupted, with nothing written, instead of reading on (the same
+// plan runs to completion without the interruption).
+func TestChecksBeforeRunningObserveTheContext(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "d.svm"), []byte("1 1:1\n-1 1:2\n1 1:3\n-1 1:4\n"), 0o644)
+	p, err := scenarios.Parse([]byte("name: x\ndata: {kind: libsvm, agents: 2, samples: 1, test_samples: 0, libsvm: {file: d.svm}}\nloss: {kind: logistic, optimum: none}\nalgorithm: {kind: test-flat}\noutput: {plot: false}\n"),
+		filepath.Join(dir, "s.yaml"), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := t.TempDir()
+	_, err = ExecuteContext(ctx, p, out, Options{})
+	var intr *Interrupted
+	if !errors.As(err, &intr) || intr.Completed != 0 {
+		t.Errorf("cancelled during the checks: %v, want *Interrupted with nothing written", err)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("the run directory holds %v", entries)
+	}
+	if _, err := ExecuteContext(context.Background(), p, t.TempDir(), Options{}); err != nil {
+		t.Errorf("not interrupted: %v", err)
+	}
+}

@@ -149,7 +149,10 @@ func Execute(plan *scenarios.Plan, outDir string, opts Options) (*Result, error)
 // complete.
 func ExecuteContext(ctx context.Context, plan *scenarios.Plan, outDir string, opts Options) (*Result, error) {
 	opts.defaults()
-	if err := CheckWith(plan, opts); err != nil {
+	if err := checkWith(ctx, plan, opts); err != nil {
+		if ctx.Err() != nil {
+			return nil, &Interrupted{Planned: planned(plan)}
+		}
 		return nil, err
 	}
 	tracing := opts.Trace || opts.TracePayload || plan.Base.Trace
@@ -553,3 +556,12 @@ func (a abortableAt) ReadAt(p []byte, off int64) (int, error) {
 
 // Version is maple's release version, recorded in every summary.
 const Version = "0.1.0"
+
+// planned returns the number of runs of the plan.
+func planned(plan *scenarios.Plan) int {
+	n := 0
+	for _, c := range plan.Curves {
+		n += c.Scenario.Runs
+	}
+	return n
+}
