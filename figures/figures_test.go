@@ -156,17 +156,17 @@ func TestLogLogFit(t *testing.T) {
 // The iteration axis turns logarithmic when every transient is over within
 // the first tenth of the iterations, and only then.
 func TestTransientShort(t *testing.T) {
-	curve := func(tau float64) series {
-		var s series
+	curve := func(tau float64) plotter.XYs {
+		var pts plotter.XYs
 		for it := range 1001 {
-			s.pts = append(s.pts, plotter.XY{X: float64(it), Y: -30 * (1 - math.Exp(-float64(it)/tau))})
+			pts = append(pts, plotter.XY{X: float64(it), Y: -30 * (1 - math.Exp(-float64(it)/tau))})
 		}
-		return s
+		return pts
 	}
-	if !transientShort([]series{curve(10), curve(30)}, 1000) {
+	if !transientShort([]plotter.XYs{curve(10), curve(30)}, 1000) {
 		t.Error("transients over by iteration 70 of 1000 should make the axis logarithmic")
 	}
-	if transientShort([]series{curve(10), curve(100)}, 1000) {
+	if transientShort([]plotter.XYs{curve(10), curve(100)}, 1000) {
 		t.Error("a transient lasting until iteration 230 of 1000 keeps the axis linear")
 	}
 }
