@@ -198,6 +198,9 @@ func (f *figure) canvas(ext string) vg.CanvasWriterTo {
 		lw = r.Max.X - r.Min.X + 2*legendGap
 	}
 	w, h := plotWidth+lw, plotHeight
+	for _, a := range []*plot.Axis{&f.X, &f.Y} {
+		collapse(a)
+	}
 	var c vg.CanvasWriterTo
 	if ext == ".png" {
 		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI))}
@@ -212,4 +215,25 @@ func (f *figure) canvas(ext string) vg.CanvasWriterTo {
 		f.legend.Draw(draw.Crop(dc, plotWidth+legendGap, 0, 0, -top))
 	}
 	return c
+}
+
+// collapse makes the ends of an axis whose values are equal to within
+// rounding — a span of at most 1e-9 of their magnitude, such as two curves
+// equal to the last bits — exactly equal, which gonum widens to ±1 around
+// them, as it does for equal values: no round step divides a span of a few
+// ULPs. A logarithmic axis, which −1 could take below zero, spans half a
+// decade either side instead.
+func collapse(a *plot.Axis) {
+	lo, hi := a.Min, a.Max
+	if !finite(lo) || !finite(hi) || hi-lo > 1e-9*max(math.Abs(lo), math.Abs(hi)) {
+		return
+	}
+	mid := lo + (hi-lo)/2
+	if _, log := a.Scale.(plot.LogScale); log {
+		if mid > 0 {
+			a.Min, a.Max = mid/math.Sqrt(10), mid*math.Sqrt(10)
+		}
+		return
+	}
+	a.Min, a.Max = mid, mid
 }
