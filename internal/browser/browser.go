@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -117,10 +118,11 @@ func (s *Session) Eval(js string, dst any) error {
 // script setting, recording the requests of its pages. Tests that share one
 // browser open a tab each.
 type Tab struct {
-	ctx      context.Context
-	cancel   context.CancelFunc
-	mu       sync.Mutex
-	requests []string
+	ctx        context.Context
+	cancel     context.CancelFunc
+	mu         sync.Mutex
+	requests   []string
+	exceptions []string
 }
 
 // TabOptions set up a tab.
@@ -138,10 +140,18 @@ func (s *Session) NewTab(o TabOptions) (*Tab, error) {
 	ctx, cancel := chromedp.NewContext(s.ctx)
 	t := &Tab{ctx: ctx, cancel: cancel}
 	err := chromedp.Listen(ctx, func(ev any) {
-		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
-			t.mu.Lock()
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		switch e := ev.(type) {
+		case *network.EventRequestWillBeSent:
 			t.requests = append(t.requests, e.Request.URL)
-			t.mu.Unlock()
+		case *runtime.EventExceptionThrown:
+			d := e.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil && d.Exception.Description != "" {
+				msg += " " + d.Exception.Description
+			}
+			t.exceptions = append(t.exceptions, fmt.Sprintf("%s:%d:%d: %s", d.URL, d.LineNumber+1, d.ColumnNumber+1, msg))
 		}
 	})
 	var steps []chromedp.Action[chromedp.Void]
@@ -183,6 +193,13 @@ func (t *Tab) Requests() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return slices.Clone(t.requests)
+}
+
+// Exceptions returns the uncaught exceptions of the tab's pages' scripts.
+func (t *Tab) Exceptions() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.exceptions)
 }
 
 // Mouse moves the mouse to (x, y), in CSS pixels of the viewport, as a
