@@ -15,7 +15,7 @@ import (
 // Write draws the figures of a plan (Charts) as PNG and SVG files in
 // outDir and returns their names.
 func Write(outDir string, plan *scenarios.Plan, curves []rundir.Curve) ([]string, error) {
-	charts, err := Charts(OptionsOf(plan), curves)
+	charts, err := Charts(optionsOf(plan), curves)
 	if err != nil {
 		return nil, err
 	}
@@ -50,8 +50,8 @@ type Options struct {
 	AllColumns bool
 }
 
-// OptionsOf returns the options of the plan's figures, from its scenario.
-func OptionsOf(plan *scenarios.Plan) Options {
+// optionsOf returns the options of the plan's figures, from its scenario.
+func optionsOf(plan *scenarios.Plan) Options {
 	title := plan.Base.Description
 	if title == "" {
 		title = plan.Base.Name

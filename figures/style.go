@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"strconv"
-	"strings"
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -48,8 +47,8 @@ var markers = []draw.GlyphDrawer{
 // curve's colour at this alpha over the white background.
 const BandAlpha = 0x30
 
-// LineWidth is the width of a curve's line, in points.
-const LineWidth = 1.3
+// lineWidth is the width of a curve's line, in points.
+const lineWidth = 1.3
 
 // Style is how a curve is drawn.
 type Style struct {
@@ -86,16 +85,6 @@ func (s Style) BandCSS() string {
 		strconv.FormatFloat(float64(BandAlpha)/0xFF, 'g', 4, 64))
 }
 
-// DashArray returns the dash pattern as SVG's stroke-dasharray writes it
-// (lengths in points, comma-separated), "" for a solid line.
-func (s Style) DashArray() string {
-	parts := make([]string, len(s.Dashes))
-	for i, d := range s.Dashes {
-		parts[i] = strconv.FormatFloat(d.Points(), 'g', -1, 64)
-	}
-	return strings.Join(parts, ",")
-}
-
 // curveStyle is how curve i of a figure is drawn by gonum/plot.
 type curveStyle struct {
 	line  draw.LineStyle
@@ -106,7 +95,7 @@ type curveStyle struct {
 func styleOf(i int) curveStyle {
 	s := StyleOf(i)
 	return curveStyle{
-		line:  draw.LineStyle{Color: s.Colour, Width: vg.Points(LineWidth), Dashes: s.Dashes},
+		line:  draw.LineStyle{Color: s.Colour, Width: vg.Points(lineWidth), Dashes: s.Dashes},
 		glyph: draw.GlyphStyle{Color: s.Colour, Radius: vg.Points(3), Shape: s.Marker},
 		fill:  s.Band(),
 	}
