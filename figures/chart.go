@@ -217,23 +217,18 @@ func (f *figure) canvas(ext string) vg.CanvasWriterTo {
 	return c
 }
 
-// collapse makes the ends of an axis whose values are equal to within
-// rounding — a span of at most 1e-9 of their magnitude, such as two curves
-// equal to the last bits — exactly equal, which gonum widens to ±1 around
-// them, as it does for equal values: no round step divides a span of a few
-// ULPs. A logarithmic axis, which −1 could take below zero, spans half a
-// decade either side instead.
+// collapse makes the ends of a linear axis whose values are equal to within
+// rounding — unequal, but a span of at most 1e-9 of their magnitude, such
+// as two curves equal to the last bits — exactly equal, which gonum widens
+// to ±1 around them, as it does for equal values: no round step divides a
+// span of a few ULPs, and the ticks would never end. Other axes are left
+// as they are.
 func collapse(a *plot.Axis) {
 	lo, hi := a.Min, a.Max
-	if !finite(lo) || !finite(hi) || hi-lo > 1e-9*max(math.Abs(lo), math.Abs(hi)) {
+	if _, log := a.Scale.(plot.LogScale); log || lo == hi || !finite(lo) || !finite(hi) ||
+		hi-lo > 1e-9*max(math.Abs(lo), math.Abs(hi)) {
 		return
 	}
-	mid := lo + (hi-lo)/2
-	if _, log := a.Scale.(plot.LogScale); log {
-		if mid > 0 {
-			a.Min, a.Max = mid/math.Sqrt(10), mid*math.Sqrt(10)
-		}
-		return
-	}
-	a.Min, a.Max = mid, mid
+	a.Min = lo + (hi-lo)/2
+	a.Max = a.Min
 }
