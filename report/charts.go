@@ -135,7 +135,9 @@ func (s *chartSet) metricCharts(opts figures.Options, curves []rundir.Curve) (ch
 	type key struct{ group, metric string }
 	var order []key
 	views := map[key][]figures.Chart{}
-	values := map[string]int{} // per metric, the values drawn against the iteration
+	// Per metric, the values drawn against the iteration, and those not 0.
+	type count struct{ all, nonzero int }
+	values := map[string]*count{}
 	for _, ch := range all {
 		if ch.Sweep {
 			continue
@@ -148,20 +150,23 @@ func (s *chartSet) metricCharts(opts figures.Options, curves []rundir.Curve) (ch
 		if ch.Against != "" {
 			continue
 		}
-		if _, ok := values[k.metric]; !ok {
-			values[k.metric] = 0
+		n := values[k.metric]
+		if n == nil {
+			n = &count{}
+			values[k.metric] = n
 		}
 		for _, l := range ch.Lines {
 			for _, m := range l.Mean {
+				n.all++
 				if m != 0 {
-					values[k.metric]++
+					n.nonzero++
 				}
 			}
 		}
 	}
 	var flats []string
 	for _, k := range order {
-		if n, ok := values[k.metric]; ok && n == 0 {
+		if n := values[k.metric]; n != nil && n.all > 0 && n.nonzero == 0 {
 			if !s.flat[k.metric] {
 				s.flat[k.metric] = true
 				name := k.metric
