@@ -217,18 +217,30 @@ func (f *figure) canvas(ext string) vg.CanvasWriterTo {
 	return c
 }
 
-// collapse makes the ends of a linear axis whose values are equal to within
-// rounding — unequal, but a span of at most 1e-9 of their magnitude, such
-// as two curves equal to the last bits — exactly equal, which gonum widens
-// to ±1 around them, as it does for equal values: no round step divides a
-// span of a few ULPs, and the ticks would never end. Other axes are left
-// as they are.
+// collapse prepares an axis whose values no round ticks can divide, so
+// that its ticks end:
+//
+//   - a linear axis of unequal values equal to within rounding (a span of
+//     at most 1e-9 of their magnitude, such as two curves equal to the last
+//     bits) gets both ends at their middle, which gonum widens to ±1 as it
+//     does for equal values;
+//   - a logarithmic axis of equal values v, which gonum's v ± 1 would take
+//     to zero or below (v ≤ 1), spans half a decade either side instead.
+//
+// Every other axis is left as gonum sets it.
 func collapse(a *plot.Axis) {
 	lo, hi := a.Min, a.Max
-	if _, log := a.Scale.(plot.LogScale); log || lo == hi || !finite(lo) || !finite(hi) ||
-		hi-lo > 1e-9*max(math.Abs(lo), math.Abs(hi)) {
+	if !finite(lo) || !finite(hi) {
 		return
 	}
-	a.Min = lo + (hi-lo)/2
-	a.Max = a.Min
+	if _, log := a.Scale.(plot.LogScale); log {
+		if lo == hi && lo > 0 && !(lo-1 > 0) {
+			a.Min, a.Max = lo/math.Sqrt(10), lo*math.Sqrt(10)
+		}
+		return
+	}
+	if lo != hi && hi-lo <= 1e-9*max(math.Abs(lo), math.Abs(hi)) {
+		a.Min = lo + (hi-lo)/2
+		a.Max = a.Min
+	}
 }

@@ -219,9 +219,10 @@ func TestLinePointsAndBand(t *testing.T) {
 }
 
 // A linear axis whose values are equal to within rounding collapses to
-// their middle (which gonum widens by ±1, as for equal values); equal
-// values, logarithmic axes and ordinary ranges are left to gonum. A chart of
-// two curves a few ULPs apart then draws.
+// their middle (which gonum widens by ±1, as for equal values); a
+// logarithmic axis of equal values at most 1 spans half a decade either
+// side; other axes are left to gonum. Charts of two curves a few ULPs apart,
+// and of a sweep whose steady states are all equal and small, then draw.
 func TestCollapseNearlyEqualAxis(t *testing.T) {
 	v := -31.449
 	near := math.Nextafter(math.Nextafter(v, 0), 0)
@@ -230,7 +231,13 @@ func TestCollapseNearlyEqualAxis(t *testing.T) {
 	if a.Min != a.Max || a.Min < v || a.Min > near {
 		t.Errorf("linear axis [%v, %v] collapsed to [%v, %v]", v, near, a.Min, a.Max)
 	}
-	for _, keep := range []plot.Axis{{Min: 1e-3, Max: math.Nextafter(1e-3, 1), Scale: plot.LogScale{}}, {Min: v, Max: v}, {Min: -31.5, Max: -31.4}} {
+	a = plot.Axis{Min: 1e-3, Max: 1e-3, Scale: plot.LogScale{}}
+	collapse(&a)
+	if math.Abs(a.Min*math.Sqrt(10)/1e-3-1) > 1e-15 || math.Abs(a.Max/math.Sqrt(10)/1e-3-1) > 1e-15 {
+		t.Errorf("log axis at 0.001 collapsed to [%v, %v], want half a decade either side", a.Min, a.Max)
+	}
+	for _, keep := range []plot.Axis{{Min: 1e-3, Max: math.Nextafter(1e-3, 1), Scale: plot.LogScale{}}, {Min: 28.5, Max: 28.5, Scale: plot.LogScale{}},
+		{Min: v, Max: v}, {Min: -31.5, Max: -31.4}} {
 		a := keep
 		if collapse(&a); a.Min != keep.Min || a.Max != keep.Max {
 			t.Errorf("axis [%v, %v] (%T) changed to [%v, %v]", keep.Min, keep.Max, keep.Scale, a.Min, a.Max)
@@ -239,6 +246,11 @@ func TestCollapseNearlyEqualAxis(t *testing.T) {
 	ch := Chart{Title: "t", XLabel: "iteration", YLabel: "y", Legend: true,
 		Lines: []Line{{Label: "a", X: []float64{2}, Mean: []float64{v}}, {Label: "b", X: []float64{2}, Mean: []float64{near}}}}
 	if _, err := ch.SVG(); err != nil {
+		t.Fatal(err)
+	}
+	sweep := Chart{Title: "t", XLabel: "θ", Sweep: true, LogX: true, LogY: true, XTicks: []float64{0.1, 1}, Legend: true,
+		Lines: []Line{{Label: "slope 0", X: []float64{0.1, 1}, Mean: []float64{1e-3, 1e-3}, Fit: plotter.XYs{{X: 0.1, Y: 1e-3}, {X: 1, Y: 1e-3}}}}}
+	if _, err := sweep.SVG(); err != nil {
 		t.Fatal(err)
 	}
 }
