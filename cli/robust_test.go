@@ -167,7 +167,7 @@ func init() {
 			panic("test panic in a command")
 		}}
 	})
-	afedavg.RegisterServer("test-panic", func(p afedavg.ServerParts) actors.Behaviour { return panicking{} })
+	afedavg.RegisterServer(afedavg.Server{Name: "test-panic", Behaviour: func(afedavg.ServerParts) actors.Behaviour { return panicking{} }, ActorOnly: true})
 }
 
 type panicking struct{}
