@@ -93,7 +93,7 @@ func init() {
 			panic("test panic in a command")
 		}}
 	})
-	afedavg.RegisterServer("test-panic", func(p afedavg.ServerParts) actors.Behaviour { return panicking{} })
+	afedavg.RegisterServer(afedavg.Server{Name: "test-panic", Behaviour: func(afedavg.ServerParts) actors.Behaviour { return panicking{} }, ActorOnly: true})
 	// A command that handles interrupts like maple run, then never
 	// finishes its writing: a step that ignores the abandonment.
 	addCommand(func(*globalFlags) *cobra.Command {

@@ -1,10 +1,8 @@
 package figures
 
 import (
-	"image/color"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,9 +15,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Figures are drawn for people reading them in print and on screen:
@@ -46,34 +41,6 @@ import (
 //   - For every numeric parameter the curves vary (a sweep, or curves that
 //     each set it), a second figure plots the steady state against it on
 //     log-log axes, with the fitted slope of each line in the legend.
-
-// okabeIto is the Okabe–Ito palette, in the order curves take it.
-var okabeIto = []color.NRGBA{
-	{0x00, 0x72, 0xB2, 0xFF}, // blue
-	{0xD5, 0x5E, 0x00, 0xFF}, // vermillion
-	{0x00, 0x9E, 0x73, 0xFF}, // bluish green
-	{0xCC, 0x79, 0xA7, 0xFF}, // reddish purple
-	{0xE6, 0x9F, 0x00, 0xFF}, // orange
-	{0x56, 0xB4, 0xE9, 0xFF}, // sky blue
-	{0x00, 0x00, 0x00, 0xFF}, // black
-	{0xF0, 0xE4, 0x42, 0xFF}, // yellow
-}
-
-// dashes are the line patterns curves cycle through, independently of the
-// colours (5 patterns against 8 colours: 40 curves before a repeat).
-var dashes = [][]vg.Length{
-	nil,
-	{vg.Points(6), vg.Points(3)},
-	{vg.Points(2), vg.Points(2)},
-	{vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)},
-	{vg.Points(4), vg.Points(4)},
-}
-
-// markers are the glyphs curves cycle through.
-var markers = []draw.GlyphDrawer{
-	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{},
-	draw.RingGlyph{}, draw.PlusGlyph{}, draw.PyramidGlyph{}, draw.BoxGlyph{},
-}
 
 // markersPerCurve is how many markers a curve carries.
 const markersPerCurve = 10
@@ -157,40 +124,6 @@ func wrap(s string, sty text.Style, width vg.Length) string {
 	return strings.Join(out, "\n")
 }
 
-// save writes the figure as name.png and name.svg: the data area keeps its
-// size and the legend, if any, is added to its right.
-func (f *figure) save(outDir, name string) ([]string, error) {
-	var lw vg.Length
-	if r := f.legend.Rectangle(draw.Canvas{}); r.Max.X > r.Min.X {
-		lw = r.Max.X - r.Min.X + 2*legendGap
-	}
-	w, h := plotWidth+lw, plotHeight
-	for _, a := range []*plot.Axis{&f.X, &f.Y} {
-		widen(a)
-	}
-	var files []string
-	for _, ext := range []string{".png", ".svg"} {
-		var c vg.CanvasWriterTo
-		if ext == ".png" {
-			c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI))}
-		} else {
-			c = vgsvg.New(w, h)
-		}
-		dc := draw.New(c)
-		f.Draw(draw.Crop(dc, vg.Points(4), -lw, 0, 0))
-		if lw > 0 {
-			// Top-aligned with the data area, below the title.
-			top := f.Title.TextStyle.Rectangle(f.Title.Text).Size().Y + f.Title.Padding + legendGap
-			f.legend.Draw(draw.Crop(dc, plotWidth+legendGap, 0, 0, -top))
-		}
-		if err := writeFile(filepath.Join(outDir, name+ext), c); err != nil {
-			return nil, err
-		}
-		files = append(files, name+ext)
-	}
-	return files, nil
-}
-
 func writeFile(path string, c vg.CanvasWriterTo) error {
 	out, err := os.Create(path)
 	if err != nil {
@@ -201,54 +134,6 @@ func writeFile(path string, c vg.CanvasWriterTo) error {
 		return err
 	}
 	return out.Close()
-}
-
-// widen gives an axis whose data no round ticks can divide a readable
-// range around them: values equal or a few ULPs apart (two curves equal to
-// the last bit), whose span is at most 1e-9 of their magnitude — far below
-// what a figure can show. The range becomes their middle ± 1, as gonum
-// widens equal ends (± 1‰ of the middle where adding 1 changes nothing); a
-// logarithmic axis, which gonum's − 1 could take below zero, spans half a
-// decade either side. Axes with a wider span, and infinite ends (which
-// gonum replaces by 0), are left as they are.
-func widen(a *plot.Axis) {
-	lo, hi := a.Min, a.Max
-	if !finite(lo) || !finite(hi) || hi-lo > 1e-9*max(math.Abs(lo), math.Abs(hi)) {
-		return
-	}
-	mid := lo
-	if hi != lo {
-		mid = lo/2 + hi/2
-	}
-	if _, log := a.Scale.(plot.LogScale); log {
-		if mid > 0 && (hi != lo || !(mid-1 > 0)) {
-			a.Min, a.Max = mid/math.Sqrt(10), mid*math.Sqrt(10)
-		}
-		return
-	}
-	half := 1.0
-	if mid-half == mid || mid+half == mid {
-		half = math.Abs(mid) / 1000
-	}
-	a.Min, a.Max = mid-half, mid+half
-}
-
-// curveStyle is how curve i of a figure is drawn.
-type curveStyle struct {
-	line  draw.LineStyle
-	glyph draw.GlyphStyle
-	fill  color.Color
-}
-
-func styleOf(i int) curveStyle {
-	c := okabeIto[i%len(okabeIto)]
-	fill := c
-	fill.A = 0x30
-	return curveStyle{
-		line:  draw.LineStyle{Color: c, Width: vg.Points(1.3), Dashes: dashes[i%len(dashes)]},
-		glyph: draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: markers[i%len(markers)]},
-		fill:  fill,
-	}
 }
 
 // addCurve draws one curve: a band (if lo and hi are set), the line, and
@@ -474,8 +359,6 @@ func endTicks(lo, hi float64) []plot.Tick {
 	}
 	return ticks
 }
-
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // logTicks labels a logarithmic axis at 1, 2 and 5 times the powers of ten
 // when it spans at most two decades, at the powers of ten otherwise, with

@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"maple/internal/fileio"
+	"maple/scenarios"
 )
 
 // Run is a run directory as read back: what maple run wrote into it.
@@ -24,10 +25,10 @@ type Run struct {
 	// Dir is the directory's path.
 	Dir string
 	// Scenario is the resolved scenario.yaml, Hash its SHA-256 in
-	// hexadecimal and GroupBy its output.group_by.
+	// hexadecimal and Output its output section.
 	Scenario []byte
 	Hash     string
-	GroupBy  string
+	Output   scenarios.Output
 	// Summary is summary.json (Numbers written as null read as NaN).
 	Summary Summary
 	// Metrics are the curves of metrics.csv, in file order.
@@ -70,14 +71,12 @@ func Read(dir string) (*Run, error) {
 	sum := sha256.Sum256(r.Scenario)
 	r.Hash = hex.EncodeToString(sum[:])
 	var sc struct {
-		Output struct {
-			GroupBy string `yaml:"group_by"`
-		} `yaml:"output"`
+		Output scenarios.Output `yaml:"output"`
 	}
 	if err := yaml.Unmarshal(r.Scenario, &sc); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ScenarioFile), err)
 	}
-	r.GroupBy = sc.Output.GroupBy
+	r.Output = sc.Output
 	js, err := fileio.ReadFile(filepath.Join(dir, SummaryFile), maxSummaryBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a complete run directory: %w", dir, err)

@@ -116,8 +116,10 @@ type reference struct {
 	msg, grad    []float64
 	idx          []int
 	masks        *referenceMasks
-	live         *LiveRound // the iteration's live graph, or nil
-	delta        []float64  // one sender's masks, for Hooks.Report
+	live         *LiveRound  // the iteration's live graph, or nil
+	delta        []float64   // one sender's masks, for Hooks.Report
+	terms        []Term      // the terms of a combination other than Linear
+	msgs         [][]float64 // their values, one buffer per sender
 }
 
 func newReference(cfg Config, prob Problem, streams Streams) (*reference, error) {
@@ -205,9 +207,14 @@ func (r *reference) stage(i, j int, Y, Z [][]float64, h Hooks) {
 			}
 		}
 		clear(Z[p])
+		r.terms = r.terms[:0]
 		for m := range Y {
-			if a := A.At(m, p); a != 0 {
+			if a := A.At(m, p); a != 0 || m == p && !r.cfg.linear() { // Agent always has its self term
 				r.message(Y[m], m, p, A)
+				if !r.cfg.linear() {
+					r.terms = append(r.terms, Term{Weight: a, X: r.keep(m), Self: m == p})
+					continue
+				}
 				floats.AddScaled(Z[p], a, r.msg)
 				if r.live != nil && m != p && r.masks != nil && r.masks.plus[p] != nil {
 					r.masks.sum(r.delta, m, p, nil)
@@ -215,10 +222,26 @@ func (r *reference) stage(i, j int, Y, Z [][]float64, h Hooks) {
 				}
 			}
 		}
+		if !r.cfg.linear() {
+			r.cfg.Combine.Combine(Z[p], r.terms)
+		}
 		if r.live != nil && r.masks != nil && r.cfg.Privacy.Partner != IgnorePartner && r.masks.uncancelled(p, A) > 0 {
 			r.repair(i, j, p, Y, Z[p], A, h)
 		}
 	}
+}
+
+// keep copies the message of sender m into a buffer of its own, for a
+// combination other than Linear, which needs every term at once.
+func (r *reference) keep(m int) []float64 {
+	if r.msgs == nil {
+		r.msgs = make([][]float64, len(r.prob.Sets))
+	}
+	if r.msgs[m] == nil {
+		r.msgs[m] = make([]float64, len(r.msg))
+	}
+	copy(r.msgs[m], r.msg)
+	return r.msgs[m]
 }
 
 // report hands a sender's mask report to the hooks.

@@ -217,7 +217,7 @@ func (f *failing) Receive(ctx *actors.Context, m proto.Message) error {
 }
 
 func init() {
-	afedavg.RegisterServer("test-failing", func(p afedavg.ServerParts) actors.Behaviour { return &failing{p} })
+	afedavg.RegisterServer(afedavg.Server{Name: "test-failing", Behaviour: func(p afedavg.ServerParts) actors.Behaviour { return &failing{p} }, ActorOnly: true})
 }
 
 func TestActorFailureStopsTheExecution(t *testing.T) {
@@ -240,7 +240,7 @@ func TestUserErrorsBeforeRunning(t *testing.T) {
 		want      string
 	}{
 		{nil, run.Options{Engine: run.Reference, Trace: true}, "trace: tracing needs the actor engine"},
-		{[]string{"algorithm.fedavg.server=test-failing"}, run.Options{Engine: run.Reference}, `algorithm.fedavg.server: server behaviour "test-failing" exists only in the actor engine; the reference engine applies fedasync, fedbuff, mean, median, trimmed-mean`},
+		{[]string{"algorithm.fedavg.server=test-failing"}, run.Options{Engine: run.Reference}, `algorithm.fedavg.server: server behaviour "test-failing" exists only in the actor engine; the reference engine applies ` + strings.Join(afedavg.ReferenceServers(), ", ")},
 	}
 	// An unregistered server is refused by the loader, with its origin.
 	if _, err := scenarios.Parse([]byte(small), "s.yaml", ".", []string{"algorithm.fedavg.server=nonesuch"}); !scenarios.IsUserError(err) ||

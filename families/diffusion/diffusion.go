@@ -51,6 +51,9 @@ type Diffusion struct {
 	// Stages, for strategy general, lists which of the combination steps
 	// a0, a1, a2 use the network matrix A (the others use I).
 	Stages []string `yaml:"stages,omitempty"`
+	// Combine is the receivers' combination step: linear (the papers') or
+	// clipped-gossip, with its parameters.
+	Combine scenarios.Behaviour `yaml:"combine" slot:"diffusion.combine"`
 	// Gradient is full (full local batch), sample (one sample) or batch.
 	Gradient string `yaml:"gradient"`
 	// Batch is the mini-batch size of gradient batch.
@@ -75,7 +78,7 @@ type Diffusion struct {
 // Metropolis weights, drawn once for every run.
 func diffusionDefaults(sc *scenarios.Scenario) any {
 	sc.Topology = &scenarios.Topology{Graph: "geometric", Radius: 0.3, MinDegree: 1, Weights: "metropolis", Regenerate: "once"}
-	return &Diffusion{Strategy: "atc", Gradient: "full", Mode: "sync", DroppedPartner: "ignore"}
+	return &Diffusion{Strategy: "atc", Combine: scenarios.NewBehaviour(adiffusion.CombineSlot, "linear"), Gradient: "full", Mode: "sync", DroppedPartner: "ignore"}
 }
 
 func diffusionParams(sc *scenarios.Scenario) *Diffusion { return sc.Algorithm.Params.(*Diffusion) }
@@ -93,6 +96,10 @@ func validateDiffusion(v *scenarios.Validator, sc *scenarios.Scenario) {
 		v.Fail("algorithm.diffusion.stages", "strategy general needs the list of stages that use A (a0, a1, a2)")
 	case d.Strategy != "general" && len(d.Stages) > 0:
 		v.Fail("algorithm.diffusion.stages", "only applies to strategy general (strategy %s fixes its stages)", d.Strategy)
+	}
+	comb, _ := adiffusion.Combiners.New(d.Combine.Kind, d.Combine.Params) // the loader checked the name
+	if s := sc.Privacy.Scheme; comb != diffusion.Combiner(diffusion.Linear{}) && (s == diffusion.GraphHomomorphic.String() || s == diffusion.LocalGraphHomomorphic.String()) {
+		v.Fail("algorithm.diffusion.combine", "%s noise cancels only in the linear combination, not with %s", s, d.Combine.Kind)
 	}
 	if sc.Privacy.Scheme == diffusion.LocalGraphHomomorphic.String() && sc.Privacy.Mechanism != noise.Laplace.String() {
 		v.Fail("privacy.mechanism", "local graph-homomorphic masks are Laplace by construction; mechanism %s does not apply", sc.Privacy.Mechanism)
@@ -175,6 +182,9 @@ func diffusionConfig(c *scenarios.CurveSpec) (diffusion.Config, error) {
 	}
 	if cfg.Gradient, err = diffusion.ParseGradient(d.Gradient); err != nil {
 		return cfg, c.Errorf("algorithm.diffusion.gradient", "%v", err)
+	}
+	if cfg.Combine, err = adiffusion.Combiners.New(d.Combine.Kind, d.Combine.Params); err != nil {
+		return cfg, c.Errorf("algorithm.diffusion.combine", "%v", err)
 	}
 	cfg.StepSize, cfg.Batch = sc.Algorithm.StepSize, d.Batch
 	p := &cfg.Privacy

@@ -83,9 +83,13 @@ type FedAvg struct {
 	// Normalized divides the local step by E_k (the thesis); false gives
 	// the original FedAvg step.
 	Normalized bool `yaml:"normalized"`
-	// Server is the server behaviour: mean (eq. 1.31), median, or the
-	// asynchronous fedasync and fedbuff, with their parameters.
+	// Server is the server behaviour: mean (eq. 1.31), median,
+	// trimmed-mean, krum, or the asynchronous fedasync and fedbuff, with
+	// their parameters.
 	Server scenarios.Behaviour `yaml:"server" slot:"fedavg.server"`
+	// Client is the agents' local objective and solver: sgd (eq. 1.30) or
+	// fedprox, with their parameters.
+	Client scenarios.Behaviour `yaml:"client" slot:"fedavg.client"`
 	// Collect is how a synchronous server ends a round: all, deadline or
 	// first-k (docs/systems.md).
 	Collect scenarios.Behaviour `yaml:"collect" slot:"fedavg.collect"`
@@ -125,6 +129,7 @@ func fedavgDefaults(*scenarios.Scenario) any {
 		Schedule:      "per-agent",
 		Normalized:    true,
 		Server:        scenarios.NewBehaviour(afedavg.ServerSlot, "mean"),
+		Client:        scenarios.NewBehaviour(afedavg.ClientSlot, "sgd"),
 		Collect:       scenarios.NewBehaviour(afedavg.CollectSlot, "all"),
 		Adversary:     scenarios.NewBehaviour(afedavg.AdversarySlot, "none"),
 		Importance:    Importance{Agents: "uniform", Data: "uniform"},
@@ -159,23 +164,10 @@ func validateFedAvg(v *scenarios.Validator, sc *scenarios.Scenario) {
 	}
 	_, err = fedavg.ParseSchedule(fa.Schedule)
 	v.Parse("algorithm.fedavg.schedule", err)
-	if fa.Server.Kind == fedavg.TrimmedMeanRule.String() {
-		trim := fa.Server.Params.Float("trim")
-		if draws := fedavgDraws(sc); trim > 0 && fedavg.TrimCount(draws, trim) == 0 {
-			v.Fail("algorithm.fedavg.server.trim", "%v of %d replies per round drops none: the trimmed mean would be the plain mean (need trim ≥ 1/%d)", trim, draws, draws)
-		}
-	}
+	draft := draftConfig(sc)
+	checkBehaviours(draft, fa, func(field, msg string) { v.Fail(field, "%s", msg) })
 	validateImportance(v, sc, fa)
-	validateFedAvgSystems(v, sc, fa)
-}
-
-// fedavgDraws returns the number of replies a round combines: L, or K under
-// full participation.
-func fedavgDraws(sc *scenarios.Scenario) int {
-	if fa := fedavgParams(sc); fa.Participation != fedavg.Full.String() {
-		return fa.Participants
-	}
-	return sc.Data.Agents
+	validateFedAvgSystems(v, sc, fa, draft)
 }
 
 // validateImportance checks the section algorithm.fedavg.importance and how
@@ -259,18 +251,21 @@ func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 	fa := fedavgParams(sc)
 	cfg, err := clients.Config(c, "algorithm.fedavg", sc.Data.Agents, clients.Params{
 		Participation: fa.Participation, Participants: fa.Participants, LocalSteps: fa.LocalSteps,
-		Batch: fa.Batch, BatchSampling: fa.BatchSampling, Schedule: fa.Schedule, Normalized: fa.Normalized})
+		Batch: fa.Batch, BatchSampling: fa.BatchSampling, Schedule: fa.Schedule, Normalized: fa.Normalized, Client: fa.Client})
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := afedavg.LookupServer(fa.Server.Kind); !ok {
-		return nil, c.Errorf("algorithm.fedavg.server", "unknown server behaviour %q (registered: %v)", fa.Server.Kind, afedavg.ServerNames())
+	var failed error
+	if field, err := applyBehaviours(cfg, fa); err != nil {
+		return nil, c.Errorf(field, "%v", err)
 	}
-	if rule, err := fedavg.ParseRule(fa.Server.Kind); err == nil {
-		cfg.Rule = rule
-		if rule == fedavg.TrimmedMeanRule {
-			cfg.Trim = fa.Server.Params.Float("trim")
+	checkBehaviours(cfg, fa, func(field, msg string) {
+		if failed == nil {
+			failed = c.Errorf(field, "%s", msg)
 		}
+	})
+	if failed != nil {
+		return nil, failed
 	}
 	if cfg.Importance.Agents, err = fedavg.ParsePolicy(fa.Importance.Agents); err != nil {
 		return nil, c.Errorf("algorithm.fedavg.importance.agents", "%v", err)
@@ -287,23 +282,7 @@ func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 		cfg.Share = fedavg.Updates
 		cfg.NoiseStd = math.Sqrt(sc.Privacy.Variance)
 	}
-	if err := fedavgSystemsConfig(c, cfg); err != nil {
-		return nil, err
-	}
 	return cfg, nil
-}
-
-// referenceServers lists the registered server behaviours the reference
-// engine also applies: those named after a combination rule and the
-// asynchronous servers.
-func referenceServers() []string {
-	var names []string
-	for _, n := range afedavg.ServerNames() {
-		if _, err := fedavg.ParseRule(n); err == nil || n == "fedasync" || n == "fedbuff" {
-			names = append(names, n)
-		}
-	}
-	return names
 }
 
 // fedavgObserver turns the server's reported models into the metrics row of
@@ -368,7 +347,7 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 	obs.record(0, w0)
 	j.Table = obs.t
 	fa := fedavgParams(sc)
-	systemsRun := fedavgUsesSystems(sc)
+	systemsRun := scenarios.UsesSystems(sc) || cfg.Eventful()
 	var model *systems.Model
 	if systemsRun {
 		if model, err = run.SystemsModel(j.Context(), j.Curve, j.Dir); err != nil {
@@ -383,7 +362,7 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 			if err := fedavg.ReferenceContext(j.Context(), *cfg, p.Sets, p.Loss, w0, j.RunSeed, sc.Iterations, obs.record); err != nil {
 				return err
 			}
-			return j.AccountFor(p, fedavgExposure(cfg))
+			return j.AccountFor(p, fedavgExposure(cfg, fa.Server.Kind))
 		}
 		err = fedavg.SimulateContext(j.Context(), *cfg, p.Sets, p.Loss, w0, j.RunSeed, sc.Iterations, fedavg.SimOptions{Model: model, Observe: obs.observe})
 		if err != nil {
@@ -409,8 +388,8 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 		j.Finish(r)
 	}
 	if systemsRun {
-		if d := obs.sys.Finish(j, model, len(p.Sets)); d != nil && cfg.Attack.Kind != fedavg.NoAttack {
-			bad := fedavg.Adversaries(func() *rand.Rand { return rng.New(j.RunSeed, fedavg.AdversaryOwner, fedavg.AdversaryPurpose) }, len(p.Sets), cfg.Attack.Fraction)
+		if d := obs.sys.Finish(j, model, len(p.Sets)); d != nil && cfg.Adversarial() {
+			bad := cfg.ChooseAdversaries(func() *rand.Rand { return rng.New(j.RunSeed, fedavg.AdversaryOwner, fedavg.AdversaryPurpose) }, len(p.Sets))
 			var ids []int
 			for k, b := range bad {
 				if b {
@@ -420,15 +399,20 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 			d["adversaries"] = ids
 		}
 	}
-	return j.AccountFor(p, fedavgExposure(cfg))
+	return j.AccountFor(p, fedavgExposure(cfg, fa.Server.Kind))
 }
 
 // fedavgExposure describes FedAvg to the accountant: one server, agent 0's
 // reply seen in every round by an observer of its link, and, for an
 // observer of the global models alone, a mean of L replies from agents drawn
-// without replacement (a fraction L/K, or all of them).
-func fedavgExposure(cfg *fedavg.Config) run.Exposure {
+// without replacement (a fraction L/K, or all of them) — unless the server
+// combines them otherwise than by their mean.
+func fedavgExposure(cfg *fedavg.Config, server string) run.Exposure {
 	e := run.Exposure{Agents: 1, Federated: true, Messages: 1}
+	if _, mean := cfg.Rule.(fedavg.MeanRule); cfg.Rule != nil && !mean || cfg.Async.Mode != fedavg.Sync {
+		e.NoSampling = fmt.Sprintf("server %s does not release the mean of the round's replies, and the amplification bound is for a mean", server)
+		return e
+	}
 	if cfg.Importance.Agents != fedavg.Uniform {
 		e.NoSampling = "agents are drawn with unequal probabilities (importance sampling), and the amplification bound is for a uniform sample"
 		return e

@@ -8,17 +8,20 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"maple/actors"
+	afedavg "maple/actors/fedavg"
 	agraphfl "maple/actors/graphfl"
 	"maple/actors/msg"
 	"maple/actors/trace"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/graphfl"
 	"maple/families/internal/clients"
+	"maple/internal/params"
 	"maple/privacy/noise"
 	"maple/privacy/pairmask"
 	"maple/rundir"
@@ -93,6 +96,13 @@ type GraphFL struct {
 	Schedule string `yaml:"schedule"`
 	// Normalized divides the local step by E_{p,k} (the paper's μ/E_{p,k}).
 	Normalized bool `yaml:"normalized"`
+	// Server is how each server combines its clients' replies: a FedAvg
+	// server behaviour that is a combination rule (mean, median,
+	// trimmed-mean, krum), with its parameters.
+	Server scenarios.Behaviour `yaml:"server" slot:"fedavg.server"`
+	// Client is the clients' local objective and solver, FedAvg's: sgd or
+	// fedprox, with their parameters.
+	Client scenarios.Behaviour `yaml:"client" slot:"fedavg.client"`
 	// ClientNoise is client-level noise, model-noise or update-noise, besides
 	// a server-level privacy.scheme (with privacy.scheme none it is the same
 	// as privacy.scheme model-noise or update-noise).
@@ -116,6 +126,8 @@ func graphflDefaults(sc *scenarios.Scenario) any {
 		BatchSampling: "without-replacement",
 		Schedule:      "per-agent",
 		Normalized:    true,
+		Server:        scenarios.NewBehaviour(afedavg.ServerSlot, "mean"),
+		Client:        scenarios.NewBehaviour(afedavg.ClientSlot, "sgd"),
 		ClientNoise:   "none",
 	}
 }
@@ -168,6 +180,7 @@ func validateGraphFL(v *scenarios.Validator, sc *scenarios.Scenario) {
 	}
 	_, err = fedavg.ParseSchedule(g.Schedule)
 	v.Parse("algorithm.graphfl.schedule", err)
+	validateBehaviours(v, sc, g, part)
 	v.OneOf("algorithm.graphfl.client_noise", g.ClientNoise, append([]string{"none"}, clientSchemes...))
 	pr := &sc.Privacy
 	server := serverScheme(sc)
@@ -188,6 +201,25 @@ func validateGraphFL(v *scenarios.Validator, sc *scenarios.Scenario) {
 			v.Fail("privacy.mechanism", "local graph-homomorphic masks are Laplace by construction; %s does not apply (client noise would use it, but the masks cannot)", pr.Mechanism)
 		}
 	}
+}
+
+// validateBehaviours checks the server and client behaviours: a graph FL
+// server combines its clients' replies in synchronous rounds, so its
+// behaviour must be a combination rule; and each behaviour's own checks of
+// the clients' configuration (Krum's replies per round, say).
+func validateBehaviours(v *scenarios.Validator, sc *scenarios.Scenario, g *GraphFL, part fedavg.Participation) {
+	const field = "algorithm.graphfl.server"
+	if rules := afedavg.RuleServers(); !slices.Contains(rules, g.Server.Kind) {
+		v.Fail(field, "server %s is not a combination rule: a graph FL server combines its clients' replies in synchronous rounds (rules: %s)", g.Server.Kind, strings.Join(rules, ", "))
+		return
+	}
+	cfg := &fedavg.Config{Agents: clientsPerServer(sc), Participants: g.Participants, Participation: part}
+	server, _ := params.Lookup(afedavg.ServerSlot, g.Server.Kind)
+	client, _ := afedavg.Clients.New(g.Client.Kind, g.Client.Params)
+	clients.Check(cfg, []clients.Slot{
+		{Field: field, Value: server.New(g.Server.Params)},
+		{Field: "algorithm.graphfl.client", Value: client},
+	}, func(f, msg string) { v.Fail(f, "%s", msg) })
 }
 
 // graphflEstimate is the cost of one run: per round a Tick and a Done per
@@ -257,9 +289,12 @@ func graphflConfig(c *scenarios.CurveSpec) (graphfl.Config, error) {
 	var cfg graphfl.Config
 	clients, err := clients.Config(c, "algorithm.graphfl", clientsPerServer(sc), clients.Params{
 		Participation: g.Participation, Participants: g.Participants, LocalSteps: g.LocalSteps,
-		Batch: g.Batch, BatchSampling: g.BatchSampling, Schedule: g.Schedule, Normalized: g.Normalized})
+		Batch: g.Batch, BatchSampling: g.BatchSampling, Schedule: g.Schedule, Normalized: g.Normalized, Client: g.Client})
 	if err != nil {
 		return cfg, err
+	}
+	if _, err := afedavg.ConfigureServer(clients, g.Server.Kind, g.Server.Params); err != nil {
+		return cfg, c.Errorf("algorithm.graphfl.server", "%v", err)
 	}
 	mech, std := clients.Noise, math.Sqrt(sc.Privacy.Variance)
 	cfg = graphfl.Config{Servers: g.Servers, Clients: *clients}

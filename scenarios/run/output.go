@@ -300,6 +300,7 @@ func summarize(plan *scenarios.Plan, curves []curveResult, opts *Options) *rundi
 		s.Curves = append(s.Curves, cs)
 	}
 	compareWithBaseline(plan, s.Curves, curves)
+	s.Columns = rundir.UnionColumns(results(curves))
 	return s
 }
 

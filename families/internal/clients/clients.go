@@ -1,11 +1,16 @@
 // Package clients translates the client parameters that FedAvg and graph
 // federated learning share — participation, local steps, mini-batches, the
-// schedule — into the configuration of a federated unit of agents
-// (algorithms/fedavg), for the two families' glue.
+// schedule, the client behaviour — into the configuration of a federated
+// unit of agents (algorithms/fedavg), for the two families' glue, and runs
+// the checks the chosen behaviours make of that configuration.
 package clients
 
 import (
+	"errors"
+
+	afedavg "maple/actors/fedavg"
 	"maple/algorithms/fedavg"
+	"maple/internal/params"
 	"maple/privacy/noise"
 	"maple/scenarios"
 )
@@ -18,6 +23,7 @@ type Params struct {
 	Participants                           int
 	LocalSteps, Batch                      scenarios.IntRange
 	Normalized                             bool
+	Client                                 scenarios.Behaviour
 }
 
 // Config translates the client parameters p of section (the dotted
@@ -37,7 +43,12 @@ func Config(c *scenarios.CurveSpec, section string, agents int, p Params) (*feda
 	if err != nil {
 		return nil, c.Errorf("privacy.mechanism", "%v", err)
 	}
+	client, err := afedavg.Clients.New(p.Client.Kind, p.Client.Params)
+	if err != nil {
+		return nil, c.Errorf(section+".client", "%v", err)
+	}
 	return &fedavg.Config{
+		Client:               client,
 		Agents:               agents,
 		Participants:         p.Participants,
 		Participation:        part,
@@ -49,4 +60,31 @@ func Config(c *scenarios.CurveSpec, section string, agents int, p Params) (*feda
 		BatchWithReplacement: p.BatchSampling == "with-replacement",
 		Noise:                mech,
 	}, nil
+}
+
+// Slot is a behaviour chosen for a configuration, and the scenario field
+// that chose it.
+type Slot struct {
+	Field string
+	Value any
+}
+
+// Check runs the checks each chosen behaviour makes of the rest of the
+// configuration (fedavg.Checker) and reports each failure at its field: the
+// parameter's when the check names one.
+func Check(cfg *fedavg.Config, slots []Slot, fail func(field, msg string)) {
+	for _, s := range slots {
+		c, ok := s.Value.(fedavg.Checker)
+		if !ok {
+			continue
+		}
+		if err := c.Validate(cfg); err != nil {
+			var pe *params.Error
+			if errors.As(err, &pe) {
+				fail(s.Field+"."+pe.Param, pe.Msg)
+			} else {
+				fail(s.Field, err.Error())
+			}
+		}
+	}
 }
