@@ -152,10 +152,17 @@ func inspectable(dir string, withReport bool, res *run.Result) error {
 	return nil
 }
 
+// abandonGrace is how long maple waits, after a second interrupt, for the
+// writing to stop and remove what it wrote before it exits anyway: every
+// step of the writing observes the abort within milliseconds, so the bound
+// only ends a process that some step would otherwise keep alive.
+const abandonGrace = time.Second
+
 // interruption handles SIGINT and SIGTERM during an execution: the first
 // cancels ctx (the runs stop, the finished ones are written), the second
-// closes abort (the writing is abandoned), and a third kills the process as
-// usual. stop releases the signals.
+// closes abort (the writing is abandoned and maple exits; if that takes
+// longer than abandonGrace, it exits with status 130 at once), and a third
+// kills the process as usual. stop releases the signals.
 func interruption(parent context.Context, stderr io.Writer) (ctx context.Context, abort <-chan struct{}, stop func()) {
 	ctx, cancel := context.WithCancel(parent)
 	sigs := make(chan os.Signal, 1)
@@ -172,7 +179,15 @@ func interruption(parent context.Context, stderr io.Writer) (ctx context.Context
 		}
 		select {
 		case <-sigs:
+			signal.Stop(sigs) // a third signal kills the process
 			close(aborted)
+		case <-finished:
+			return
+		}
+		select {
+		case <-time.After(abandonGrace):
+			fmt.Fprintf(stderr, "maple: interrupted again: still writing after %v, exiting without cleaning up (hidden temporaries may remain)\n", abandonGrace)
+			os.Exit(exitInterrupted)
 		case <-finished:
 		}
 	}()
@@ -255,6 +270,9 @@ func printResult(w io.Writer, dir string, res *run.Result) {
 			status += fmt.Sprintf("  DIVERGED at iteration %d (%d of %d runs)", c.DivergedAt, c.DivergedRuns, c.Runs)
 		}
 		fmt.Fprintf(w, "  %-30s %s%s\n", c.Label, strings.Join(parts, " "), status)
+		for _, warning := range c.Warnings {
+			fmt.Fprintf(w, "    warning: %s\n", warning)
+		}
 		for _, tr := range c.Trending {
 			fmt.Fprintf(w, "    still trending: %s changes by %+.2f dB over iterations %d–%d; the run may end before the steady state (raise iterations)\n",
 				tr.Metric, float64(tr.Change), tr.From, tr.To)

@@ -73,14 +73,14 @@ type Line struct {
 
 // Points returns the line's points as drawn — in dB if db — and its band
 // of ±1 standard error of the mean (cut 10 dB below the mean in dB where
-// it reaches zero), leaving out the values that are not finite.
+// it reaches zero), leaving out the values that are not plottable.
 func (l *Line) Points(db bool) (pts, lo, hi plotter.XYs) {
 	for k, x := range l.X {
 		m, y := l.Mean[k], l.Mean[k]
 		if db {
 			y = rundir.Decibel(m)
 		}
-		if math.IsNaN(y) || math.IsInf(y, 0) {
+		if !plottable(x) || !plottable(y) {
 			continue
 		}
 		pts = append(pts, plotter.XY{X: x, Y: y})
@@ -92,7 +92,7 @@ func (l *Line) Points(db bool) (pts, lo, hi plotter.XYs) {
 		if db {
 			bl, bh = rundir.Decibel(max(bl, m/10)), rundir.Decibel(bh)
 		}
-		if finite(bl) && finite(bh) {
+		if plottable(bl) && plottable(bh) {
 			lo = append(lo, plotter.XY{X: x, Y: bl})
 			hi = append(hi, plotter.XY{X: x, Y: bh})
 		}
@@ -101,6 +101,15 @@ func (l *Line) Points(db bool) (pts, lo, hi plotter.XYs) {
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// maxPlottable bounds the magnitude of the values a figure shows: the span
+// of values beyond it can overflow, and gonum then places points at NaN
+// coordinates, on which the rasterizer never finishes. Such values only come
+// from a run that diverged (NaN and ±Inf are left out as well).
+const maxPlottable = 1e300
+
+// plottable reports whether v can be drawn.
+func plottable(v float64) bool { return finite(v) && math.Abs(v) <= maxPlottable }
 
 // draw lays the chart out as a gonum figure.
 func (c *Chart) draw() (*figure, error) {
@@ -125,14 +134,16 @@ func (c *Chart) draw() (*figure, error) {
 			if err != nil {
 				return nil, err
 			}
-			fit, err := plotter.NewLine(l.Fit)
-			if err != nil {
-				return nil, err
+			if fitted(l) {
+				fit, err := plotter.NewLine(l.Fit)
+				if err != nil {
+					return nil, err
+				}
+				fit.LineStyle = styleOf(i).line
+				fit.LineStyle.Width = vg.Points(0.6)
+				fit.LineStyle.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
+				f.Add(fit)
 			}
-			fit.LineStyle = styleOf(i).line
-			fit.LineStyle.Width = vg.Points(0.6)
-			fit.LineStyle.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
-			f.Add(fit)
 			f.legend.Add(l.Label, thumbs...)
 		}
 		return f, nil
@@ -158,6 +169,12 @@ func (c *Chart) draw() (*figure, error) {
 		}
 	}
 	return f, nil
+}
+
+// fitted reports whether a sweep line's power-law fit can be drawn: not when
+// its points share one x, or the fit leaves the floating-point range.
+func fitted(l Line) bool {
+	return len(l.Fit) == 2 && finite(l.Slope) && finite(l.Fit[0].Y) && finite(l.Fit[1].Y)
 }
 
 // save writes the chart as NAME.png and NAME.svg in outDir.
@@ -224,6 +241,8 @@ func (f *figure) canvas(ext string) vg.CanvasWriterTo {
 //     at most 1e-9 of their magnitude, such as two curves equal to the last
 //     bits) gets both ends at their middle, which gonum widens to ±1 as it
 //     does for equal values;
+//   - a linear axis of equal values so large that gonum's ± 1 leaves them
+//     equal (beyond 2⁵³) spans ± 1‰ of them instead;
 //   - a logarithmic axis of equal values v, which gonum's v ± 1 would take
 //     to zero or below (v ≤ 1), spans half a decade either side instead.
 //
@@ -242,5 +261,8 @@ func collapse(a *plot.Axis) {
 	if lo != hi && hi-lo <= 1e-9*max(math.Abs(lo), math.Abs(hi)) {
 		a.Min = lo + (hi-lo)/2
 		a.Max = a.Min
+	}
+	if v := a.Min; a.Min == a.Max && (v-1 == v || v+1 == v) {
+		a.Min, a.Max = v-math.Abs(v)/1000, v+math.Abs(v)/1000
 	}
 }

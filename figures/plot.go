@@ -1,6 +1,7 @@
 package figures
 
 import (
+	"context"
 	"math"
 	"slices"
 	"strings"
@@ -13,14 +14,21 @@ import (
 )
 
 // Write draws the figures of a plan (Charts) as PNG and SVG files in
-// outDir and returns their names.
-func Write(outDir string, plan *scenarios.Plan, curves []rundir.Curve) ([]string, error) {
+// outDir and returns their names. Once ctx is done it stops before the next
+// figure and returns ctx's error.
+func Write(ctx context.Context, outDir string, plan *scenarios.Plan, curves []rundir.Curve) ([]string, error) {
+	if len(curves) == 0 {
+		return nil, nil
+	}
 	charts, err := Charts(optionsOf(plan), curves)
 	if err != nil {
 		return nil, err
 	}
 	var files []string
 	for i := range charts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		written, err := charts[i].save(outDir)
 		if err != nil {
 			return nil, err
@@ -44,10 +52,6 @@ type Options struct {
 	// From is output.plot_from: the iterations before it are left out (they
 	// stay in metrics.csv).
 	From int
-	// AllColumns draws every column some curve of a group has (the
-	// report's choice); without it a group's figures are those of its first
-	// curve's columns, as maple run draws them.
-	AllColumns bool
 }
 
 // optionsOf returns the options of the plan's figures, from its scenario.
@@ -175,13 +179,11 @@ func columnIndex(c rundir.Curve, name string) int {
 	return slices.IndexFunc(c.Cols, func(col rundir.Column) bool { return col.Name == name })
 }
 
-// groupColumns returns the columns a group's figures draw: its first
-// curve's, or with all the union of its curves' in order of first
-// appearance.
-func groupColumns(curves []rundir.Curve, all bool) []rundir.Column {
-	if !all {
-		return curves[0].Cols
-	}
+// columnsOf returns the columns the figures of curves draw: the union of
+// the curves' columns, by name, in order of first appearance — a column only
+// some curves have (the seed-holding eavesdropper's, the dropped replies of
+// an asynchronous server) gets its figures too.
+func columnsOf(curves []rundir.Curve) []rundir.Column {
 	var cols []rundir.Column
 	for _, c := range curves {
 		for _, col := range c.Cols {
@@ -218,7 +220,7 @@ func curveLine(c rundir.Curve, col rundir.Column, axis string, from int) Line {
 		if a >= 0 {
 			x = c.Value(r, a, false)
 		}
-		if math.IsNaN(x) {
+		if !plottable(x) {
 			continue
 		}
 		l.X = append(l.X, x)
@@ -250,7 +252,7 @@ func curveCharts(opts Options, heading, value, suffix string, curves []rundir.Cu
 	if len(common) > 0 {
 		title += "\n" + strings.Join(common, ", ")
 	}
-	cols := groupColumns(curves, opts.AllColumns)
+	cols := columnsOf(curves)
 	var charts []Chart
 	for _, against := range append([]rundir.Column{{}}, cols...) {
 		if against.Name != "" && !against.Axis {

@@ -134,7 +134,7 @@ func sweepCharts(title, field string, curves []rundir.Curve) ([]Chart, error) {
 	common, rest := splitLabels(labels)
 	common = slices.DeleteFunc(common, func(p string) bool { return p == "" })
 	var charts []Chart
-	for _, col := range curves[0].Cols {
+	for _, col := range columnsOf(curves) {
 		if col.Name == lastPart(field) {
 			continue // a column that reports the swept value itself (θ against θ)
 		}
@@ -168,6 +168,9 @@ func sweepCharts(title, field string, curves []rundir.Curve) ([]Chart, error) {
 				}
 				line.Slope, line.Fit = logLogFit(pts)
 				name := "slope " + cleanNumber(strconv.FormatFloat(line.Slope, 'f', 2, 64))
+				if !fitted(line) {
+					name = "no slope" // the points share one x, or the fit leaves the floating-point range
+				}
 				if rest[i] != "" && len(lines) > 1 {
 					name = rest[i] + ": " + name
 				}

@@ -119,7 +119,7 @@ func options(r *rundir.Run) figures.Options {
 		title = r.Summary.Scenario
 	}
 	return figures.Options{Title: title, Name: r.Summary.Scenario, GroupBy: r.Output.GroupBy, Linear: r.Output.Linear,
-		From: r.Output.PlotFrom, AllColumns: true}
+		From: r.Output.PlotFrom}
 }
 
 // metricCharts returns the charts of the curves' metrics — one per metric

@@ -73,7 +73,7 @@ func WriteCompare(dirs []string, out string) error {
 		out2.XAxis = "time"
 	}
 	set := newChartSet(out2)
-	opts := figures.Options{Title: pg.Title, Linear: linear, From: from, AllColumns: true}
+	opts := figures.Options{Title: pg.Title, Linear: linear, From: from}
 	if pg.Charts, pg.Sweeps, pg.Flat, err = set.metricCharts(opts, combined); err != nil {
 		return err
 	}

@@ -365,9 +365,7 @@ func TestChartsAreTheRunsFigures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts := options(r)
-		opts.AllColumns = false // the run's figures
-		charts, err := figures.Charts(opts, r.Curves())
+		charts, err := figures.Charts(options(r), r.Curves())
 		if err != nil {
 			t.Fatal(err)
 		}

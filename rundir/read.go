@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"maple/internal/fileio"
 	"maple/scenarios"
 )
 
@@ -48,11 +48,24 @@ type CurveMetrics struct {
 	Order []string
 }
 
+// The largest files of a run directory Read takes. maple writes far smaller
+// ones; the bounds stop a file that is not what maple wrote (a link to
+// /dev/zero, a file grown by mistake) from being read without end. Every
+// file must also be a regular file (fileio): a named pipe or a device is
+// refused without being read.
+const (
+	maxScenarioBytes   = 64 << 20  // the resolved scenario (its source is at most 1 MiB)
+	maxSummaryBytes    = 256 << 20 // every curve's summary, w^o and the graph facts included
+	maxMetricsBytes    = 1 << 30   // the metrics of every curve
+	maxMetricsLine     = 1 << 20   // one row of metrics.csv
+	maxProvenanceBytes = 1 << 20
+)
+
 // Read reads the run directory dir.
 func Read(dir string) (*Run, error) {
 	r := &Run{Dir: dir}
 	var err error
-	if r.Scenario, err = os.ReadFile(filepath.Join(dir, ScenarioFile)); err != nil {
+	if r.Scenario, err = fileio.ReadFile(filepath.Join(dir, ScenarioFile), maxScenarioBytes); err != nil {
 		return nil, fmt.Errorf("%s is not a run directory: %w", dir, err)
 	}
 	sum := sha256.Sum256(r.Scenario)
@@ -64,7 +77,7 @@ func Read(dir string) (*Run, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ScenarioFile), err)
 	}
 	r.Output = sc.Output
-	js, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	js, err := fileio.ReadFile(filepath.Join(dir, SummaryFile), maxSummaryBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a complete run directory: %w", dir, err)
 	}
@@ -74,7 +87,7 @@ func Read(dir string) (*Run, error) {
 	if r.Metrics, err = ReadMetrics(filepath.Join(dir, MetricsFile)); err != nil {
 		return nil, err
 	}
-	if js, err := os.ReadFile(filepath.Join(dir, ProvenanceFile)); err == nil {
+	if js, err := fileio.ReadFile(filepath.Join(dir, ProvenanceFile), maxProvenanceBytes); err == nil {
 		r.Provenance = &Provenance{}
 		if err := json.Unmarshal(js, r.Provenance); err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ProvenanceFile), err)
@@ -91,12 +104,12 @@ func Read(dir string) (*Run, error) {
 // metrics whose cells it fills: a metric left empty on every row of the curve
 // is not one of its columns.
 func ReadMetrics(path string) ([]CurveMetrics, error) {
-	f, err := os.Open(path)
+	f, err := fileio.Open(path, maxMetricsBytes)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	cr := csv.NewReader(f)
+	cr := csv.NewReader(fileio.LimitLines(f, maxMetricsLine, path))
 	cr.FieldsPerRecord = -1
 	rows, err := cr.ReadAll()
 	if err != nil {

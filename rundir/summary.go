@@ -36,7 +36,16 @@ type Summary struct {
 	// and whether it is a cumulative axis the others are drawn against.
 	// Runs of maple before the report read them leave it out.
 	Columns []Column `json:"columns,omitempty"`
+	// Pending names what the run directory still lacks: PendingFigures
+	// between the first writing of summary.json, with every number, and
+	// the figures. A summary.json without it marks a complete directory.
+	Pending string `json:"pending,omitempty"`
 }
+
+// PendingFigures is Summary.Pending while the figures are being drawn: a
+// summary.json that still says so belongs to a run that stopped while
+// drawing them (its numbers are complete).
+const PendingFigures = "figures"
 
 // CurveSummary summarizes the runs of one curve.
 type CurveSummary struct {

@@ -350,7 +350,7 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 	systemsRun := scenarios.UsesSystems(sc) || cfg.Eventful()
 	var model *systems.Model
 	if systemsRun {
-		if model, err = run.SystemsModel(j.Curve, j.Dir); err != nil {
+		if model, err = run.SystemsModel(j.Context(), j.Curve, j.Dir); err != nil {
 			return err
 		}
 	}
@@ -359,12 +359,12 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 			return err
 		}
 		if !systemsRun {
-			if err := fedavg.Reference(*cfg, p.Sets, p.Loss, w0, j.RunSeed, sc.Iterations, obs.record); err != nil {
+			if err := fedavg.ReferenceContext(j.Context(), *cfg, p.Sets, p.Loss, w0, j.RunSeed, sc.Iterations, obs.record); err != nil {
 				return err
 			}
 			return j.AccountFor(p, fedavgExposure(cfg, fa.Server.Kind))
 		}
-		err = fedavg.Simulate(*cfg, p.Sets, p.Loss, w0, j.RunSeed, sc.Iterations, fedavg.SimOptions{Model: model, Observe: obs.observe})
+		err = fedavg.SimulateContext(j.Context(), *cfg, p.Sets, p.Loss, w0, j.RunSeed, sc.Iterations, fedavg.SimOptions{Model: model, Observe: obs.observe})
 		if err != nil {
 			return err
 		}
@@ -436,7 +436,10 @@ func fedavgExposure(cfg *fedavg.Config, server string) run.Exposure {
 func fedavgDetails(j *run.Job, cfg *fedavg.Config, p *run.Problem) error {
 	d := map[string]any{}
 	if cfg.Schedule == fedavg.PerAgent && p.WOpt != nil {
-		uniform, optimal := fedavg.NoiseBound(cfg, p.Sets, p.Loss, p.WOpt, j.RunSeed)
+		uniform, optimal, err := fedavg.NoiseBoundContext(j.Context(), cfg, p.Sets, p.Loss, p.WOpt, j.RunSeed)
+		if err != nil {
+			return err
+		}
 		d["noise_bound_uniform"] = uniform
 		d["noise_bound_optimal"] = optimal
 		d["bound_gain_db"] = rundir.Decibel(uniform / optimal)

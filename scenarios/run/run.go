@@ -111,7 +111,7 @@ type Job struct {
 	trace   string // temporary trace file, if tracing
 	system  *actors.System
 	cache   *problemCache
-	done    <-chan struct{} // interrupts the actor run (the execution's context)
+	ctx     context.Context // the execution's: interrupts the run
 	started bool            // a worker took the job (it may have a trace file)
 
 	// Table receives the run's metrics, Stats the other facts the summary
@@ -149,7 +149,10 @@ func Execute(plan *scenarios.Plan, outDir string, opts Options) (*Result, error)
 // complete.
 func ExecuteContext(ctx context.Context, plan *scenarios.Plan, outDir string, opts Options) (*Result, error) {
 	opts.defaults()
-	if err := CheckWith(plan, opts); err != nil {
+	if err := checkWith(ctx, plan, opts); err != nil {
+		if ctx.Err() != nil {
+			return nil, &Interrupted{Planned: planned(plan)}
+		}
 		return nil, err
 	}
 	tracing := opts.Trace || opts.TracePayload || plan.Base.Trace
@@ -309,10 +312,10 @@ func runJobs(ctx context.Context, jobs []*Job, opts *Options) error {
 					j.err = errInterrupted
 					continue
 				}
-				j.system, j.cache, j.done, j.started = system, cache, ctx.Done(), true
+				j.system, j.cache, j.ctx, j.started = system, cache, ctx, true
 				j.logger = opts.Logger.With(zap.String("curve", j.Curve.Label), zap.Int("run", j.Run))
 				j.err = j.protect()
-				if errors.Is(j.err, actors.ErrInterrupted) {
+				if errors.Is(j.err, actors.ErrInterrupted) || interruptedBy(ctx, j.err) {
 					j.err = errInterrupted
 				}
 				if j.err != nil && j.err != errInterrupted {
@@ -354,6 +357,26 @@ feed:
 		}
 	}
 	return nil
+}
+
+// interruptedBy reports whether err is a job's failure because ctx was done:
+// a computation that observed the interruption (a solve, a reference, a
+// reader), whatever its error became on the way (a scenario error formats
+// the cause as text). A panic is a bug whenever it happens.
+func interruptedBy(ctx context.Context, err error) bool {
+	var ie *InternalError
+	return err != nil && ctx.Err() != nil && !errors.As(err, &ie)
+}
+
+// Context returns the execution's context, done once the execution is
+// interrupted: families pass it to the long computations of a run — solves,
+// graph generators, readers, the reference implementations — which then stop
+// with its error, and the run is discarded as unfinished.
+func (j *Job) Context() context.Context {
+	if j.ctx == nil {
+		return context.Background()
+	}
+	return j.ctx
 }
 
 // protect runs the job, turning a panic into an *InternalError.
@@ -402,7 +425,7 @@ func (j *Job) execute() error {
 	if sc.Data.Regenerate == "once" {
 		dataSeed = rng.RunSeed(sc.Seed, 0)
 	}
-	p, err := j.cache.get(j.Curve, j.Dir, dataSeed)
+	p, err := j.cache.get(j.Context(), j.Curve, j.Dir, dataSeed)
 	if err != nil {
 		return err
 	}
@@ -419,6 +442,9 @@ func (j *Job) execute() error {
 			return err
 		}
 		return fmt.Errorf("curve %q, run %d: %w", j.Curve.Label, j.Run, err)
+	}
+	if seededKeys(sc) {
+		j.Stats.Warnings = append(j.Stats.Warnings, SeededKeysWarning)
 	}
 	if n := sc.Network; j.Opts.Engine == Reference && (n.Latency != 0 || n.Jitter != 0 || n.GradientTime != 0) {
 		j.Stats.Warnings = append(j.Stats.Warnings, "network.latency, network.jitter and network.gradient_time model virtual time, which the reference engine does not simulate: the metrics do not depend on them, and no virtual_time is reported (run with --engine actors for it)")
@@ -440,7 +466,7 @@ func (j *Job) ActorOptions(obs actors.Observer, sink *TraceSink) actors.Options 
 		Observer: obs,
 		Logger:   j.logger,
 		System:   j.system,
-		Done:     j.done,
+		Done:     j.Context().Done(),
 	}
 	if sink != nil {
 		o.Trace = actors.TraceOptions{Sink: sink.write, Payload: j.Opts.TracePayload}
@@ -530,3 +556,12 @@ func (a abortableAt) ReadAt(p []byte, off int64) (int, error) {
 
 // Version is maple's release version, recorded in every summary.
 const Version = "0.1.0"
+
+// planned returns the number of runs of the plan.
+func planned(plan *scenarios.Plan) int {
+	n := 0
+	for _, c := range plan.Curves {
+		n += c.Scenario.Runs
+	}
+	return n
+}
