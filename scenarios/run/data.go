@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -114,8 +113,8 @@ func (p *Problem) details() map[string]any {
 // openData opens the data file path (resolved) named by field. A missing
 // file names the Debian package that installs it, if the scenario says
 // which.
-func openData(c *scenarios.CurveSpec, field, path, pkg string) (*os.File, string, error) {
-	f, err := os.Open(path)
+func openData(c *scenarios.CurveSpec, field, path, pkg string) (fs.File, string, error) {
+	f, err := filesOf(c).Open(path)
 	if err == nil {
 		return f, path, nil
 	}
@@ -302,7 +301,7 @@ func readDirectory(c *scenarios.CurveSpec, dir string) ([]*data.Set, *data.Set, 
 	d := &c.Scenario.Data
 	x := d.Directory
 	path := resolve(dir, x.Path)
-	entries, err := os.ReadDir(path)
+	entries, err := filesOf(c).ReadDir(path)
 	if err != nil {
 		return nil, nil, c.Errorf("data.directory.path", "cannot read %s: %v", path, rundir.WithoutPath(err))
 	}
@@ -310,7 +309,7 @@ func readDirectory(c *scenarios.CurveSpec, dir string) ([]*data.Set, *data.Set, 
 	for _, e := range entries {
 		name := e.Name()
 		base := strings.TrimSuffix(name, filepath.Ext(name))
-		if e.IsDir() || base == "" || strings.Trim(base, "0123456789") != "" {
+		if e.IsDir() || !isAgentFile(base) {
 			continue // not an agent's file (a test file, a README, …)
 		}
 		k, err := strconv.Atoi(base)

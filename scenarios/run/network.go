@@ -3,7 +3,6 @@ package run
 import (
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -163,7 +162,7 @@ func readFile[T any](c *scenarios.CurveSpec, dir, field, path string, read func(
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
 	}
-	f, err := os.Open(path)
+	f, err := filesOf(c).Open(path)
 	if err != nil {
 		return zero, c.Errorf(field, "cannot open %s: %v", path, rundir.WithoutPath(err))
 	}
