@@ -245,3 +245,24 @@ func TestFingerprint(t *testing.T) {
 		t.Error("fingerprints do not follow the plans")
 	}
 }
+
+// A worker that ran a plan runs the next plan on that plan's files, even
+// when they changed under the same names.
+func TestWorkerRereadsChangedFiles(t *testing.T) {
+	w := spawnWorker(t, workerOpts{slots: 1})
+	// One run: the last job of the first plan and the first of the second
+	// read the same data, as far as their scenarios tell.
+	spec := coordSpec{File: filesScenario(t), Sets: []string{"runs=1"}, Workers: []string{w.addr}}
+	for round := range 2 {
+		if round == 1 {
+			first := filepath.Join(filepath.Dir(spec.File), "agents", "0.csv")
+			b, _ := os.ReadFile(first)
+			os.WriteFile(first, bytes.ReplaceAll(b, []byte(",0\n"), []byte(",3\n")), 0o644)
+		}
+		got, result := coordinate(t, spec)
+		if result != "ok" {
+			t.Fatal(result)
+		}
+		sameRunDirectory(t, fmt.Sprintf("plan %d", round), local(t, spec), got)
+	}
+}

@@ -71,7 +71,7 @@ type Worker struct {
 	member  *member
 	store   *store
 	scratch string // temporary directory: plans' traces, the cache if not given
-	slots   chan *run.Slot
+	slots   chan *slot
 
 	mu      sync.Mutex
 	plans   map[string]*workerPlan
@@ -87,6 +87,12 @@ type workerHooks struct {
 	build *wire.Build
 	// beforeJob, if set, runs before each job.
 	beforeJob func(ctx context.Context, position int)
+}
+
+// slot is one of the worker's slots and the plan of its last job.
+type slot struct {
+	*run.Slot
+	plan string
 }
 
 // workerPlan is a plan a worker holds for a coordinator.
@@ -144,9 +150,9 @@ func startWorker(cfg WorkerConfig, hooks workerHooks) (*Worker, error) {
 		return nil, err
 	}
 	w.store = newStore(cache)
-	w.slots = make(chan *run.Slot, cfg.Slots)
+	w.slots = make(chan *slot, cfg.Slots)
 	for range cfg.Slots {
-		w.slots <- run.NewSlot(&run.Options{Engine: run.Actors, Logger: w.log})
+		w.slots <- &slot{Slot: run.NewSlot(&run.Options{Engine: run.Actors, Logger: w.log})}
 	}
 	props := actor.PropsFromProducer(func() actor.Actor { return w })
 	w.member, err = startMember(memberConfig{host: cfg.Host, port: cfg.Port, advertise: cfg.Advertise,
@@ -346,18 +352,22 @@ func (w *Worker) onJob(req *wire.JobRequest) {
 // execute runs job j of plan p on a free slot and fills done with how it
 // ended, keeping its results for the coordinator.
 func (w *Worker) execute(p *workerPlan, j *run.Job, done *wire.JobDone) {
-	var slot *run.Slot
+	var s *slot
 	select {
-	case slot = <-w.slots:
-		defer func() { w.slots <- slot }()
+	case s = <-w.slots:
+		defer func() { w.slots <- s }()
 	case <-p.ctx.Done():
 		done.Interrupted = true
 		return
 	}
+	if s.plan != p.id {
+		s.Forget()
+		s.plan = p.id
+	}
 	if w.hooks.beforeJob != nil {
 		w.hooks.beforeJob(p.ctx, j.Position())
 	}
-	if err := slot.Execute(p.ctx, j); err != nil {
+	if err := s.Execute(p.ctx, j); err != nil {
 		if p.ctx.Err() != nil {
 			done.Interrupted = true
 		} else {

@@ -40,6 +40,11 @@ func (s *Slot) Close() {
 	}
 }
 
+// Forget drops the problem the slot keeps. A slot that runs the jobs of
+// several plans forgets between them: another plan's files may differ
+// under the same names.
+func (s *Slot) Forget() { s.cache = &problemCache{} }
+
 // Execute runs the job, filling its Table and Stats (and its trace store,
 // if tracing). Once ctx is done an actor run stops before its next delivery
 // and Execute returns actors.ErrInterrupted; a run that finishes is the same
