@@ -170,6 +170,7 @@ type coordination struct {
 
 // worker is a worker as the coordinator sees it.
 type worker struct {
+	name     string // its health endpoint once it said which, else its actors' address
 	member   *cluster.Member
 	pid      *actor.PID
 	state    workerState
@@ -292,7 +293,7 @@ func (co *coordination) onTopology(t *cluster.ClusterTopology) {
 		if co.workers[m.Id] != nil || co.gone[m.Id] || !slices.Contains(m.Kinds, workerKind) {
 			continue
 		}
-		w := &worker{member: m, pid: actor.NewPID(m.Address(), workerActor), running: map[int32]*run.Job{}, fetching: map[int32]*run.Job{}}
+		w := &worker{name: m.Address(), member: m, pid: actor.NewPID(m.Address(), workerActor), running: map[int32]*run.Job{}, fetching: map[int32]*run.Job{}}
 		co.workers[m.Id] = w
 		co.log.Debug("worker joined the cluster", zap.String("worker", m.Address()))
 		system, self, hello := co.member.system, co.self, co.seal.seal(&wire.Body{Kind: &wire.Body_Hello{Hello: &wire.Hello{Build: co.hello}}})
@@ -334,7 +335,10 @@ func (co *coordination) onWelcome(m *welcomed) {
 	if w == nil || w.state != greeting {
 		return
 	}
-	addr := w.member.Address()
+	if m.welcome != nil && m.welcome.Health != "" {
+		w.name = m.welcome.Health
+	}
+	addr := w.name
 	switch {
 	case m.err != nil:
 		co.lose(m.id, fmt.Sprintf("it did not answer: %v", m.err))
@@ -372,7 +376,7 @@ func (co *coordination) onReady(r *wire.PlanReady) {
 			co.refuse(r.Member, r.Error.Message)
 			return
 		}
-		co.finish(fmt.Errorf("worker %s could not prepare the plan: %w", w.member.Address(), fromWire(r.Error, w.member.Address())))
+		co.finish(fmt.Errorf("worker %s could not prepare the plan: %w", w.name, fromWire(r.Error, w.name)))
 		return
 	}
 	w.state = ready
@@ -395,8 +399,8 @@ func (co *coordination) onDone(d *wire.JobDone) {
 	case d.Interrupted:
 		co.q.Retry(j) // the worker is stopping: run it elsewhere
 	case d.Error != nil:
-		co.log.Info("job failed", zap.String("worker", w.member.Address()), zap.String("curve", j.Curve.Label), zap.Int("run", j.Run))
-		co.q.Done(j, fromWire(d.Error, w.member.Address()))
+		co.log.Info("job failed", zap.String("worker", w.name), zap.String("curve", j.Curve.Label), zap.Int("run", j.Run))
+		co.q.Done(j, fromWire(d.Error, w.name))
 	default:
 		w.fetching[d.Position] = j
 		co.fetches.Add(1)
@@ -529,7 +533,7 @@ func (co *coordination) lose(id, why string) {
 	for _, pos := range slices.Sorted(maps.Keys(w.fetching)) {
 		co.q.Retry(w.fetching[pos])
 	}
-	co.log.Warn("lost a worker", zap.String("worker", w.member.Address()), zap.String("why", why), zap.Int("jobs put back", n))
+	co.log.Warn("lost a worker", zap.String("worker", w.name), zap.String("why", why), zap.Int("jobs put back", n))
 	co.send(w.pid, &wire.Body{Kind: &wire.Body_Cancel{Cancel: &wire.Cancel{PlanId: co.spec.PlanId}}})
 }
 
@@ -606,7 +610,7 @@ func (co *coordination) finish(err error) {
 		w := co.workers[id]
 		co.send(w.pid, &wire.Body{Kind: &wire.Body_Cancel{Cancel: &wire.Cancel{PlanId: co.spec.PlanId}}})
 		if w.jobs > 0 {
-			co.log.Info("worker's share", zap.String("worker", w.member.Address()), zap.Int("jobs", w.jobs))
+			co.log.Info("worker's share", zap.String("worker", w.name), zap.Int("jobs", w.jobs))
 		}
 	}
 	close(co.done)

@@ -219,7 +219,8 @@ func (w *Worker) Receive(ctx actor.Context) {
 		switch k := b.Kind.(type) {
 		case *wire.Body_Hello:
 			ctx.Respond(w.seal.seal(&wire.Body{Kind: &wire.Body_Welcome{Welcome: &wire.Welcome{
-				Build: w.build, Slots: int32(w.cfg.Slots), Member: w.member.system.ID, Refused: compatible(w.build, k.Hello.Build)}}}))
+				Build: w.build, Slots: int32(w.cfg.Slots), Member: w.member.system.ID, Refused: compatible(w.build, k.Hello.Build),
+				Health: w.cfg.Health.Addr().String()}}}))
 		case *wire.Body_Plan:
 			w.onPlan(ctx, k.Plan)
 		case *wire.Body_Job:
@@ -250,7 +251,7 @@ func (w *Worker) onPlan(ctx actor.Context, spec *wire.PlanSpec) {
 	if why := compatible(w.build, spec.Build); why != "" {
 		w.log.Warn("refused a coordinator of another build", zap.String("coordinator", spec.ReplyAddress), zap.String("why", why))
 		w.send(coord, &wire.Body{Kind: &wire.Body_Ready{Ready: &wire.PlanReady{PlanId: spec.PlanId, Member: w.member.system.ID,
-			Error: &wire.RemoteError{Message: "worker " + w.member.address() + " refused the plan: " + why}}}})
+			Error: &wire.RemoteError{Message: "worker " + w.cfg.Health.Addr().String() + " refused the plan: " + why}}}})
 		return
 	}
 	pctx, cancel := context.WithCancel(context.Background())

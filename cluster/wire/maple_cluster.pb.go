@@ -495,11 +495,13 @@ func (x *Hello) GetBuild() *Build {
 // Welcome answers Hello: the worker's build, how many jobs it runs at once
 // and, if it refuses the coordinator, why.
 type Welcome struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Build         *Build                 `protobuf:"bytes,1,opt,name=build,proto3" json:"build,omitempty"`
-	Slots         int32                  `protobuf:"varint,2,opt,name=slots,proto3" json:"slots,omitempty"`
-	Member        string                 `protobuf:"bytes,3,opt,name=member,proto3" json:"member,omitempty"`
-	Refused       string                 `protobuf:"bytes,4,opt,name=refused,proto3" json:"refused,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Build   *Build                 `protobuf:"bytes,1,opt,name=build,proto3" json:"build,omitempty"`
+	Slots   int32                  `protobuf:"varint,2,opt,name=slots,proto3" json:"slots,omitempty"`
+	Member  string                 `protobuf:"bytes,3,opt,name=member,proto3" json:"member,omitempty"`
+	Refused string                 `protobuf:"bytes,4,opt,name=refused,proto3" json:"refused,omitempty"`
+	// health is the worker's health endpoint: the address coordinators list.
+	Health        string `protobuf:"bytes,5,opt,name=health,proto3" json:"health,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -558,6 +560,13 @@ func (x *Welcome) GetMember() string {
 func (x *Welcome) GetRefused() string {
 	if x != nil {
 		return x.Refused
+	}
+	return ""
+}
+
+func (x *Welcome) GetHealth() string {
+	if x != nil {
+		return x.Health
 	}
 	return ""
 }
@@ -1670,12 +1679,13 @@ const file_maple_cluster_proto_rawDesc = "" +
 	"\bplatform\x18\x05 \x01(\tR\bplatform\x12#\n" +
 	"\rbinary_sha256\x18\x06 \x01(\tR\fbinarySha256\"3\n" +
 	"\x05Hello\x12*\n" +
-	"\x05build\x18\x01 \x01(\v2\x14.maple.cluster.BuildR\x05build\"}\n" +
+	"\x05build\x18\x01 \x01(\v2\x14.maple.cluster.BuildR\x05build\"\x95\x01\n" +
 	"\aWelcome\x12*\n" +
 	"\x05build\x18\x01 \x01(\v2\x14.maple.cluster.BuildR\x05build\x12\x14\n" +
 	"\x05slots\x18\x02 \x01(\x05R\x05slots\x12\x16\n" +
 	"\x06member\x18\x03 \x01(\tR\x06member\x12\x18\n" +
-	"\arefused\x18\x04 \x01(\tR\arefused\"\x9a\x03\n" +
+	"\arefused\x18\x04 \x01(\tR\arefused\x12\x16\n" +
+	"\x06health\x18\x05 \x01(\tR\x06health\"\x9a\x03\n" +
 	"\bPlanSpec\x12\x17\n" +
 	"\aplan_id\x18\x01 \x01(\tR\x06planId\x12*\n" +
 	"\x05build\x18\x02 \x01(\v2\x14.maple.cluster.BuildR\x05build\x12#\n" +
