@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"net"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -25,7 +26,7 @@ type clusterFlags struct {
 func (c *clusterFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringSliceVar(&c.workers, "cluster", nil, "run the jobs on the workers listening at these host:port (maple worker --listen), comma-separated")
 	cmd.Flags().StringVar(&c.secretFile, "cluster-secret-file", "", "with --cluster: file holding the cluster's shared secret (default: $"+cluster.SecretEnv+")")
-	cmd.Flags().StringVar(&c.listen, "cluster-listen", "", "with --cluster: the address this process listens on for the workers' answers (default 127.0.0.1)")
+	cmd.Flags().StringVar(&c.listen, "cluster-listen", "", "with --cluster: IP[:port] this process listens on for the workers' answers (default 127.0.0.1, any free port)")
 	cmd.Flags().DurationVar(&c.wait, "cluster-wait", cluster.DefaultWait, "with --cluster: how long to wait while no worker can take jobs before giving up")
 }
 
@@ -50,9 +51,16 @@ func (c *clusterFlags) executor(cmd *cobra.Command, logger *zap.Logger) (run.Exe
 			return nil, usageError{fmt.Errorf("--cluster: expected host:port, got %q", w)}
 		}
 	}
+	host, port := c.listen, 0
+	if h, p, err := net.SplitHostPort(c.listen); err == nil {
+		host = h
+		if port, err = strconv.Atoi(p); err != nil || port < 0 || port > 65535 {
+			return nil, usageError{fmt.Errorf("--cluster-listen: expected IP or IP:port, got %q", c.listen)}
+		}
+	}
 	if c.listen != "" {
-		if ip := net.ParseIP(c.listen); ip == nil || ip.IsUnspecified() {
-			return nil, usageError{fmt.Errorf("--cluster-listen: expected the IP address the workers reach this host at, got %q", c.listen)}
+		if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+			return nil, usageError{fmt.Errorf("--cluster-listen: expected the IP address the workers reach this host at (and optionally :port), got %q", c.listen)}
 		}
 	}
 	if c.wait <= 0 {
@@ -62,7 +70,7 @@ func (c *clusterFlags) executor(cmd *cobra.Command, logger *zap.Logger) (run.Exe
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--cluster-secret-file: %v", err)}
 	}
-	co, err := cluster.NewCoordinator(cluster.Config{Workers: c.workers, Host: c.listen, Secret: secret, Wait: c.wait, Logger: logger})
+	co, err := cluster.NewCoordinator(cluster.Config{Workers: c.workers, Host: host, Port: port, Secret: secret, Wait: c.wait, Logger: logger})
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--cluster: %v", err)}
 	}

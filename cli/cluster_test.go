@@ -154,6 +154,7 @@ func TestClusterFlagsAreCheckedAsInput(t *testing.T) {
 		{[]string{"run", "--cluster-listen", "10.0.0.1"}, "--cluster-listen only applies with --cluster"},
 		{[]string{"run", "--cluster", "localhost"}, "--cluster: expected host:port"},
 		{[]string{"run", "--cluster", "127.0.0.1:7070", "--cluster-listen", "0.0.0.0"}, "--cluster-listen: expected the IP address"},
+		{[]string{"run", "--cluster", "127.0.0.1:7070", "--cluster-listen", "10.0.0.1:x"}, "--cluster-listen: expected IP or IP:port"},
 		{[]string{"run", "--cluster", "127.0.0.1:7070", "--cluster-wait", "-1s"}, "--cluster-wait: must be a positive duration"},
 		{[]string{"run", "--cluster", "127.0.0.1:7070", "--cluster-secret-file", "/nonexistent"}, "--cluster-secret-file:"},
 		{[]string{"worker", "--listen", "0.0.0.0:7070"}, "--listen: \"0.0.0.0:7070\" listens on every interface: give --advertise"},

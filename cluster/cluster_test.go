@@ -22,7 +22,7 @@ const testTimeout = 3 * time.Minute
 
 // local runs the plan of spec in this process and returns its run
 // directory.
-func local(t *testing.T, spec coordSpec) string {
+func local(t testing.TB, spec coordSpec) string {
 	t.Helper()
 	p, err := loadSpec(spec)
 	if err != nil {
@@ -264,5 +264,30 @@ func TestWorkerRereadsChangedFiles(t *testing.T) {
 			t.Fatal(result)
 		}
 		sameRunDirectory(t, fmt.Sprintf("plan %d", round), local(t, spec), got)
+	}
+}
+
+// A worker whose coordinator's process dies drops the coordinator's plan:
+// the job it was running stops.
+func TestWorkerDropsTheDeadCoordinatorsPlan(t *testing.T) {
+	w := spawnWorker(t, workerOpts{slots: 1, hold: "all"})
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	spec := sweep()
+	spec.Workers = []string{w.addr}
+	cmd := coordinatorProcess(t, ctx, &spec)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.expect(t, "took 0")
+	cmd.Process.Kill()
+	cmd.Wait()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if b, _ := os.ReadFile(w.log.Name()); strings.Contains(string(b), "plan closed") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the worker did not drop the plan of its dead coordinator within a minute")
+		}
 	}
 }

@@ -36,8 +36,9 @@ type Config struct {
 	Workers []string
 	// Host is the address the coordinator's actors listen on for the
 	// workers' answers: loopback by default, an address the workers reach
-	// when they run on other hosts.
+	// when they run on other hosts; Port is their port (0: any free one).
 	Host string
+	Port int
 	// Secret is the cluster's shared secret.
 	Secret []byte
 	// Wait is how long to wait while no worker can take the plan's jobs
@@ -101,7 +102,7 @@ func (c *Coordinator) Execute(ctx context.Context, q *run.Queue) error {
 	}
 	feed := &topologyFeed{}
 	hosts := append(slices.Clone(c.cfg.Workers), health.Addr().String())
-	co.member, err = startMember(memberConfig{host: c.cfg.Host, health: health, hosts: hosts, logger: co.log, topology: feed.publish})
+	co.member, err = startMember(memberConfig{host: c.cfg.Host, port: c.cfg.Port, health: health, hosts: hosts, logger: co.log, topology: feed.publish})
 	if err != nil {
 		health.Close()
 		return err

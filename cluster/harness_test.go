@@ -204,19 +204,11 @@ func loadSpec(spec coordSpec) (*scenarios.Plan, error) {
 
 // coordinate runs a coordinator process for spec (into a new run directory)
 // and returns the directory and how the execution ended (coordinatorMain).
-func coordinate(t *testing.T, spec coordSpec) (dir, result string) {
+func coordinate(t testing.TB, spec coordSpec) (dir, result string) {
 	t.Helper()
-	if spec.Out == "" {
-		spec.Out = t.TempDir()
-	}
-	if spec.Wait == 0 {
-		spec.Wait = time.Minute
-	}
-	js, _ := json.Marshal(spec)
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), coordinatorEnv+"="+string(js))
+	cmd := coordinatorProcess(t, ctx, &spec)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -232,6 +224,21 @@ func coordinate(t *testing.T, spec coordSpec) (dir, result string) {
 		t.Logf("coordinator's log:\n%s", stderr.String())
 	}
 	return spec.Out, result
+}
+
+// coordinatorProcess returns the command that runs a coordinator for spec,
+// bounded by ctx, filling in spec's defaults.
+func coordinatorProcess(t testing.TB, ctx context.Context, spec *coordSpec) *exec.Cmd {
+	if spec.Out == "" {
+		spec.Out = t.TempDir()
+	}
+	if spec.Wait == 0 {
+		spec.Wait = time.Minute
+	}
+	js, _ := json.Marshal(spec)
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), coordinatorEnv+"="+string(js))
+	return cmd
 }
 
 // proc is a worker process of a test.
@@ -255,7 +262,7 @@ type workerOpts struct {
 
 // spawnWorker starts a worker process and waits until it is a member. The
 // test stops it (SIGTERM, then SIGKILL) when it ends.
-func spawnWorker(t *testing.T, o workerOpts) *proc {
+func spawnWorker(t testing.TB, o workerOpts) *proc {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), workerLifetime)
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
@@ -328,7 +335,7 @@ func spawnWorker(t *testing.T, o workerOpts) *proc {
 
 // expect waits (at most a minute) for the next line of the worker's output
 // that starts with prefix, and returns it.
-func (p *proc) expect(t *testing.T, prefix string) string {
+func (p *proc) expect(t testing.TB, prefix string) string {
 	t.Helper()
 	timeout := time.After(time.Minute)
 	for {
