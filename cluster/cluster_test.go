@@ -31,7 +31,7 @@ func local(t testing.TB, spec coordSpec) string {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	dir := t.TempDir()
-	if _, err := run.ExecuteContext(ctx, p, dir, run.Options{Trace: spec.Trace}); err != nil {
+	if _, err := run.ExecuteContext(ctx, p, dir, run.Options{Trace: spec.Trace, TracePayload: spec.TracePayload, Engine: spec.Engine}); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -69,8 +69,9 @@ func sweep() coordSpec {
 }
 
 // A plan run on 1, 2 or 3 workers, trace on or off, writes the run
-// directory of the same plan run in process, byte for byte; so does a plan
-// whose data files the coordinator ships to the workers.
+// directory of the same plan run in process, byte for byte; so do a plan
+// whose data files the coordinator ships to the workers, traced with the
+// payloads, and a plan on the reference engine.
 func TestClusterWritesTheInProcessRunDirectory(t *testing.T) {
 	var addrs []string
 	for range 3 {
@@ -89,12 +90,18 @@ func TestClusterWritesTheInProcessRunDirectory(t *testing.T) {
 			sameRunDirectory(t, fmt.Sprintf("%d workers, trace %v", n, tracing), want, got)
 		}
 	}
-	files := coordSpec{File: filesScenario(t), Trace: true, Workers: addrs}
+	files := coordSpec{File: filesScenario(t), Trace: true, TracePayload: true, Workers: addrs}
 	got, result := coordinate(t, files)
 	if result != "ok" {
 		t.Fatal(result)
 	}
 	sameRunDirectory(t, "shipped files", local(t, files), got)
+	reference := sweep()
+	reference.Engine, reference.Workers = run.Reference, addrs
+	if got, result = coordinate(t, reference); result != "ok" {
+		t.Fatal(result)
+	}
+	sameRunDirectory(t, "reference engine", local(t, reference), got)
 }
 
 // filesScenario writes a scenario that reads a data directory of agent

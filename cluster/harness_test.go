@@ -128,6 +128,8 @@ type coordSpec struct {
 	Sets          []string
 	Workers       []string
 	Trace         bool
+	TracePayload  bool
+	Engine        run.Engine
 	Out           string
 	Wait          time.Duration
 	// OtherBuild makes the coordinator present another build; Secret, if
@@ -171,7 +173,7 @@ func coordinatorMain(js string) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), workerLifetime)
 	defer cancel()
-	opts := run.Options{Trace: spec.Trace, Executor: c}
+	opts := run.Options{Trace: spec.Trace, TracePayload: spec.TracePayload, Engine: spec.Engine, Executor: c}
 	if spec.CancelAfter > 0 {
 		opts.Progress = func(done, _ int) {
 			if done == spec.CancelAfter {
