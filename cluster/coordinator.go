@@ -25,6 +25,11 @@ import (
 	"maple/scenarios/run"
 )
 
+// queued is how many jobs a worker holds beyond its slots: a slot that
+// frees up starts the next job at once instead of waiting for the
+// coordinator to hear of the last one and answer.
+const queued = 1
+
 // DefaultWait is how long a coordinator waits, by default, while no worker
 // can take its jobs before it gives up.
 const DefaultWait = time.Minute
@@ -538,15 +543,16 @@ func (co *coordination) lose(id, why string) {
 	co.send(w.pid, &wire.Body{Kind: &wire.Body_Cancel{Cancel: &wire.Cancel{PlanId: co.spec.PlanId}}})
 }
 
-// dispatch hands jobs to the ready workers with free slots, in the order
-// of their member ids, and ends the execution when no job is left.
+// dispatch hands jobs to the ready workers with free slots (and one job
+// queued each), in the order of their member ids, and ends the execution
+// when no job is left. Jobs whose results are being fetched hold no slot.
 func (co *coordination) dispatch() {
 	if co.finished {
 		return
 	}
 	for _, id := range slices.Sorted(maps.Keys(co.workers)) {
 		w := co.workers[id]
-		for w.state == ready && len(w.running)+len(w.fetching) < w.slots {
+		for w.state == ready && len(w.running) < w.slots+queued {
 			j, ok := co.q.Next()
 			if !ok {
 				break

@@ -70,13 +70,15 @@ type Worker struct {
 	build   *wire.Build
 	member  *member
 	store   *store
-	scratch string // temporary directory: plans' traces, the cache if not given
-	slots   chan *slot
+	scratch string         // temporary directory: plans' traces, the cache if not given
+	slots   sync.WaitGroup // the slots' goroutines
 
 	mu      sync.Mutex
 	plans   map[string]*workerPlan
+	tasks   []task         // jobs waiting for a slot, in the order they came
+	ready   *sync.Cond     // signals a task or Stop (on mu)
 	stopped bool           // Stop began: no job or plan starts any more
-	wg      sync.WaitGroup // jobs, plan preparations and plan closings in flight
+	wg      sync.WaitGroup // plan preparations and closings in flight
 
 	hooks workerHooks
 }
@@ -89,10 +91,11 @@ type workerHooks struct {
 	beforeJob func(ctx context.Context, position int)
 }
 
-// slot is one of the worker's slots and the plan of its last job.
-type slot struct {
-	*run.Slot
-	plan string
+// task is a job waiting for a slot, and the report of its end.
+type task struct {
+	p    *workerPlan
+	j    *run.Job
+	done *wire.JobDone
 }
 
 // workerPlan is a plan a worker holds for a coordinator.
@@ -150,22 +153,23 @@ func startWorker(cfg WorkerConfig, hooks workerHooks) (*Worker, error) {
 		return nil, err
 	}
 	w.store = newStore(cache)
-	w.slots = make(chan *slot, cfg.Slots)
+	w.ready = sync.NewCond(&w.mu)
 	for range cfg.Slots {
-		w.slots <- &slot{Slot: run.NewSlot(&run.Options{Engine: run.Actors, Logger: w.log})}
+		w.slots.Add(1)
+		go w.serve()
 	}
 	props := actor.PropsFromProducer(func() actor.Actor { return w })
 	w.member, err = startMember(memberConfig{host: cfg.Host, port: cfg.Port, advertise: cfg.Advertise,
 		health: cfg.Health, hosts: []string{cfg.Health.Addr().String()},
 		kinds: []*cluster.Kind{cluster.NewKind(workerKind, props)}, logger: w.log})
 	if err != nil {
-		w.closeSlots()
+		w.stopSlots()
 		os.RemoveAll(w.scratch)
 		return nil, err
 	}
 	if _, err := w.member.system.Root.SpawnNamed(props, workerActor); err != nil {
 		w.member.stop()
-		w.closeSlots()
+		w.stopSlots()
 		os.RemoveAll(w.scratch)
 		return nil, err
 	}
@@ -189,20 +193,54 @@ func (w *Worker) Stop() {
 	}
 	w.mu.Unlock()
 	w.member.stop()
+	w.stopSlots()
 	w.wg.Wait()
 	w.mu.Lock()
 	for id, p := range w.plans {
 		w.dropLocked(id, p)
 	}
 	w.mu.Unlock()
-	w.closeSlots()
 	os.RemoveAll(w.scratch)
 }
 
-// closeSlots releases the slots' actor systems.
-func (w *Worker) closeSlots() {
-	for range cap(w.slots) {
-		(<-w.slots).Close()
+// stopSlots ends the slots' goroutines once the tasks waiting have ended
+// (those of cancelled plans end at once).
+func (w *Worker) stopSlots() {
+	w.mu.Lock()
+	w.stopped = true
+	w.ready.Broadcast()
+	w.mu.Unlock()
+	w.slots.Wait()
+}
+
+// serve is a slot: it runs the waiting jobs, in the order they came, on an
+// actor system of its own, until Stop. Its last problem built is kept for
+// the next job of the same plan only: another plan's files may differ under
+// the same names.
+func (w *Worker) serve() {
+	defer w.slots.Done()
+	slot := run.NewSlot(&run.Options{Engine: run.Actors, Logger: w.log})
+	defer slot.Close()
+	last := ""
+	for {
+		w.mu.Lock()
+		for len(w.tasks) == 0 && !w.stopped {
+			w.ready.Wait()
+		}
+		if len(w.tasks) == 0 {
+			w.mu.Unlock()
+			return
+		}
+		t := w.tasks[0]
+		w.tasks = w.tasks[1:]
+		w.mu.Unlock()
+		if last != t.p.id {
+			slot.Forget()
+			last = t.p.id
+		}
+		w.execute(slot, t)
+		w.send(t.p.coord, &wire.Body{Kind: &wire.Body_Done{Done: t.done}})
+		t.p.running.Done()
 	}
 }
 
@@ -264,7 +302,11 @@ func (w *Worker) onPlan(ctx actor.Context, spec *wire.PlanSpec) {
 		defer w.wg.Done()
 		ready := &wire.PlanReady{PlanId: spec.PlanId, Member: w.member.system.ID}
 		if err := w.prepare(p, spec); err != nil {
-			w.log.Warn("could not prepare a plan", zap.String("coordinator", spec.ReplyAddress), zap.Error(err))
+			level := zap.WarnLevel
+			if errors.Is(err, context.Canceled) { // the coordinator is done with it
+				level = zap.DebugLevel
+			}
+			w.log.Log(level, "could not prepare a plan", zap.String("coordinator", spec.ReplyAddress), zap.Error(err))
 			ready.Error = toWire(err)
 		}
 		w.send(coord, &wire.Body{Kind: &wire.Body_Ready{Ready: ready}})
@@ -321,7 +363,7 @@ func (w *Worker) prepare(p *workerPlan, spec *wire.PlanSpec) error {
 	return nil
 }
 
-// onJob starts a job of a ready plan as soon as a slot is free.
+// onJob queues a job of a ready plan for the next free slot.
 func (w *Worker) onJob(req *wire.JobRequest) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -341,29 +383,17 @@ func (w *Worker) onJob(req *wire.JobRequest) {
 		return
 	}
 	p.running.Add(1)
-	w.wg.Add(1)
-	go func() {
-		defer w.wg.Done()
-		defer p.running.Done()
-		w.execute(p, j, done)
-		w.send(p.coord, &wire.Body{Kind: &wire.Body_Done{Done: done}})
-	}()
+	w.tasks = append(w.tasks, task{p: p, j: j, done: done})
+	w.ready.Signal()
 }
 
-// execute runs job j of plan p on a free slot and fills done with how it
+// execute runs a task's job on slot and fills its report with how it
 // ended, keeping its results for the coordinator.
-func (w *Worker) execute(p *workerPlan, j *run.Job, done *wire.JobDone) {
-	var s *slot
-	select {
-	case s = <-w.slots:
-		defer func() { w.slots <- s }()
-	case <-p.ctx.Done():
+func (w *Worker) execute(s *run.Slot, t task) {
+	p, j, done := t.p, t.j, t.done
+	if p.ctx.Err() != nil {
 		done.Interrupted = true
 		return
-	}
-	if s.plan != p.id {
-		s.Forget()
-		s.plan = p.id
 	}
 	if w.hooks.beforeJob != nil {
 		w.hooks.beforeJob(p.ctx, j.Position())
