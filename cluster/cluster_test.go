@@ -73,6 +73,7 @@ func sweep() coordSpec {
 // whose data files the coordinator ships to the workers, traced with the
 // payloads, and a plan on the reference engine.
 func TestClusterWritesTheInProcessRunDirectory(t *testing.T) {
+	t.Parallel()
 	var addrs []string
 	for range 3 {
 		addrs = append(addrs, spawnWorker(t, workerOpts{slots: 2}).addr)
@@ -138,6 +139,7 @@ output: {plot: false}
 // run on a worker that joins later, and the outputs are still those of the
 // in-process run.
 func TestKilledWorkersJobsRunElsewhere(t *testing.T) {
+	t.Parallel()
 	spec := sweep()
 	want := local(t, spec)
 	late := reserve(t)
@@ -163,6 +165,7 @@ func TestKilledWorkersJobsRunElsewhere(t *testing.T) {
 
 // A worker that joins while the plan runs gets jobs.
 func TestLateWorkerGetsJobs(t *testing.T) {
+	t.Parallel()
 	spec := sweep()
 	want := local(t, spec)
 	gate := filepath.Join(t.TempDir(), "go")
@@ -190,6 +193,7 @@ func TestLateWorkerGetsJobs(t *testing.T) {
 // does on SIGINT: the metrics and trace of the partial directory are those
 // of the plan with fewer runs, and no temporary file is left.
 func TestInterruptedCoordinatorKeepsFinishedRuns(t *testing.T) {
+	t.Parallel()
 	fewer := local(t, coordSpec{Bundled: "fedavg/thesis-regression.yaml", Sets: []string{"runs=2", "iterations=6"}, Trace: true})
 	w := spawnWorker(t, workerOpts{slots: 1, hold: "2,3", gate: filepath.Join(t.TempDir(), "never")})
 	dir, result := coordinate(t, coordSpec{Bundled: "fedavg/thesis-regression.yaml", Sets: []string{"runs=4", "iterations=6"},
@@ -215,6 +219,7 @@ func TestInterruptedCoordinatorKeepsFinishedRuns(t *testing.T) {
 // Workers and coordinators of different builds refuse each other, and a
 // plan with no other worker fails with a message that says why.
 func TestOtherBuildsAreRefused(t *testing.T) {
+	t.Parallel()
 	spec := coordSpec{Bundled: "fedavg/thesis-regression.yaml", Sets: []string{"runs=1", "iterations=6"}, Wait: 2 * time.Second}
 	spec.Workers, spec.OtherBuild = []string{spawnWorker(t, workerOpts{}).addr}, true
 	if _, result := coordinate(t, spec); !strings.Contains(result, "refused this coordinator: its executable (SHA-256 feed) differs") ||
@@ -230,6 +235,7 @@ func TestOtherBuildsAreRefused(t *testing.T) {
 // A coordinator without the cluster's secret gets nothing done: the worker
 // ignores its messages.
 func TestWorkerIgnoresCoordinatorsWithoutTheSecret(t *testing.T) {
+	t.Parallel()
 	w := spawnWorker(t, workerOpts{})
 	_, result := coordinate(t, coordSpec{Bundled: "fedavg/thesis-regression.yaml", Sets: []string{"runs=1", "iterations=6"},
 		Workers: []string{w.addr}, Wait: 2 * time.Second, Secret: "not the cluster's secret at all", RequestTimeout: time.Second})
@@ -256,6 +262,7 @@ func TestFingerprint(t *testing.T) {
 // A worker that ran a plan runs the next plan on that plan's files, even
 // when they changed under the same names.
 func TestWorkerRereadsChangedFiles(t *testing.T) {
+	t.Parallel()
 	w := spawnWorker(t, workerOpts{slots: 1})
 	// One run: the last job of the first plan and the first of the second
 	// read the same data, as far as their scenarios tell.
@@ -277,6 +284,7 @@ func TestWorkerRereadsChangedFiles(t *testing.T) {
 // A worker whose coordinator's process dies drops the coordinator's plan:
 // the job it was running stops.
 func TestWorkerDropsTheDeadCoordinatorsPlan(t *testing.T) {
+	t.Parallel()
 	w := spawnWorker(t, workerOpts{slots: 1, hold: "all"})
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()

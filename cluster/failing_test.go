@@ -43,6 +43,7 @@ func init() {
 // it fails an in-process run: a scenario error reads the same, another
 // error names the worker.
 func TestFailingJobFailsThePlanWithTheWorkersError(t *testing.T) {
+	t.Parallel()
 	w := spawnWorker(t, workerOpts{slots: 3})
 	path := filepath.Join(t.TempDir(), "fail.yaml")
 	os.WriteFile(path, []byte("name: fail\nruns: 3\niterations: 3\nalgorithm: {kind: cluster-test-fail}\noutput: {plot: false}\n"), 0o644)

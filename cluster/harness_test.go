@@ -208,6 +208,14 @@ func loadSpec(spec coordSpec) (*scenarios.Plan, error) {
 // and returns the directory and how the execution ended (coordinatorMain).
 func coordinate(t testing.TB, spec coordSpec) (dir, result string) {
 	t.Helper()
+	dir, result, _ = coordinateCPU(t, spec)
+	return dir, result
+}
+
+// coordinateCPU is coordinate that also returns the CPU time (user and
+// system) the coordinator process used.
+func coordinateCPU(t testing.TB, spec coordSpec) (dir, result string, cpu time.Duration) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	cmd := coordinatorProcess(t, ctx, &spec)
@@ -225,7 +233,7 @@ func coordinate(t testing.TB, spec coordSpec) (dir, result string) {
 	if t.Failed() || result != "ok" {
 		t.Logf("coordinator's log:\n%s", stderr.String())
 	}
-	return spec.Out, result
+	return spec.Out, result, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }
 
 // coordinatorProcess returns the command that runs a coordinator for spec,
@@ -354,6 +362,25 @@ func (p *proc) expect(t testing.TB, prefix string) string {
 		}
 	}
 }
+
+// cpu returns the CPU time (user and system) the worker used so far.
+func (p *proc) cpu(t testing.TB) time.Duration {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fields after the command name (which ends with the last ")"): state
+	// is the first, utime and stime the 12th and 13th, in clock ticks.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	utime, _ := strconv.Atoi(f[11])
+	stime, _ := strconv.Atoi(f[12])
+	return time.Duration(utime+stime) * time.Second / clockTicks
+}
+
+// clockTicks is the kernel's clock ticks per second (USER_HZ), the unit of
+// /proc/PID/stat's times: 100 on Linux.
+const clockTicks = 100
 
 // kill ends the worker at once (SIGKILL), as a crash would.
 func (p *proc) kill(t *testing.T) {
