@@ -63,20 +63,22 @@ func sameRunDirectory(t *testing.T, what, want, got string) {
 	}
 }
 
-// sweep is a bundled sweep, small: 4 curves × 2 runs.
+// sweep is a bundled sweep, small: 4 curves × 2 runs, without figures
+// (which the coordinator draws as a local run does; the command-line tests
+// compare them).
 func sweep() coordSpec {
-	return coordSpec{Bundled: "fedavg/step-size-sweep.yaml", Sets: []string{"runs=2", "iterations=6"}}
+	return coordSpec{Bundled: "fedavg/step-size-sweep.yaml", Sets: []string{"runs=2", "iterations=6", "output.plot=false"}}
 }
 
-// A plan run on 1, 2 or 3 workers, trace on or off, writes the run
-// directory of the same plan run in process, byte for byte; so do a plan
+// A plan run on 1, 2 or 3 workers (at GOMAXPROCS 1, 2 and 3), trace on or
+// off, writes the run directory of the same plan run in process, byte for byte; so do a plan
 // whose data files the coordinator ships to the workers, traced with the
 // payloads, and a plan on the reference engine.
 func TestClusterWritesTheInProcessRunDirectory(t *testing.T) {
 	t.Parallel()
 	var addrs []string
-	for range 3 {
-		addrs = append(addrs, spawnWorker(t, workerOpts{slots: 2}).addr)
+	for i := range 3 {
+		addrs = append(addrs, spawnWorker(t, workerOpts{slots: 2, procs: i + 1}).addr) // GOMAXPROCS 1, 2, 3
 	}
 	for _, tracing := range []bool{false, true} {
 		spec := sweep()
@@ -194,9 +196,9 @@ func TestLateWorkerGetsJobs(t *testing.T) {
 // of the plan with fewer runs, and no temporary file is left.
 func TestInterruptedCoordinatorKeepsFinishedRuns(t *testing.T) {
 	t.Parallel()
-	fewer := local(t, coordSpec{Bundled: "fedavg/thesis-regression.yaml", Sets: []string{"runs=2", "iterations=6"}, Trace: true})
+	fewer := local(t, coordSpec{Bundled: "fedavg/thesis-regression.yaml", Sets: []string{"runs=2", "iterations=6", "output.plot=false"}, Trace: true})
 	w := spawnWorker(t, workerOpts{slots: 1, hold: "2,3", gate: filepath.Join(t.TempDir(), "never")})
-	dir, result := coordinate(t, coordSpec{Bundled: "fedavg/thesis-regression.yaml", Sets: []string{"runs=4", "iterations=6"},
+	dir, result := coordinate(t, coordSpec{Bundled: "fedavg/thesis-regression.yaml", Sets: []string{"runs=4", "iterations=6", "output.plot=false"},
 		Trace: true, Workers: []string{w.addr}, CancelAfter: 2})
 	if result != "interrupted 2" {
 		t.Fatalf("%s, want an interruption with 2 runs written", result)
@@ -220,7 +222,7 @@ func TestInterruptedCoordinatorKeepsFinishedRuns(t *testing.T) {
 // plan with no other worker fails with a message that says why.
 func TestOtherBuildsAreRefused(t *testing.T) {
 	t.Parallel()
-	spec := coordSpec{Bundled: "fedavg/thesis-regression.yaml", Sets: []string{"runs=1", "iterations=6"}, Wait: 2 * time.Second}
+	spec := coordSpec{Bundled: "fedavg/thesis-regression.yaml", Sets: []string{"runs=1", "iterations=6", "output.plot=false"}, Wait: 2 * time.Second}
 	spec.Workers, spec.OtherBuild = []string{spawnWorker(t, workerOpts{}).addr}, true
 	if _, result := coordinate(t, spec); !strings.Contains(result, "refused this coordinator: its executable (SHA-256 feed) differs") ||
 		!strings.Contains(result, "no worker of the cluster took the plan's jobs") {
@@ -237,7 +239,7 @@ func TestOtherBuildsAreRefused(t *testing.T) {
 func TestWorkerIgnoresCoordinatorsWithoutTheSecret(t *testing.T) {
 	t.Parallel()
 	w := spawnWorker(t, workerOpts{})
-	_, result := coordinate(t, coordSpec{Bundled: "fedavg/thesis-regression.yaml", Sets: []string{"runs=1", "iterations=6"},
+	_, result := coordinate(t, coordSpec{Bundled: "fedavg/thesis-regression.yaml", Sets: []string{"runs=1", "iterations=6", "output.plot=false"},
 		Workers: []string{w.addr}, Wait: 2 * time.Second, Secret: "not the cluster's secret at all", RequestTimeout: time.Second})
 	if !strings.Contains(result, "no worker of the cluster took the plan's jobs") {
 		t.Fatal(result)

@@ -176,7 +176,7 @@ type coordination struct {
 
 // worker is a worker as the coordinator sees it.
 type worker struct {
-	name     string // its health endpoint once it said which, else its actors' address
+	name     string // its health endpoint once it said which (its address as listed), else its actors' address
 	member   *cluster.Member
 	pid      *actor.PID
 	state    workerState
@@ -341,8 +341,10 @@ func (co *coordination) onWelcome(m *welcomed) {
 	if w == nil || w.state != greeting {
 		return
 	}
-	if m.welcome != nil && m.welcome.Health != "" {
-		w.name = m.welcome.Health
+	if m.welcome != nil {
+		if _, port, err := net.SplitHostPort(m.welcome.Health); err == nil {
+			w.name = net.JoinHostPort(w.member.Host, port) // as listed, even when it listens on 0.0.0.0
+		}
 	}
 	addr := w.name
 	switch {

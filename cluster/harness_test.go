@@ -265,6 +265,7 @@ type workerOpts struct {
 	hold  string // jobs held: "all", or positions
 	gate  string
 	other bool // the worker plays another build
+	procs int  // GOMAXPROCS of the worker, if set
 	// listener, if set, is the worker's health endpoint, made by the test
 	// before the worker starts (so that a coordinator can list it first).
 	listener *net.TCPListener
@@ -289,6 +290,9 @@ func spawnWorker(t testing.TB, o workerOpts) *proc {
 	cmd.Env = append(os.Environ(), workerEnv+"="+mode, fmt.Sprintf("%s=%d", slotsEnv, max(o.slots, 1)), holdEnv+"="+o.hold, gateEnv+"="+o.gate)
 	if o.other {
 		cmd.Env = append(cmd.Env, otherBuildEnv+"=1")
+	}
+	if o.procs > 0 {
+		cmd.Env = append(cmd.Env, fmt.Sprintf("GOMAXPROCS=%d", o.procs))
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -69,7 +69,7 @@ func TestResultsCarriedAsDataWriteTheSameRunDirectory(t *testing.T) {
 		{"systems/dropouts.yaml", false, run.Reference}, // warns: latency is not simulated
 		{"importance/fig2.1.yaml", false, run.Actors},
 	} {
-		p, err := scenarios.LoadBundled(c.name, []string{"runs=2", "iterations=6"})
+		p, err := scenarios.LoadBundled(c.name, []string{"runs=2", "iterations=6", "output.plot=false"})
 		if err != nil {
 			t.Fatal(err)
 		}
