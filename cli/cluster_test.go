@@ -21,10 +21,11 @@ import (
 const clusterSecret = "a secret the tests share, 32 bytes"
 
 // mapleProcess returns the command that runs maple (this test binary) with
-// args, bounded by ctx, with the cluster's secret in its environment.
-func mapleProcess(ctx context.Context, args ...string) *exec.Cmd {
+// args, bounded by ctx, with the cluster's secret in its environment and
+// its temporary files in the test's.
+func mapleProcess(t *testing.T, ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "MAPLE_TEST_MAIN=1", cluster.SecretEnv+"="+clusterSecret)
+	cmd.Env = append(os.Environ(), "MAPLE_TEST_MAIN=1", cluster.SecretEnv+"="+clusterSecret, "TMPDIR="+t.TempDir())
 	cmd.WaitDelay = 10 * time.Second
 	return cmd
 }
@@ -34,7 +35,7 @@ func mapleProcess(ctx context.Context, args ...string) *exec.Cmd {
 func startWorkerProcess(t *testing.T) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	cmd := mapleProcess(ctx, "worker", "--listen", "127.0.0.1:0", "--slots", "2")
+	cmd := mapleProcess(t, ctx, "worker", "--listen", "127.0.0.1:0", "--slots", "2")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +77,7 @@ func TestRunOnAClusterWritesTheSameRunDirectory(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	together := filepath.Join(t.TempDir(), "cluster")
-	cmd := mapleProcess(ctx, append(args, "--out", together, "--cluster", workers)...)
+	cmd := mapleProcess(t, ctx, append(args, "--out", together, "--cluster", workers)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("maple run --cluster: %v\n%s", err, out)
 	}
@@ -101,7 +102,7 @@ func TestSignalStopsACoordinator(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := mapleProcess(ctx, "run", "--out", dir, "--trace", "--trace-limit", "none", "--cluster", workers,
+	cmd := mapleProcess(t, ctx, "run", "--out", dir, "--trace", "--trace-limit", "none", "--cluster", workers,
 		"--set", "runs=1000", "--set", "iterations=50", "--set", "output.plot=false")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -287,7 +287,9 @@ func spawnWorker(t testing.TB, o workerOpts) *proc {
 		cmd.ExtraFiles = []*os.File{f}
 		mode = "fd"
 	}
-	cmd.Env = append(os.Environ(), workerEnv+"="+mode, fmt.Sprintf("%s=%d", slotsEnv, max(o.slots, 1)), holdEnv+"="+o.hold, gateEnv+"="+o.gate)
+	cmd.Env = append(os.Environ(), workerEnv+"="+mode, fmt.Sprintf("%s=%d", slotsEnv, max(o.slots, 1)), holdEnv+"="+o.hold, gateEnv+"="+o.gate,
+		"TMPDIR="+t.TempDir()) // a killed worker cannot remove its scratch directory: the test does
+
 	if o.other {
 		cmd.Env = append(cmd.Env, otherBuildEnv+"=1")
 	}
