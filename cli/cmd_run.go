@@ -38,6 +38,7 @@ type runFlags struct {
 	engine       string
 	workers      int
 	report       bool
+	cluster      clusterFlags
 }
 
 func newRunCommand(g *globalFlags) *cobra.Command {
@@ -61,6 +62,7 @@ func newRunCommand(g *globalFlags) *cobra.Command {
 	cmd.Flags().StringVar(&f.engine, "engine", "actors", "actors, or reference for the actor-free implementation")
 	cmd.Flags().IntVar(&f.workers, "workers", 0, "runs executed in parallel (default: number of CPUs)")
 	cmd.Flags().BoolVar(&f.report, "report", false, "also write report.html, a self-contained page of the results (see maple report)")
+	f.cluster.add(cmd)
 	return cmd
 }
 
@@ -96,6 +98,9 @@ func runScenario(cmd *cobra.Command, g *globalFlags, f *runFlags, a []string) er
 	opts := run.Options{
 		Engine: engine, Trace: f.trace || f.tracePayload, TracePayload: f.tracePayload,
 		Workers: f.workers, Logger: logger, TraceLimit: traceLimit,
+	}
+	if opts.Executor, err = f.cluster.executor(cmd, logger); err != nil {
+		return err
 	}
 	// Everything that can be checked is checked before the run directory
 	// (and runs/) exists, so that a bad plan leaves nothing behind.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -132,7 +131,7 @@ const (
 // file names the Debian package that installs it, if the scenario says
 // which.
 func openData(ctx context.Context, c *scenarios.CurveSpec, field, path, pkg string, limit int64) (*fileio.File, string, error) {
-	f, err := fileio.OpenContext(ctx, path, limit)
+	f, err := filesOf(c).Open(ctx, path, limit)
 	if err == nil {
 		return f, path, nil
 	}
@@ -326,7 +325,7 @@ func readDirectory(ctx context.Context, c *scenarios.CurveSpec, dir string) ([]*
 	d := &c.Scenario.Data
 	x := d.Directory
 	path := resolve(dir, x.Path)
-	entries, err := os.ReadDir(path)
+	entries, err := filesOf(c).ReadDir(path)
 	if err != nil {
 		return nil, nil, c.Errorf("data.directory.path", "cannot read %s: %v", path, rundir.WithoutPath(err))
 	}
@@ -334,7 +333,7 @@ func readDirectory(ctx context.Context, c *scenarios.CurveSpec, dir string) ([]*
 	for _, e := range entries {
 		name := e.Name()
 		base := strings.TrimSuffix(name, filepath.Ext(name))
-		if e.IsDir() || base == "" || strings.Trim(base, "0123456789") != "" {
+		if e.IsDir() || !isAgentFile(base) {
 			continue // not an agent's file (a test file, a README, …)
 		}
 		k, err := strconv.Atoi(base)

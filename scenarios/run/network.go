@@ -11,7 +11,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"maple/algorithms/rng"
-	"maple/internal/fileio"
 	"maple/privacy/homomorphic"
 	"maple/rundir"
 	"maple/scenarios"
@@ -170,7 +169,7 @@ func readFile[T any](ctx context.Context, c *scenarios.CurveSpec, dir, field, pa
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
 	}
-	f, err := fileio.OpenContext(ctx, path, limit)
+	f, err := filesOf(c).Open(ctx, path, limit)
 	if err != nil {
 		return zero, c.Errorf(field, "cannot open %s: %v", path, rundir.WithoutPath(err))
 	}

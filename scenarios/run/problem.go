@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"gonum.org/v1/gonum/floats"
@@ -208,7 +207,7 @@ func checkLIBSVMFile(c *scenarios.CurveSpec, dir, field, path string) error {
 	if !filepath.IsAbs(full) {
 		full = filepath.Join(dir, full)
 	}
-	if _, err := os.Stat(full); errors.Is(err, fs.ErrNotExist) {
+	if _, err := filesOf(c).Stat(full); errors.Is(err, fs.ErrNotExist) {
 		return c.Errorf(field, "missing LIBSVM file %s: get it from %s (ijcnn1: ijcnn1.tr.bz2 and ijcnn1.t.bz2; Avazu: avazu-app.bz2), decompress it with bunzip2 and point %s at it", full, libsvmSource, field)
 	}
 	return nil
