@@ -1,6 +1,7 @@
 package fedavg
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -55,6 +56,13 @@ type SimOptions struct {
 // (Config.Validate refuses it with the systems features). A run that stalls
 // fails with the actor run's message, naming what the server waits for.
 func Simulate(cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) error {
+	return SimulateContext(context.Background(), cfg, sets, l, w0, runSeed, rounds, opt)
+}
+
+// SimulateContext is Simulate, stopping before its next event once ctx is
+// done, with an error wrapping ctx.Err(); it changes nothing else, so that a
+// run that is not interrupted has Simulate's iterates.
+func SimulateContext(ctx context.Context, cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -65,6 +73,7 @@ func Simulate(cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed u
 		return errors.New("the systems reference does not model secure aggregation's phases: only the actor engine runs them with the systems model")
 	}
 	s := newSim(&cfg, sets, l, w0, runSeed, rounds, opt)
+	s.ctx = ctx
 	return s.run()
 }
 
@@ -111,6 +120,7 @@ type simAgent struct {
 }
 
 type sim struct {
+	ctx     context.Context
 	cfg     *Config
 	opt     SimOptions
 	model   *systems.Model
@@ -235,6 +245,9 @@ func (s *sim) observe(round int, key string, v ...float64) {
 func (s *sim) run() error {
 	s.queue.Push(0, false, simMsg{kind: simStart, to: simScheduler})
 	for s.queue.Len() > 0 && !s.finished {
+		if err := s.ctx.Err(); err != nil {
+			return fmt.Errorf("round %d: interrupted: %w", s.round, err)
+		}
 		t, m := s.queue.Pop()
 		if m.lost {
 			s.observe(m.round, ObsLost, float64(m.to))

@@ -6,7 +6,6 @@
 package fedavg
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -370,7 +369,7 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 	systemsRun := scenarios.UsesSystems(sc) || cfg.Eventful()
 	var model *systems.Model
 	if systemsRun {
-		if model, err = run.SystemsModel(j.Curve, j.Dir); err != nil {
+		if model, err = run.SystemsModel(j.Context(), j.Curve, j.Dir); err != nil {
 			return err
 		}
 	}
@@ -379,7 +378,7 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 			return err
 		}
 		if !systemsRun {
-			if err := fedavg.ReferenceEvents(context.Background(), *cfg, p.Sets, p.Loss, w0, j.RunSeed, sc.Iterations, obs.observe); err != nil {
+			if err := fedavg.ReferenceEvents(j.Context(), *cfg, p.Sets, p.Loss, w0, j.RunSeed, sc.Iterations, obs.observe); err != nil {
 				return err
 			}
 			return fedavgAccount(j, p, cfg, obs, fa.Server.Kind)
@@ -387,7 +386,7 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 		if cfg.SecAgg != nil {
 			return j.Curve.Errorf(scenarios.FieldSecureAggregation, "the reference engine runs secure aggregation's machines without the systems model only (the scenario sets %s): run it with --engine actors", systemsCause(sc, cfg))
 		}
-		err = fedavg.Simulate(*cfg, p.Sets, p.Loss, w0, j.RunSeed, sc.Iterations, fedavg.SimOptions{Model: model, Observe: obs.observe})
+		err = fedavg.SimulateContext(j.Context(), *cfg, p.Sets, p.Loss, w0, j.RunSeed, sc.Iterations, fedavg.SimOptions{Model: model, Observe: obs.observe})
 		if err != nil {
 			return err
 		}
@@ -478,7 +477,10 @@ func fedavgExposure(cfg *fedavg.Config, server string) run.Exposure {
 func fedavgDetails(j *run.Job, cfg *fedavg.Config, p *run.Problem) error {
 	d := map[string]any{}
 	if cfg.Schedule == fedavg.PerAgent && p.WOpt != nil {
-		uniform, optimal := fedavg.NoiseBound(cfg, p.Sets, p.Loss, p.WOpt, j.RunSeed)
+		uniform, optimal, err := fedavg.NoiseBoundContext(j.Context(), cfg, p.Sets, p.Loss, p.WOpt, j.RunSeed)
+		if err != nil {
+			return err
+		}
 		d["noise_bound_uniform"] = uniform
 		d["noise_bound_optimal"] = optimal
 		d["bound_gain_db"] = rundir.Decibel(uniform / optimal)

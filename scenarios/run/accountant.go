@@ -199,13 +199,13 @@ func (j *Job) gaussianReport(report map[string]any, e Exposure, dist float64) {
 // replaced by one drawn afresh, and ‖w^o − w′^o‖, the distance between p's
 // minimizer and theirs.
 func (j *Job) NeighbourOptimum(p *Problem) ([]*data.Set, float64, error) {
-	neighbour, err := BuildProblem(j.Curve, j.Dir, neighbourSeed(j.RunSeed))
+	neighbour, err := BuildProblem(j.Context(), j.Curve, j.Dir, neighbourSeed(j.RunSeed))
 	if err != nil {
 		return nil, 0, err
 	}
 	sets := slices.Clone(p.Sets)
 	sets[0] = neighbour.Sets[0]
-	wPrime, _, err := optimum.Solve(p.Loss, sets, optimum.Uniform(len(sets)))
+	wPrime, _, err := optimum.SolveContext(j.Context(), p.Loss, sets, optimum.Uniform(len(sets)))
 	if err != nil {
 		return nil, 0, j.Curve.Errorf("privacy.accountant", "cannot solve the neighbouring problem: %v", err)
 	}

@@ -1,9 +1,11 @@
 package run
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -14,7 +16,10 @@ import (
 )
 
 // writeOutputs averages the runs and writes scenario.yaml, metrics.csv,
-// the plots and, last, summary.json, each atomically. With partial (an
+// summary.json and the plots, each atomically. With plots, summary.json is
+// written twice: before them, marked pending (rundir.PendingFigures), so
+// that a failure in drawing loses no number, and again without the mark
+// once they are in place. With partial (an
 // interrupted execution), jobs holds the runs that finished; curves without
 // any are left out and the summary says so.
 //
@@ -41,7 +46,9 @@ func writeOutputs(plan *scenarios.Plan, jobs []*Job, outDir string, opts *Option
 		if err := rundir.WriteFileAtomic(filepath.Join(outDir, name), data); err != nil {
 			return err
 		}
-		written = append(written, name)
+		if !slices.Contains(written, name) {
+			written = append(written, name)
+		}
 		return nil
 	}
 	files := []string{rundir.ScenarioFile, rundir.MetricsFile, rundir.SummaryFile}
@@ -79,24 +86,60 @@ func writeOutputs(plan *scenarios.Plan, jobs []*Job, outDir string, opts *Option
 	if partial {
 		summary.MarkPartial(plan, len(jobs))
 	}
-	js, err := json.MarshalIndent(summary, "", "  ")
-	if err != nil {
-		return nil, nil, err
+	writeSummary := func() error {
+		js, err := json.MarshalIndent(summary, "", "  ")
+		if err != nil {
+			return err
+		}
+		return write(rundir.SummaryFile, append(js, '\n'))
 	}
 	if plan.Base.Output.Plot {
-		plots, err := rundir.StageFiles(outDir, func(stage string) ([]string, error) {
-			return figures.Write(stage, plan, averaged)
-		})
-		written = append(written, plots...)
-		if err != nil {
+		// The numbers are written before the figures, so that no failure
+		// in drawing can lose them; the summary says that the figures are
+		// pending until they are drawn.
+		summary.Pending = rundir.PendingFigures
+		if err := writeSummary(); err != nil {
 			return written, nil, err
 		}
+		ctx, stop := abortContext(opts)
+		plots, err := rundir.StageFiles(outDir, func(stage string) ([]string, error) {
+			return drawFigures(ctx, stage, plan, averaged)
+		})
+		stop()
+		written = append(written, plots...)
+		if aborted(opts) {
+			return written, nil, errAbandoned
+		}
+		if err != nil {
+			return written, nil, fmt.Errorf("drawing the figures: %w (metrics.csv and summary.json are written)", err)
+		}
 		files = append(files, plots...)
+		summary.Pending = ""
 	}
-	if err := write(rundir.SummaryFile, append(js, '\n')); err != nil {
+	if err := writeSummary(); err != nil {
 		return written, nil, err
 	}
 	return files, summary, nil
+}
+
+// drawFigures draws the figures (a variable so that a test can make drawing
+// fail).
+var drawFigures = figures.Write
+
+// abortContext returns a context that is done once opts.Abort is closed,
+// for the work that writing outputs does between files (the figures), and
+// a function that releases it.
+func abortContext(opts *Options) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case <-opts.Abort:
+			cancel()
+		case <-stop:
+		}
+	}()
+	return ctx, func() { close(stop); cancel() }
 }
 
 // aborted reports whether opts.Abort is closed.
@@ -109,10 +152,10 @@ func aborted(opts *Options) bool {
 	}
 }
 
-// withAbsolutePaths returns a copy of sc whose data and topology file paths,
-// including those set by curves and sweeps, are absolute, resolved against
-// dir (the original scenario's directory): the run directory's scenario.yaml
-// then runs again from anywhere.
+// withAbsolutePaths returns a copy of sc whose file and directory paths
+// (pathsOf), including those set by curves and sweeps, are absolute,
+// resolved against dir (the original scenario's directory): the run
+// directory's scenario.yaml then runs again from anywhere.
 func withAbsolutePaths(sc *scenarios.Scenario, dir string) *scenarios.Scenario {
 	abs := func(p string) string {
 		if p == "" || filepath.IsAbs(p) {
@@ -126,19 +169,26 @@ func withAbsolutePaths(sc *scenarios.Scenario, dir string) *scenarios.Scenario {
 	out := *sc
 	if l := sc.Data.LIBSVM; l != nil {
 		c := *l
-		c.File = abs(c.File)
 		out.Data.LIBSVM = &c
+	}
+	if x := sc.Data.IDX; x != nil {
+		c := *x
+		out.Data.IDX = &c
+	}
+	if x := sc.Data.Directory; x != nil {
+		c := *x
+		out.Data.Directory = &c
 	}
 	if t := sc.Topology; t != nil {
 		c := *t
-		c.File, c.Matrix = abs(c.File), abs(c.Matrix)
 		out.Topology = &c
 	}
-	out.Network.Availability = abs(sc.Network.Availability)
 	if st := sc.Network.StepTime; st != nil {
 		c := *st
-		c.File = abs(c.File)
 		out.Network.StepTime = &c
+	}
+	for _, p := range pathsOf(&out) {
+		*p = abs(*p)
 	}
 	out.Curves = make([]scenarios.Curve, len(sc.Curves))
 	for i, c := range sc.Curves {
@@ -172,11 +222,6 @@ func withAbsolutePaths(sc *scenarios.Scenario, dir string) *scenarios.Scenario {
 	}
 	return &out
 }
-
-// pathFields are the scenario fields that name files, relative to the
-// scenario's directory.
-var pathFields = map[string]bool{"data.libsvm.file": true, "topology.file": true, "topology.matrix": true,
-	"network.availability": true, "network.step_time.file": true}
 
 // curveResult gathers a curve's runs and their result.
 type curveResult struct {
@@ -257,6 +302,7 @@ func summarize(plan *scenarios.Plan, curves []curveResult, opts *Options) *rundi
 		s.Curves = append(s.Curves, cs)
 	}
 	compareWithBaseline(plan, s.Curves, curves)
+	s.Columns = rundir.UnionColumns(results(curves))
 	return s
 }
 
