@@ -281,7 +281,10 @@ func newPrivacyLog(sc *scenarios.Scenario, cfg *fedavg.Config, dim int, t *rundi
 	l := &privacyLog{sc: sc, cfg: cfg, dim: dim, t: t, col: map[string]int{},
 		costs: make([][]float64, sc.Iterations+1), time: make([]float64, sc.Iterations+1), eps: make([][2]float64, sc.Iterations+1)}
 	for i, c := range cols {
-		l.col[c.Name] = i
+		switch c.Name {
+		case "client_bytes", "server_bytes", "round_time", "epsilon", "sample_epsilon":
+			l.col[c.Name] = i // the privacy features' columns only
+		}
 	}
 	return l
 }
