@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -144,7 +145,10 @@ func decodeParam(n *yaml.Node, p params.Param) (any, error) {
 }
 
 // checkBehaviour checks a Behaviour field of slot against the registered
-// behaviours, recording where its kind and parameters came from.
+// behaviours, recording where its kind and parameters came from. A mapping
+// without a kind keeps the behaviour the field has by default, so that
+// `--set algorithm.fedplt.solver.step_scale=2` sets a parameter of the
+// default solver; it may set only that behaviour's parameters.
 func (w *walker) checkBehaviour(n *yaml.Node, slot, path string) error {
 	n = resolveAlias(n)
 	known := strings.Join(params.Names(slot), ", ")
@@ -174,8 +178,20 @@ func (w *walker) checkBehaviour(n *yaml.Node, slot, path string) error {
 		if spec, err = lookup(kindNode, path+".kind", kindNode.Value); err != nil {
 			return err
 		}
-	} else if spec = w.defaultSpec(n, slot, path); spec.Name == "" {
-		return w.errAt(n, path+".kind", "missing: a behaviour mapping needs its kind (%s)", known)
+	} else {
+		b, ok := behaviourAt(w.defaults, path)
+		if spec, ok = params.Lookup(slot, b.Kind); !ok || b.slot != slot {
+			return w.errAt(n, path+".kind", "missing: a behaviour mapping needs its kind (%s)", known)
+		}
+		for j := 0; j+1 < len(n.Content); j += 2 {
+			if k := n.Content[j]; !slices.Contains(spec.ParamNames(), k.Value) {
+				has := "it has none"
+				if len(spec.Params) > 0 {
+					has = "its parameters: " + strings.Join(spec.ParamNames(), ", ")
+				}
+				return w.errAt(k, path+"."+k.Value, "not a parameter of %s, the field's default behaviour (%s); a mapping that sets another behaviour's parameters needs its kind (%s)", spec.Name, has, known)
+			}
+		}
 	}
 	seen := map[string]bool{}
 	for j := 0; j+1 < len(n.Content); j += 2 {
@@ -205,28 +221,6 @@ func (w *walker) checkBehaviour(n *yaml.Node, slot, path string) error {
 		}
 	}
 	return nil
-}
-
-// defaultSpec returns the behaviour a mapping without a kind at path
-// selects: the one the field holds in the scenario's defaults, when every
-// key of the mapping is one of its parameters (so that
-// `--set algorithm.fedplt.solver.step_scale=2` sets a parameter of the
-// default solver). It returns the zero Spec otherwise.
-func (w *walker) defaultSpec(n *yaml.Node, slot, path string) params.Spec {
-	b, ok := behaviourAt(w.defaults, path)
-	if !ok || b.slot != slot {
-		return params.Spec{}
-	}
-	spec, ok := params.Lookup(slot, b.Kind)
-	if !ok {
-		return params.Spec{}
-	}
-	for j := 0; j+1 < len(n.Content); j += 2 {
-		if _, ok := spec.Param(n.Content[j].Value); !ok {
-			return params.Spec{}
-		}
-	}
-	return spec
 }
 
 // behaviourAt returns the Behaviour field at the dotted path of sc (the
