@@ -8,7 +8,7 @@ import "maple/algorithms/fedplt"
 // extrapolated point).
 
 func init() {
-	Solvers.Register("heavy-ball", "the heavy-ball method (Polyak 1964): GD plus beta times the last step", heavyBall{StepSize: fedplt.StepSize{Scale: 1}, Beta: 0.5})
+	Solvers.Register("heavy-ball", "the heavy-ball method (Polyak 1964): GD plus beta times the last step", heavyBall{StepSize: fedplt.StepSize{Scale: 1}, Beta: 0.3})
 }
 
 // heavyBall is the solver's parameters, and its rule.
