@@ -115,9 +115,6 @@ type LocalProblem struct {
 	idx     []int
 }
 
-// Samples returns q_i, the agent's number of samples.
-func (p *LocalProblem) Samples() int { return p.set.Len() }
-
 // Grad sets g to ∇d(w) on the agent's whole data set. g must not alias w.
 func (p *LocalProblem) Grad(g, w []float64) {
 	p.obj.Grad(g, w, p.set)
