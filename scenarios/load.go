@@ -50,8 +50,9 @@ type CurveSpec struct {
 	// Scenario is the curve's resolved scenario.
 	Scenario *Scenario
 
-	file string
-	pos  map[string]position
+	file   string
+	pos    map[string]position
+	unused []string // fields that do not apply (Validator.Unused)
 }
 
 // Setting is one field assignment of a curve.

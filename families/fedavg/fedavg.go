@@ -152,7 +152,9 @@ func validateFedAvg(v *scenarios.Validator, sc *scenarios.Scenario) {
 	_, err := fedavg.ParseParticipation(fa.Participation)
 	v.Parse("algorithm.fedavg.participation", err)
 	v.AtLeast("algorithm.fedavg.participants", fa.Participants, 1)
-	v.Absent("algorithm.fedavg.participants", fa.Participation == fedavg.Full.String() && v.Set("algorithm.fedavg.participants"), "participation full takes every agent")
+	if fa.Participation == fedavg.Full.String() {
+		v.Unused("algorithm.fedavg.participants", "participation full takes every agent")
+	}
 	if fa.Participation == fedavg.WithoutReplacement.String() && fa.Participants > sc.Data.Agents {
 		v.Fail("algorithm.fedavg.participants", "%d agents cannot be sampled without replacement from data.agents = %d", fa.Participants, sc.Data.Agents)
 	}
