@@ -52,11 +52,19 @@ func (c RegressionConfig) Validate() error {
 	return nil
 }
 
-// Regression generates the K local datasets and the true model w⋆ of one run.
-// Agent k's data come from the stream ("data", "agent/k") and the shared
-// quantities (w⋆, a shared R_u) from ("data", "global"), so an agent's data do
-// not depend on how many other agents there are.
+// Regression generates the K local datasets and the true model w⋆ of one run:
+// every dataset of RegressionSource, in memory.
 func Regression(c RegressionConfig, runSeed uint64) (sets []*Set, wStar []float64) {
+	src, wStar := RegressionSource(c, runSeed)
+	return Collect(src), wStar
+}
+
+// RegressionSource returns the local datasets of one run as a Source that
+// draws each when asked, and the true model w⋆. Agent k's data come from the
+// stream ("data", "agent/k") and the shared quantities (w⋆, a shared R_u)
+// from ("data", "global"), so an agent's data do not depend on how many
+// other agents there are, nor on which were drawn before.
+func RegressionSource(c RegressionConfig, runSeed uint64) (src Source, wStar []float64) {
 	global := rng.New(runSeed, "data", "global")
 	wStar = make([]float64, c.Dim)
 	for j := range wStar {
@@ -66,18 +74,31 @@ func Regression(c RegressionConfig, runSeed uint64) (sets []*Set, wStar []float6
 	if c.SharedCovariance {
 		shared = covarianceFactor(c.Dim, c.CovScale, global)
 	}
-	sets = make([]*Set, c.Agents)
-	for k := range sets {
-		r := rng.New(runSeed, "data", fmt.Sprintf("agent/%d", k))
-		factor := shared
-		if factor == nil {
-			factor = covarianceFactor(c.Dim, c.CovScale, r)
-		}
-		n := c.SamplesMin + r.IntN(c.SamplesMax-c.SamplesMin+1)
-		noiseSD := math.Sqrt(c.NoiseVarMin + (c.NoiseVarMax-c.NoiseVarMin)*r.Float64())
-		sets[k] = linearSamples(n, factor, wStar, noiseSD, r)
+	return &regression{c: c, runSeed: runSeed, wStar: wStar, shared: shared}, wStar
+}
+
+// regression is the Source of RegressionSource.
+type regression struct {
+	c       RegressionConfig
+	runSeed uint64
+	wStar   []float64
+	shared  []float64 // the shared covariance factor, nil for one per agent
+}
+
+// Agents implements Source.
+func (g *regression) Agents() int { return g.c.Agents }
+
+// Set implements Source.
+func (g *regression) Set(k int) *Set {
+	c := &g.c
+	r := rng.New(g.runSeed, "data", agentStream(k))
+	factor := g.shared
+	if factor == nil {
+		factor = covarianceFactor(c.Dim, c.CovScale, r)
 	}
-	return sets, wStar
+	n := c.SamplesMin + r.IntN(c.SamplesMax-c.SamplesMin+1)
+	noiseSD := math.Sqrt(c.NoiseVarMin + (c.NoiseVarMax-c.NoiseVarMin)*r.Float64())
+	return linearSamples(n, factor, g.wStar, noiseSD, r)
 }
 
 // covarianceFactor draws the lower-triangular factor L (row-major, Dim×Dim).
