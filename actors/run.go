@@ -178,6 +178,9 @@ func (r *Run) Name(id ID) string {
 	return r.cells[id].name
 }
 
+// RunSeed returns the seed of the run's streams (Options.RunSeed).
+func (r *Run) RunSeed() uint64 { return r.opts.RunSeed }
+
 // Rand returns the random stream that actor name would get from Context.Rand,
 // for code that prepares an actor's state machine before the run starts.
 func (r *Run) Rand(name, purpose string) *rand.Rand {

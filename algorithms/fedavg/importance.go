@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/floats"
 
@@ -246,32 +247,39 @@ func estimatorWeights(a, q []float64, n int) {
 // agent's own, drawn from its schedule stream exactly as a run draws them,
 // so cfg must use the PerAgent schedule. Without replacement the thesis's
 // bound drops the 1/L; the ratio is the same.
-func NoiseBound(cfg *Config, sets []*data.Set, l loss.Loss, wOpt []float64, runSeed uint64) (uniform, optimal float64) {
-	uniform, optimal, _ = NoiseBoundContext(context.Background(), cfg, sets, l, wOpt, runSeed)
+func NoiseBound(cfg *Config, src data.Source, l loss.Loss, wOpt []float64, runSeed uint64) (uniform, optimal float64) {
+	uniform, optimal, _ = NoiseBoundContext(context.Background(), cfg, src, l, wOpt, runSeed)
 	return uniform, optimal
 }
 
 // NoiseBoundContext is NoiseBound, stopping with an error wrapping ctx.Err()
-// once ctx is done; it checks ctx before every agent's sample gradients.
-func NoiseBoundContext(ctx context.Context, cfg *Config, sets []*data.Set, l loss.Loss, wOpt []float64, runSeed uint64) (uniform, optimal float64, err error) {
-	K, L := float64(len(sets)), float64(cfg.Draws())
+// once ctx is done; it checks ctx before every agent's sample gradients. It
+// passes over the agents once (data.Each), holding one agent's data at a
+// time.
+func NoiseBoundContext(ctx context.Context, cfg *Config, src data.Source, l loss.Loss, wOpt []float64, runSeed uint64) (uniform, optimal float64, err error) {
+	K, L := float64(src.Agents()), float64(cfg.Draws())
 	g := make([]float64, len(wOpt))
 	var sumC, sumSqrtC float64
-	for k, set := range sets {
+	var norms, p []float64
+	err = data.Each(src, func(k int, set *data.Set) error {
 		if err := ctx.Err(); err != nil {
-			return 0, 0, fmt.Errorf("importance sampling's noise bound: interrupted: %w", err)
+			return fmt.Errorf("importance sampling's noise bound: interrupted: %w", err)
 		}
 		schedule := rng.New(runSeed, AgentName(k), "schedule")
 		epochs := sampling.IntInRange(cfg.Epochs.Min, cfg.Epochs.Max, schedule)
 		batch := sampling.IntInRange(cfg.Batch.Min, cfg.Batch.Max, schedule)
-		norms := make([]float64, set.Len())
+		norms = slices.Grow(norms[:0], set.Len())[:set.Len()]
 		sampleNorms(norms, l, wOpt, set, g)
 		l.FullGrad(g, wOpt, set)
 		model := alpha(epochs, batch) * floats.Dot(g, g)
-		p := make([]float64, set.Len())
+		p = slices.Grow(p[:0], set.Len())[:set.Len()]
 		sampling.Proportional(p, norms)
 		sumC += dataVariance(norms, nil, epochs, batch) + model
 		sumSqrtC += math.Sqrt(dataVariance(norms, p, epochs, batch) + model)
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
 	}
 	// uniform: (1/(L K²)) Σ_k K·c_k(uniform data); optimal: (1/(L K²)) (Σ √c_k)².
 	return sumC / (L * K), sumSqrtC * sumSqrtC / (L * K * K), nil
