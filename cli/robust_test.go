@@ -104,8 +104,9 @@ func TestHostileInputs(t *testing.T) {
 		{[]string{"run", "--set", "iterations=" + huge}, 2, "--set iterations=" + huge + ": iterations: the plan needs about"},
 		{[]string{"run", "--set", "data.dim=100000000"}, 2, "--set data.dim=100000000: data.dim: the plan needs about"},
 		{[]string{"validate", "svm.yaml"}, 2, "svm.yaml:4: data.libsvm.file: missing LIBSVM file missing.svm: get it from https://"},
-		// 10⁷ agents of 1000 samples: about 280 GB of data and actors.
-		{[]string{"validate", "tiny.yaml", "--set", "data.agents=10000000", "--set", "data.samples=1000"}, 2, "--set data.agents=10000000: data.agents: the plan needs about 2"},
+		// 10⁷ agents of 1000 samples, every one training at once: about 260
+		// GB of data and agents (drawn lazily, two of them would fit).
+		{[]string{"validate", "tiny.yaml", "--set", "data.agents=10000000", "--set", "data.samples=1000", "--set", "algorithm.fedavg.participants=10000000"}, 2, "--set data.agents=10000000: data.agents: the plan needs about 2"},
 		{[]string{"run", "--workers", "-5"}, 2, "--workers: must be a positive number of parallel runs"},
 		{[]string{"run", "two.yaml"}, 2, "two.yaml:7: a second YAML document starts here"},
 		{[]string{"run", "escape.yaml"}, 2, `escape.yaml:1: name: names the run directory, so it must not contain / or \, got "../../escape"`},

@@ -43,6 +43,7 @@ func init() {
 		Columns:  fedavgColumns,
 		Run:      runFedAvg,
 		Estimate: fedavgEstimate,
+		Lazy:     true,
 		Tiny: []string{fedavgTiny, fedavgTiny + "    server: {kind: trimmed-mean, trim: 0.34}\n",
 			fedavgTiny + "    collect: {kind: deadline, seconds: 1}\nnetwork: {step_time: {kind: fixed, value: 0.3}}\n"},
 	})
@@ -224,26 +225,6 @@ func fedavgColumns(sc *scenarios.Scenario) []rundir.Column {
 	return append(cols, run.SystemsColumns(sc, fedavgFaulty(sc))...)
 }
 
-// fedavgEstimate is the cost of one FedAvg run: per round a Tick, a Done and
-// a model to and from each of the L participants, each of which runs up to
-// E_k local steps on up to B_k samples; every agent is an actor holding a few
-// model-sized vectors.
-func fedavgEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
-	fa := fedavgParams(sc)
-	L := float64(fa.Participants)
-	if fa.Participation == fedavg.Full.String() {
-		L = float64(sc.Data.Agents)
-	}
-	T := float64(sc.Iterations)
-	return run.Estimate{
-		Bytes:       float64(sc.Data.Agents) * (run.ActorBytes + 3*d*8),
-		Ops:         T * L * (4*float64(fa.LocalSteps.Max)*float64(fa.Batch.Max)*d + 4*d),
-		Messages:    1 + T*(2+2*L),
-		RecordBytes: 140,
-		VectorLen:   d,
-	}
-}
-
 // fedavgConfig translates a curve's scenario into the algorithm's
 // configuration.
 func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
@@ -335,12 +316,14 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 		return j.Curve.Errorf("algorithm.fedavg.importance", "policy optimal evaluates gradients at w^o, and loss.kind %s has no minimizer w^o", sc.Loss.Kind)
 	}
 	cfg.Importance.Optimum = p.WOpt
+	cfg.Hold = fedavgHold(sc, p.Sets != nil)
 	if j.Run == 0 {
 		if err := fedavgDetails(j, cfg, p); err != nil {
 			return err
 		}
 	}
-	w0 := make([]float64, p.Loss.Dim(p.Sets[0].Dim))
+	K := p.Data.Agents()
+	w0 := make([]float64, p.Loss.Dim(p.Data.Set(0).Dim))
 	cols := run.Columns(sc)
 	obs := &fedavgObserver{t: rundir.NewTable(sc.Iterations, sc.Output.Every, len(cols)), p: p}
 	obs.sys = run.NewSystemsLog(sc, obs.t, cols)
@@ -359,12 +342,12 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 			return err
 		}
 		if !systemsRun {
-			if err := fedavg.Reference(*cfg, p.Sets, p.Loss, w0, j.RunSeed, sc.Iterations, obs.record); err != nil {
+			if err := fedavg.Reference(*cfg, p.Data, p.Loss, w0, j.RunSeed, sc.Iterations, obs.record); err != nil {
 				return err
 			}
 			return j.AccountFor(p, fedavgExposure(cfg, fa.Server.Kind))
 		}
-		err = fedavg.Simulate(*cfg, p.Sets, p.Loss, w0, j.RunSeed, sc.Iterations, fedavg.SimOptions{Model: model, Observe: obs.observe})
+		err = fedavg.Simulate(*cfg, p.Data, p.Loss, w0, j.RunSeed, sc.Iterations, fedavg.SimOptions{Model: model, Observe: obs.observe})
 		if err != nil {
 			return err
 		}
@@ -372,11 +355,11 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 		r := actors.NewRun(j.ActorOptions(obs, sink))
 		defer r.Close()
 		setup := afedavg.Setup{
-			Config: cfg, Sets: p.Sets, Loss: p.Loss, W0: w0, Rounds: sc.Iterations,
+			Config: cfg, Data: p.Data, Loss: p.Loss, W0: w0, Rounds: sc.Iterations,
 			Server: fa.Server.Kind, ServerParams: fa.Server.Params, GradientTime: sc.Network.GradientTime,
 		}
 		if systemsRun {
-			setup.Devices = model.Devices(j.RunSeed, len(p.Sets), fedavg.AgentName)
+			setup.Fleet = model.Fleet(j.RunSeed, K, fedavg.AgentName)
 		}
 		sched, err := afedavg.Spawn(r, setup)
 		if err != nil {
@@ -388,8 +371,8 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 		j.Finish(r)
 	}
 	if systemsRun {
-		if d := obs.sys.Finish(j, model, len(p.Sets)); d != nil && cfg.Adversarial() {
-			bad := cfg.ChooseAdversaries(func() *rand.Rand { return rng.New(j.RunSeed, fedavg.AdversaryOwner, fedavg.AdversaryPurpose) }, len(p.Sets))
+		if d := obs.sys.Finish(j, model, K); d != nil && cfg.Adversarial() {
+			bad := cfg.ChooseAdversaries(func() *rand.Rand { return rng.New(j.RunSeed, fedavg.AdversaryOwner, fedavg.AdversaryPurpose) }, K)
 			var ids []int
 			for k, b := range bad {
 				if b {
@@ -436,19 +419,23 @@ func fedavgExposure(cfg *fedavg.Config, server string) run.Exposure {
 func fedavgDetails(j *run.Job, cfg *fedavg.Config, p *run.Problem) error {
 	d := map[string]any{}
 	if cfg.Schedule == fedavg.PerAgent && p.WOpt != nil {
-		uniform, optimal := fedavg.NoiseBound(cfg, p.Sets, p.Loss, p.WOpt, j.RunSeed)
+		uniform, optimal := fedavg.NoiseBound(cfg, p.Data, p.Loss, p.WOpt, j.RunSeed)
 		d["noise_bound_uniform"] = uniform
 		d["noise_bound_optimal"] = optimal
 		d["bound_gain_db"] = rundir.Decibel(uniform / optimal)
 	}
 	if p.Loss.Kind == loss.LeastSquares && p.WOpt != nil {
 		var xi float64
-		for k, set := range p.Sets {
+		err := data.Each(p.Data, func(k int, set *data.Set) error {
 			wk, err := optimum.LeastSquares([]*data.Set{set}, optimum.Uniform(1), p.Loss.Rho)
 			if err != nil {
 				return j.Curve.Errorf("data", "agent %d's local minimizer w_k^o: %v", k, err)
 			}
 			xi = math.Max(xi, floats.Distance(wk, p.WOpt, 2))
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		d["xi"] = xi
 	}

@@ -77,19 +77,29 @@ func partition(c *scenarios.CurveSpec, all *data.Set, split data.SplitConfig, ru
 // finish checks the labels against the loss, gives the MLP its random
 // origin (from the stream ("model", "init") of the data seed, so that the
 // curves of a run start from the same network) and summarizes the partition.
+//
+// It passes over the agents once (data.Each): for generated data held lazily
+// it draws them one at a time.
 func (p *Problem) finish(c *scenarios.CurveSpec, runSeed uint64) error {
-	for k, s := range p.Sets {
+	var summary data.Summary
+	classes := p.Loss.Classification()
+	err := data.Each(p.Data, func(k int, s *data.Set) error {
 		if err := p.Loss.CheckLabels(s); err != nil {
 			return c.Errorf("data", "agent %d: %v", k, err)
 		}
+		summary.Add(s, classes)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	if p.Test != nil && p.Loss.Classification() {
+	if p.Test != nil && classes {
 		if err := p.Loss.CheckLabels(p.Test); err != nil {
 			return c.Errorf("data", "test set: %v", err)
 		}
 	}
-	p.Loss.Origin = p.Loss.Init(p.Sets[0].Dim, rng.New(runSeed, "model", "init"))
-	p.summary = data.Summarize(p.Sets, p.Test, p.Loss.Classification())
+	p.Loss.Origin = p.Loss.Init(p.Data.Set(0).Dim, rng.New(runSeed, "model", "init"))
+	p.summary = summary.Summary(p.Test, classes)
 	return nil
 }
 
