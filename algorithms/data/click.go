@@ -149,7 +149,9 @@ func (g *click) Agents() int { return g.c.Agents }
 // Set implements Source.
 func (g *click) Set(k int) *Set {
 	c := &g.c
-	r := rng.New(g.runSeed, "data", agentStream(k))
+	pr := agentRand(g.runSeed, k)
+	defer pr.release()
+	r := pr.Rand
 	n := sampleCount(r, c.SamplesMin, c.SamplesMax)
 	sd := math.Sqrt(uniformIn(r, c.NoiseVarMin, c.NoiseVarMax))
 	return clickSamples(n, newFieldSampler(*c, r).skewed(c.Skew), g.wStar, sd)

@@ -123,7 +123,9 @@ func (g *logistic) Agents() int { return g.c.Agents }
 // Set implements Source.
 func (g *logistic) Set(k int) *Set {
 	c := &g.c
-	r := rng.New(g.runSeed, "data", agentStream(k))
+	pr := agentRand(g.runSeed, k)
+	defer pr.release()
+	r := pr.Rand
 	factor := g.ref
 	if !c.SharedCovariance {
 		factor = covarianceFactor(c.Dim, c.CovScale, r)
@@ -158,8 +160,9 @@ func scaledModel(dim int, factor []float64, sd float64, r *rand.Rand) []float64 
 // y ~ P(y | x) = σ(y·xᵀw⋆) flipped with probability flip.
 func logisticSamples(n int, factor, mean, wStar []float64, flip float64, r *rand.Rand) *Set {
 	dim := len(wStar)
-	s := &Set{Dim: dim, X: make([]float64, n*dim), Y: make([]float64, n)}
-	z := make([]float64, dim)
+	s := newDense(n, dim)
+	var stack [16]float64
+	z := scratch(stack[:], dim)
 	for i := 0; i < n; i++ {
 		row := s.Row(i)
 		gaussianRow(row, factor, mean, z, r)

@@ -83,14 +83,16 @@ func (g *mixture) Agents() int { return g.c.Agents }
 
 // Set implements Source.
 func (g *mixture) Set(k int) *Set {
-	r := rng.New(g.runSeed, "data", agentStream(k))
+	pr := agentRand(g.runSeed, k)
+	defer pr.release()
+	r := pr.Rand
 	return mixtureSamples(g.c, sampleCount(r, g.c.SamplesMin, g.c.SamplesMax), r)
 }
 
 // mixtureSamples draws n labelled samples: first the label, then the
 // features of its class.
 func mixtureSamples(c MixtureConfig, n int, r *rand.Rand) *Set {
-	s := &Set{Dim: c.Dim, X: make([]float64, n*c.Dim), Y: make([]float64, n)}
+	s := newDense(n, c.Dim)
 	sd := math.Sqrt(c.Variance)
 	for i := range n {
 		y := -1.0

@@ -91,7 +91,9 @@ func (g *regression) Agents() int { return g.c.Agents }
 // Set implements Source.
 func (g *regression) Set(k int) *Set {
 	c := &g.c
-	r := rng.New(g.runSeed, "data", agentStream(k))
+	pr := agentRand(g.runSeed, k)
+	defer pr.release()
+	r := pr.Rand
 	factor := g.shared
 	if factor == nil {
 		factor = covarianceFactor(c.Dim, c.CovScale, r)
@@ -116,8 +118,9 @@ func covarianceFactor(dim int, scale float64, r *rand.Rand) []float64 {
 // linearSamples draws n samples u = L z, z ~ N(0, I), d = uᵀw⋆ + noiseSD·N(0,1).
 func linearSamples(n int, factor, wStar []float64, noiseSD float64, r *rand.Rand) *Set {
 	dim := len(wStar)
-	s := &Set{Dim: dim, X: make([]float64, n*dim), Y: make([]float64, n)}
-	z := make([]float64, dim)
+	s := newDense(n, dim)
+	var stack [16]float64
+	z := scratch(stack[:], dim)
 	for i := 0; i < n; i++ {
 		for j := range z {
 			z[j] = r.NormFloat64()

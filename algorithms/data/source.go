@@ -1,9 +1,12 @@
 package data
 
 import (
+	"math/rand/v2"
 	"runtime"
 	"strconv"
 	"sync"
+
+	"maple/algorithms/rng"
 )
 
 // Source gives the agents' local datasets one at a time. A generated source
@@ -82,17 +85,28 @@ const eachChunk = 256
 // agents takes the time of drawing them divided by the cores; the order of
 // the calls, hence every number f computes, is that of a plain loop.
 func Each(src Source, f func(k int, set *Set) error) error {
+	return Map(src, func(_ int, set *Set) *Set { return set }, f)
+}
+
+// Map calls each(k, work(k, src.Set(k))) for every agent k in ascending
+// order and stops at the first error each returns. each runs on the calling
+// goroutine; for a generated source, work runs on every core with the
+// drawing of the datasets (as in Each), so it must be safe for concurrent
+// use and depend on k and the dataset alone. A pass whose per-agent work is
+// heavy — the gradient norms of every sample — then runs on every core, and
+// its result, combined by each in agent order, is that of a plain loop.
+func Map[T any](src Source, work func(k int, set *Set) T, each func(k int, v T) error) error {
 	K := src.Agents()
 	workers := runtime.GOMAXPROCS(0)
 	if !Generated(src) || workers == 1 || K <= eachChunk {
 		for k := range K {
-			if err := f(k, src.Set(k)); err != nil {
+			if err := each(k, work(k, src.Set(k))); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	chunks := make(chan chan []*Set, 2*workers) // drawn or being drawn, in order
+	chunks := make(chan chan []T, 2*workers) // done or being done, in order
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -100,7 +114,7 @@ func Each(src Source, f func(k int, set *Set) error) error {
 		defer wg.Done()
 		defer close(chunks)
 		for lo := 0; lo < K; lo += eachChunk {
-			out := make(chan []*Set, 1)
+			out := make(chan []T, 1)
 			select {
 			case chunks <- out:
 			case <-stop:
@@ -109,21 +123,21 @@ func Each(src Source, f func(k int, set *Set) error) error {
 			wg.Add(1)
 			go func(lo, hi int) {
 				defer wg.Done()
-				sets := make([]*Set, hi-lo)
-				for i := range sets {
-					sets[i] = src.Set(lo + i)
+				vs := make([]T, hi-lo)
+				for i := range vs {
+					vs[i] = work(lo+i, src.Set(lo+i))
 				}
-				out <- sets
+				out <- vs
 			}(lo, min(lo+eachChunk, K))
 		}
 	}()
 	var err error
 	k := 0
 	for out := range chunks {
-		sets := <-out
-		for _, s := range sets {
+		vs := <-out
+		for _, v := range vs {
 			if err == nil {
-				err = f(k, s)
+				err = each(k, v)
 			}
 			k++
 		}
@@ -141,3 +155,29 @@ func Each(src Source, f func(k int, set *Set) error) error {
 
 // agentStream is the purpose of agent k's data stream, owned by "data".
 func agentStream(k int) string { return "agent/" + strconv.Itoa(k) }
+
+// agentRands recycles the generators the sources draw agents' datasets
+// from: each is reseeded with the agent's stream key (ChaCha8.Seed gives
+// the generator rand.NewChaCha8 would), so that drawing millions of agents
+// allocates no generator.
+var agentRands = sync.Pool{New: func() any {
+	src := new(rand.ChaCha8)
+	return &pooledRand{src: src, Rand: rand.New(src)}
+}}
+
+// pooledRand is a generator of agentRands.
+type pooledRand struct {
+	*rand.Rand
+	src *rand.ChaCha8
+}
+
+// agentRand returns the stream ("data", "agent/k") of the run with seed
+// runSeed; give it back with release once the agent's dataset is drawn.
+func agentRand(runSeed uint64, k int) *pooledRand {
+	r := agentRands.Get().(*pooledRand)
+	r.src.Seed(rng.Key(runSeed, "data", agentStream(k)))
+	return r
+}
+
+// release gives r back to agentRands.
+func (r *pooledRand) release() { agentRands.Put(r) }

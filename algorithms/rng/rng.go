@@ -33,20 +33,20 @@ func RunSeed(seed uint64, run int) uint64 {
 // run with seed runSeed. The three parts are length-prefixed, so distinct names
 // can never collide.
 func Key(runSeed uint64, actor, purpose string) [32]byte {
-	h := sha256.New()
-	var buf [8]byte
-	h.Write([]byte("maple/stream\x00"))
-	binary.LittleEndian.PutUint64(buf[:], runSeed)
-	h.Write(buf[:])
+	// The hashed bytes, on the stack for names of ordinary length: keying
+	// millions of agents' streams allocates nothing.
+	var stack [128]byte
+	b := append(stack[:0], streamDomain...)
+	b = binary.LittleEndian.AppendUint64(b, runSeed)
 	for _, part := range [...]string{actor, purpose} {
-		binary.LittleEndian.PutUint64(buf[:], uint64(len(part)))
-		h.Write(buf[:])
-		h.Write([]byte(part))
+		b = binary.LittleEndian.AppendUint64(b, uint64(len(part)))
+		b = append(b, part...)
 	}
-	var key [32]byte
-	h.Sum(key[:0])
-	return key
+	return sha256.Sum256(b)
 }
+
+// streamDomain starts the bytes a stream's key hashes.
+const streamDomain = "maple/stream\x00"
 
 // New returns the stream named (actor, purpose) in the run with seed runSeed.
 // The returned generator is not safe for concurrent use: it belongs to one actor.

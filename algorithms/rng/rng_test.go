@@ -1,8 +1,12 @@
 package rng
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -86,5 +90,28 @@ func TestNewIsSource(t *testing.T) {
 		if x, y := a.Uint64(), b.Uint64(); x != y {
 			t.Fatalf("draw %d: %d vs %d", i, x, y)
 		}
+	}
+}
+
+// Key hashes the domain, the run seed and the two length-prefixed names, as
+// it always has: a stream's key, hence its values, never change.
+func TestKeyIsTheHashOfTheNames(t *testing.T) {
+	for _, name := range []string{"agent/3", strings.Repeat("x", 200)} {
+		h := sha256.New()
+		h.Write([]byte("maple/stream\x00"))
+		var buf [8]byte
+		binary.LittleEndian.PutUint64(buf[:], 77)
+		h.Write(buf[:])
+		for _, part := range []string{name, "batch"} {
+			binary.LittleEndian.PutUint64(buf[:], uint64(len(part)))
+			h.Write(buf[:])
+			h.Write([]byte(part))
+		}
+		if got := Key(77, name, "batch"); !bytes.Equal(got[:], h.Sum(nil)) {
+			t.Errorf("%q: key %x, want %x", name, got, h.Sum(nil))
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { Key(1, "agent/123456", "batch") }); n != 0 {
+		t.Errorf("Key allocates %v times", n)
 	}
 }
