@@ -228,12 +228,25 @@ func (p *problem) value(w []float64) float64 {
 	return f
 }
 
-// grad sets dst to ∇F(w). dst must not alias w.
+// grad sets dst to ∇F(w). dst must not alias w. The agents' gradients of a
+// generated source are computed on every core, each into its own vector,
+// and added in agent order; those of datasets in memory in turn, in one
+// scratch vector.
 func (p *problem) grad(dst, w []float64) {
 	clear(dst)
-	data.Each(p.sets, func(k int, s *data.Set) error {
-		p.l.FullGrad(p.scratch, w, s)
-		floats.AddScaled(dst, p.weight(k), p.scratch)
+	if !data.Generated(p.sets) {
+		for k := range p.sets.Agents() {
+			p.l.FullGrad(p.scratch, w, p.sets.Set(k))
+			floats.AddScaled(dst, p.weight(k), p.scratch)
+		}
+		return
+	}
+	data.Map(p.sets, func(_ int, s *data.Set) []float64 {
+		g := make([]float64, len(w))
+		p.l.FullGrad(g, w, s)
+		return g
+	}, func(k int, g []float64) error {
+		floats.AddScaled(dst, p.weight(k), g)
 		return nil
 	})
 }

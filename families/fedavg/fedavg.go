@@ -415,28 +415,52 @@ func fedavgExposure(cfg *fedavg.Config, server string) run.Exposure {
 // sampling: the gradient-noise constant σ_s² (thesis eq. 2.23) under uniform
 // and optimal probabilities and the improvement of the MSD bound between them
 // in dB, and, for least squares, the model drift ξ = max_k ‖w_k^o − w^o‖
-// (Assumption 2.2) that Fig. 2.5 is parameterized by.
+// (Assumption 2.2) that Fig. 2.5 is parameterized by. Both come from one
+// pass over the agents (data.Map), each agent's share computed on every
+// core and combined in agent order.
 func fedavgDetails(j *run.Job, cfg *fedavg.Config, p *run.Problem) error {
 	d := map[string]any{}
-	if cfg.Schedule == fedavg.PerAgent && p.WOpt != nil {
-		uniform, optimal := fedavg.NoiseBound(cfg, p.Data, p.Loss, p.WOpt, j.RunSeed)
+	noise := cfg.Schedule == fedavg.PerAgent && p.WOpt != nil
+	drift := p.Loss.Kind == loss.LeastSquares && p.WOpt != nil
+	if !noise && !drift {
+		j.Stats.Details["importance"] = d
+		return nil
+	}
+	type share struct {
+		noise fedavg.NoiseTerm
+		xi    float64
+		err   error
+	}
+	var sum fedavg.NoiseSum
+	var xi float64
+	err := data.Map(p.Data, func(k int, set *data.Set) (s share) {
+		if noise {
+			s.noise = cfg.NoiseTerm(k, set, p.Loss, p.WOpt, j.RunSeed)
+		}
+		if drift {
+			wk, err := optimum.LeastSquares([]*data.Set{set}, optimum.Uniform(1), p.Loss.Rho)
+			if err != nil {
+				s.err = j.Curve.Errorf("data", "agent %d's local minimizer w_k^o: %v", k, err)
+				return s
+			}
+			s.xi = floats.Distance(wk, p.WOpt, 2)
+		}
+		return s
+	}, func(_ int, s share) error {
+		sum.Add(s.noise)
+		xi = math.Max(xi, s.xi)
+		return s.err
+	})
+	if err != nil {
+		return err
+	}
+	if noise {
+		uniform, optimal := sum.Bound(cfg)
 		d["noise_bound_uniform"] = uniform
 		d["noise_bound_optimal"] = optimal
 		d["bound_gain_db"] = rundir.Decibel(uniform / optimal)
 	}
-	if p.Loss.Kind == loss.LeastSquares && p.WOpt != nil {
-		var xi float64
-		err := data.Each(p.Data, func(k int, set *data.Set) error {
-			wk, err := optimum.LeastSquares([]*data.Set{set}, optimum.Uniform(1), p.Loss.Rho)
-			if err != nil {
-				return j.Curve.Errorf("data", "agent %d's local minimizer w_k^o: %v", k, err)
-			}
-			xi = math.Max(xi, floats.Distance(wk, p.WOpt, 2))
-			return nil
-		})
-		if err != nil {
-			return err
-		}
+	if drift {
 		d["xi"] = xi
 	}
 	j.Stats.Details["importance"] = d

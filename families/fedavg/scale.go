@@ -10,6 +10,10 @@ import (
 // (docs/design.md, "Ten million clients"): how its agents are held between
 // their tasks, and the estimate the checks before running use.
 
+// keepBytes is the memory the agents of a run may take held whole
+// (fedavgHold); tests lower it to park the agents of small runs.
+var keepBytes float64 = fedavg.KeepBytes
+
 // The memory an agent takes, by how it is held (fedavg.Pool).
 const (
 	// memberBytes is an agent held whole besides its data: the Agent and
@@ -32,7 +36,7 @@ const (
 // its tasks. held says the problem holds the datasets anyway (read from
 // files), so that keeping an agent costs its state alone.
 func fedavgHold(sc *scenarios.Scenario, held bool) fedavg.Holding {
-	if float64(sc.Data.Agents)*agentBytes(sc, held) <= fedavg.KeepBytes {
+	if float64(sc.Data.Agents)*agentBytes(sc, held) <= keepBytes {
 		return fedavg.HoldKeep
 	}
 	return fedavg.HoldPark

@@ -78,18 +78,23 @@ func partition(c *scenarios.CurveSpec, all *data.Set, split data.SplitConfig, ru
 // origin (from the stream ("model", "init") of the data seed, so that the
 // curves of a run start from the same network) and summarizes the partition.
 //
-// It passes over the agents once (data.Each): for generated data held lazily
-// it draws them one at a time.
+// It passes over the agents once (data.Map): for generated data held lazily
+// it draws them one at a time, and checks them on every core.
 func (p *Problem) finish(c *scenarios.CurveSpec, runSeed uint64) error {
 	var summary data.Summary
 	classes := p.Loss.Classification()
-	err := data.Each(p.Data, func(k int, s *data.Set) error {
-		if err := p.Loss.CheckLabels(s); err != nil {
-			return c.Errorf("data", "agent %d: %v", k, err)
-		}
-		summary.Add(s, classes)
-		return nil
-	})
+	type checked struct {
+		set *data.Set
+		err error
+	}
+	err := data.Map(p.Data, func(_ int, s *data.Set) checked { return checked{s, p.Loss.CheckLabels(s)} },
+		func(k int, s checked) error {
+			if s.err != nil {
+				return c.Errorf("data", "agent %d: %v", k, s.err)
+			}
+			summary.Add(s.set, classes)
+			return nil
+		})
 	if err != nil {
 		return err
 	}
