@@ -33,7 +33,7 @@ var layers = [][]string{
 	{"rundir"},
 	{"figures"},
 	{"scenarios/run", "report"},
-	{"families"},
+	{"families", "cluster"},
 	{"cli"},
 	{"."},
 }

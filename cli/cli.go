@@ -98,9 +98,19 @@ func Execute(args []string, stdout, stderr io.Writer) (code int) {
 	if isInternal(err) {
 		return report(stderr, args, err)
 	}
-	fmt.Fprintln(stderr, "maple:", err)
+	var r reported
+	if !errors.As(err, &r) {
+		fmt.Fprintln(stderr, "maple:", err)
+	}
 	return exitCode(err)
 }
+
+// reported wraps the error of a command that has already told the user
+// about each of its failures (maple validate of several files): Execute
+// prints nothing more, and the exit status is that of the error wrapped.
+type reported struct{ error }
+
+func (r reported) Unwrap() error { return r.error }
 
 // report tells the user about an internal error: one line with the error,
 // one asking for a report, and the stack trace in a file (never on the
@@ -142,6 +152,21 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
 	root.PersistentFlags().StringVar(&g.logFormat, "log-format", "console", "log format: console or json")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	// An unknown command is a usage error (exit status 2), which cobra's
+	// own check, for a root without Args, is not; the root then needs a
+	// run function, which shows the help as cobra would.
+	root.Args = func(cmd *cobra.Command, a []string) error {
+		if len(a) == 0 {
+			return nil
+		}
+		msg := fmt.Sprintf("unknown command %q (see maple --help)", a[0])
+		if s := cmd.SuggestionsFor(a[0]); len(s) > 0 {
+			msg = fmt.Sprintf("unknown command %q: did you mean %s? (see maple --help)", a[0], strings.Join(s, " or "))
+		}
+		return usageError{errors.New(msg)}
+	}
+	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	root.SuggestionsMinimumDistance = 2
 	for _, c := range commands {
 		root.AddCommand(c(g))
 	}

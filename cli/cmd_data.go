@@ -25,8 +25,10 @@ func newDataCommand(*globalFlags) *cobra.Command {
 		Short: "Show how a scenario's data are dealt out to the agents, without running it",
 		Long: `Builds the data of one run of every curve (the files read, the pool drawn and
 partitioned, exactly as 'maple run' would) and prints the number of samples and
-of classes per agent (min, median, max). Nothing is trained and no optimum is
-solved.`,
+of classes per agent (min, median, max). Nothing is trained. The plan passes
+the checks of 'maple run' first — its estimated memory and time, its data files,
+what its algorithm family checks (a random walk solves run 0's optimum to check
+that it lies in the ball W) — and --run must name one of its runs.`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if runIdx < 0 {
@@ -35,6 +37,9 @@ solved.`,
 			plan, err := scenarios.LoadFile(a[0], sets)
 			if err != nil {
 				return err
+			}
+			if n, label := run.PlanRuns(plan); runIdx >= n {
+				return usageError{fmt.Errorf("--run: the plan has no run %d: curve %q has %d run(s), numbered from 0", runIdx, label, n)}
 			}
 			reports, err := run.DescribeData(plan, runIdx)
 			if err != nil {

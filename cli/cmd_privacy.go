@@ -96,8 +96,10 @@ func privacyGamma(w io.Writer, cmd *cobra.Command, f *gammaFlags) error {
 	fmt.Fprintf(w, "epsilon     %v\n", f.epsilon)
 	fmt.Fprintf(w, "delta       %.6g   (Lemma 1)\n", gamma.Delta(f.epsilon, theta, b))
 	fmt.Fprintf(w, "floor       %.6g   (%s)\n", gamma.Floor(f.epsilon, b), floorNote(f.epsilon, b))
+	// √L·√θ and √θ/√L rather than √(Lθ) and √(θ/L), which overflow for a
+	// finite sd at huge θ (--theta 1e308 printed an sd of +Inf).
 	fmt.Fprintf(w, "noise sd    %.6g at inf L, %.6g at sup L   (√(Lθ); relative √(θ/L): %.3g, %.3g)\n",
-		math.Sqrt(b.Inf*theta), math.Sqrt(b.Sup*theta), math.Sqrt(theta/b.Inf), math.Sqrt(theta/b.Sup))
+		gamma.NoiseSD(b.Inf, theta), gamma.NoiseSD(b.Sup, theta), math.Sqrt(theta)/math.Sqrt(b.Inf), math.Sqrt(theta)/math.Sqrt(b.Sup))
 	return nil
 }
 

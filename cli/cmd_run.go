@@ -38,6 +38,7 @@ type runFlags struct {
 	engine       string
 	workers      int
 	report       bool
+	cluster      clusterFlags
 }
 
 func newRunCommand(g *globalFlags) *cobra.Command {
@@ -61,6 +62,7 @@ func newRunCommand(g *globalFlags) *cobra.Command {
 	cmd.Flags().StringVar(&f.engine, "engine", "actors", "actors, or reference for the actor-free implementation")
 	cmd.Flags().IntVar(&f.workers, "workers", 0, "runs executed in parallel (default: number of CPUs)")
 	cmd.Flags().BoolVar(&f.report, "report", false, "also write report.html, a self-contained page of the results (see maple report)")
+	f.cluster.add(cmd)
 	return cmd
 }
 
@@ -96,6 +98,9 @@ func runScenario(cmd *cobra.Command, g *globalFlags, f *runFlags, a []string) er
 	opts := run.Options{
 		Engine: engine, Trace: f.trace || f.tracePayload, TracePayload: f.tracePayload,
 		Workers: f.workers, Logger: logger, TraceLimit: traceLimit,
+	}
+	if opts.Executor, err = f.cluster.executor(cmd, logger); err != nil {
+		return err
 	}
 	// Everything that can be checked is checked before the run directory
 	// (and runs/) exists, so that a bad plan leaves nothing behind.
@@ -152,10 +157,17 @@ func inspectable(dir string, withReport bool, res *run.Result) error {
 	return nil
 }
 
+// abandonGrace is how long maple waits, after a second interrupt, for the
+// writing to stop and remove what it wrote before it exits anyway: every
+// step of the writing observes the abort within milliseconds, so the bound
+// only ends a process that some step would otherwise keep alive.
+const abandonGrace = time.Second
+
 // interruption handles SIGINT and SIGTERM during an execution: the first
 // cancels ctx (the runs stop, the finished ones are written), the second
-// closes abort (the writing is abandoned), and a third kills the process as
-// usual. stop releases the signals.
+// closes abort (the writing is abandoned and maple exits; if that takes
+// longer than abandonGrace, it exits with status 130 at once), and a third
+// kills the process as usual. stop releases the signals.
 func interruption(parent context.Context, stderr io.Writer) (ctx context.Context, abort <-chan struct{}, stop func()) {
 	ctx, cancel := context.WithCancel(parent)
 	sigs := make(chan os.Signal, 1)
@@ -172,7 +184,15 @@ func interruption(parent context.Context, stderr io.Writer) (ctx context.Context
 		}
 		select {
 		case <-sigs:
+			signal.Stop(sigs) // a third signal kills the process
 			close(aborted)
+		case <-finished:
+			return
+		}
+		select {
+		case <-time.After(abandonGrace):
+			fmt.Fprintf(stderr, "maple: interrupted again: still writing after %v, exiting without cleaning up (hidden temporaries may remain)\n", abandonGrace)
+			os.Exit(exitInterrupted)
 		case <-finished:
 		}
 	}()
@@ -255,6 +275,9 @@ func printResult(w io.Writer, dir string, res *run.Result) {
 			status += fmt.Sprintf("  DIVERGED at iteration %d (%d of %d runs)", c.DivergedAt, c.DivergedRuns, c.Runs)
 		}
 		fmt.Fprintf(w, "  %-30s %s%s\n", c.Label, strings.Join(parts, " "), status)
+		for _, warning := range c.Warnings {
+			fmt.Fprintf(w, "    warning: %s\n", warning)
+		}
 		for _, tr := range c.Trending {
 			fmt.Fprintf(w, "    still trending: %s changes by %+.2f dB over iterations %d–%d; the run may end before the steady state (raise iterations)\n",
 				tr.Metric, float64(tr.Change), tr.From, tr.To)

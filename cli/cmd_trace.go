@@ -110,8 +110,10 @@ func newTraceCommand(g *globalFlags) *cobra.Command {
 	return cmd
 }
 
-// openTrace opens the trace of run directory dir; a directory without one
-// is a usage error.
+// openTrace opens the trace of run directory dir; a directory without one,
+// and a trace without records (its runs sent no message: the
+// gamma-mechanism family has no actors), are usage errors — every trace
+// command would otherwise print nothing and succeed.
 func openTrace(dir string) (*trace.Trace, error) {
 	t, err := rundir.OpenTrace(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -119,6 +121,10 @@ func openTrace(dir string) (*trace.Trace, error) {
 	}
 	if err != nil {
 		return nil, usageError{err}
+	}
+	if t.Empty() {
+		t.Close()
+		return nil, usageError{fmt.Errorf("%s: the trace holds no records (its runs sent no messages): there is nothing to show", dir)}
 	}
 	return t, nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,82 +63,6 @@ algorithm: {kind: fedavg, step_size: 0.05, fedavg: {participants: 2}}
 output: {plot: false}
 `
 
-// Hostile and extreme inputs: each is refused with exit status 2 and one line
-// naming what is wrong, quickly, and leaves no runs/ directory behind; a panic
-// is an internal error (status 3), not a crash with status 2.
-func TestHostileInputs(t *testing.T) {
-	t.Chdir(t.TempDir())
-	files := map[string]string{
-		"tiny.yaml":             tiny,
-		"bomb-description.yaml": tiny + "description: " + aliasBomb,
-		"bomb-label.yaml":       tiny + "x: " + aliasBomb + "curves:\n  - {label: *i, set: {runs: 2}}\n",
-		"bomb-sweep.yaml":       tiny + "x: " + aliasBomb + "sweep:\n  algorithm.step_size: *i\n",
-		"two.yaml":              tiny + "---\nname: second\n",
-		"escape.yaml":           strings.Replace(tiny, "name: tiny", "name: ../../escape", 1),
-		"newline.yaml":          strings.Replace(tiny, "name: tiny", `name: "two\nlines"`, 1),
-		"svm.yaml":              strings.Replace(tiny, "data: {agents: 5, samples: 20}", "data: {kind: libsvm, agents: 5, libsvm: {file: missing.svm}}", 1),
-		"full/summary.json":     "{}",
-	}
-	for name, content := range files {
-		os.MkdirAll(filepath.Dir(name), 0o755)
-		if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if code, out, errOut := maple(t, "run", "tiny.yaml", "--trace", "--out", "traced"); code != 0 {
-		t.Fatalf("traced run: exit %d\n%s%s", code, out, errOut)
-	}
-	const huge = "9223372036854775807"
-	fig4 := filepath.Join(originDir, "scenarios/decentralized/fig4.yaml")
-	t.Setenv("TMPDIR", t.TempDir()) // for the stack trace of the panic
-	cases := []struct {
-		args []string
-		code int    // the exit status
-		want string // the first line of stderr starts with "maple: " + want
-	}{
-		{[]string{"run", "bomb-description.yaml"}, 2, "bomb-description.yaml: scenario too large once its aliases are expanded"},
-		{[]string{"validate", "bomb-label.yaml"}, 2, "bomb-label.yaml: scenario too large once its aliases are expanded"},
-		{[]string{"run", "bomb-sweep.yaml"}, 2, "bomb-sweep.yaml: scenario too large once its aliases are expanded"},
-		{[]string{"run", "--set", "description=" + flowBomb}, 2, "--set description=[&a [x, x, x, x, x, x, x, x, x, x], &b [*a, *a, *a, *a, *a, *a, *a, …: description: scenario too large"},
-		{[]string{"run", "/dev/zero"}, 2, "/dev/zero: cannot read scenario: not a regular file: a character device"},
-		{[]string{"run", "--set", "runs=" + huge}, 2, "--set runs=" + huge + ": runs: the plan needs about"},
-		{[]string{"run", "--set", "iterations=" + huge}, 2, "--set iterations=" + huge + ": iterations: the plan needs about"},
-		{[]string{"run", "--set", "data.dim=100000000"}, 2, "--set data.dim=100000000: data.dim: the plan needs about"},
-		{[]string{"validate", "svm.yaml"}, 2, "svm.yaml:4: data.libsvm.file: missing LIBSVM file missing.svm: get it from https://"},
-		// 10⁷ agents of 1000 samples, every one training at once: about 260
-		// GB of data and agents (drawn lazily, two of them would fit).
-		{[]string{"validate", "tiny.yaml", "--set", "data.agents=10000000", "--set", "data.samples=1000", "--set", "algorithm.fedavg.participants=10000000"}, 2, "--set data.agents=10000000: data.agents: the plan needs about 2"},
-		{[]string{"run", "--workers", "-5"}, 2, "--workers: must be a positive number of parallel runs"},
-		{[]string{"run", "two.yaml"}, 2, "two.yaml:7: a second YAML document starts here"},
-		{[]string{"run", "escape.yaml"}, 2, `escape.yaml:1: name: names the run directory, so it must not contain / or \, got "../../escape"`},
-		{[]string{"run", "newline.yaml"}, 2, `newline.yaml:1: name: must be one line of text without control characters, got "two\nlines"`},
-		// Compressed, Fig. 4's 20 runs trace to about 0.75 GB; 100 runs would not fit the 1 GB default.
-		{[]string{"run", fig4, "--trace", "--set", "runs=100"}, 2, fig4 + ": trace: tracing would write about 4"},
-		{[]string{"run", "--trace-limit", "lots"}, 2, `--trace-limit: expected a positive size such as 500MB or 20GB, or none, got "lots"`},
-		{[]string{"run", "tiny.yaml", "--out", "full"}, 2, "--out full: the directory is not empty (it holds summary.json)"},
-		{[]string{"run", "tiny.yaml", "--force"}, 2, "--force only applies with --out"},
-		{[]string{"trace", "traced", "--type", "Bogus"}, 2, `traced: unknown message type "Bogus": the trace holds Done, GlobalModel, LocalModel, Start, Tick`},
-		{[]string{"trace", "traced", "--actor", "agent/9"}, 2, `traced: unknown actor "agent/9": the trace holds agent/`},
-		{[]string{"trace", "traced", "--curve", "nope"}, 2, `traced: unknown curve "nope": the trace holds "tiny"`},
-		{[]string{"trace", "traced", "--run", "4"}, 2, `traced: unknown run 4: the trace holds runs 0`},
-		{[]string{"test-panic"}, 3, "internal error: test panic in a command"},
-	}
-	for _, c := range cases {
-		code, _, errOut := maple(t, c.args...)
-		first, _, _ := strings.Cut(errOut, "\n")
-		lines := 1 // a user error is one line; an internal error adds a request for a report
-		if c.code == 3 {
-			lines = 2
-		}
-		if code != c.code || strings.Count(errOut, "\n") != lines || !strings.HasPrefix(first, "maple: "+c.want) {
-			t.Errorf("%.80q: exit %d, stderr %q\nwant exit %d and %d line(s) starting with %q", c.args, code, errOut, c.code, lines, "maple: "+c.want)
-		}
-	}
-	if _, err := os.Stat("runs"); !os.IsNotExist(err) {
-		t.Errorf("refused runs left a runs/ directory behind (%v)", err)
-	}
-}
-
 // originDir is the repository root, where the tests start (t.Chdir moves
 // away from it).
 var originDir string
@@ -169,6 +94,17 @@ func init() {
 		}}
 	})
 	afedavg.RegisterServer(afedavg.Server{Name: "test-panic", Behaviour: func(afedavg.ServerParts) actors.Behaviour { return panicking{} }, ActorOnly: true})
+	// A command that handles interrupts like maple run, then never
+	// finishes its writing: a step that ignores the abandonment.
+	addCommand(func(*globalFlags) *cobra.Command {
+		return &cobra.Command{Use: "test-hang", Hidden: true, RunE: func(cmd *cobra.Command, _ []string) error {
+			_, abort, stop := interruption(cmd.Context(), cmd.ErrOrStderr())
+			defer stop()
+			fmt.Fprintln(cmd.ErrOrStderr(), "ready")
+			<-abort
+			select {}
+		}}
+	})
 }
 
 type panicking struct{}
@@ -262,6 +198,48 @@ func TestSignalWritesFinishedRuns(t *testing.T) {
 		}
 		if strings.Join(names, " ") != "metrics.csv scenario.yaml summary.json trace.jsonl.zst" {
 			t.Errorf("%v: the run directory holds %v", sig, names)
+		}
+	}
+}
+
+// A second SIGINT or SIGTERM ends maple at once even when a step of the
+// writing ignores it: here a command that never finishes, which exits with
+// status 130 a moment (abandonGrace) after the second signal, saying so.
+func TestSecondSignalEndsTheProcess(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		cmd := exec.Command(os.Args[0], "test-hang")
+		cmd.Env = append(os.Environ(), "MAPLE_TEST_MAIN=1")
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill() }) // if it failed to exit
+		lines := bufio.NewScanner(stderr)
+		var said []string
+		next := func() string {
+			if !lines.Scan() {
+				return ""
+			}
+			said = append(said, lines.Text())
+			return lines.Text()
+		}
+		if l := next(); l != "ready" {
+			t.Fatalf("%v: first line %q", sig, l)
+		}
+		cmd.Process.Signal(sig)
+		if l := next(); !strings.HasPrefix(l, "maple: interrupted: ") {
+			t.Fatalf("%v: after the first signal %q", sig, l)
+		}
+		cmd.Process.Signal(sig)
+		for next() != "" {
+		}
+		err = cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(strings.Join(said, "\n"), "maple: interrupted again: still writing after 1s, exiting") {
+			t.Errorf("%v: %v, stderr %q; want exit status 130 and the reason", sig, err, said)
 		}
 	}
 }

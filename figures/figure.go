@@ -1,10 +1,8 @@
 package figures
 
 import (
-	"image/color"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,9 +15,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Figures are drawn for people reading them in print and on screen:
@@ -46,34 +41,6 @@ import (
 //   - For every numeric parameter the curves vary (a sweep, or curves that
 //     each set it), a second figure plots the steady state against it on
 //     log-log axes, with the fitted slope of each line in the legend.
-
-// okabeIto is the Okabe–Ito palette, in the order curves take it.
-var okabeIto = []color.NRGBA{
-	{0x00, 0x72, 0xB2, 0xFF}, // blue
-	{0xD5, 0x5E, 0x00, 0xFF}, // vermillion
-	{0x00, 0x9E, 0x73, 0xFF}, // bluish green
-	{0xCC, 0x79, 0xA7, 0xFF}, // reddish purple
-	{0xE6, 0x9F, 0x00, 0xFF}, // orange
-	{0x56, 0xB4, 0xE9, 0xFF}, // sky blue
-	{0x00, 0x00, 0x00, 0xFF}, // black
-	{0xF0, 0xE4, 0x42, 0xFF}, // yellow
-}
-
-// dashes are the line patterns curves cycle through, independently of the
-// colours (5 patterns against 8 colours: 40 curves before a repeat).
-var dashes = [][]vg.Length{
-	nil,
-	{vg.Points(6), vg.Points(3)},
-	{vg.Points(2), vg.Points(2)},
-	{vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)},
-	{vg.Points(4), vg.Points(4)},
-}
-
-// markers are the glyphs curves cycle through.
-var markers = []draw.GlyphDrawer{
-	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{},
-	draw.RingGlyph{}, draw.PlusGlyph{}, draw.PyramidGlyph{}, draw.BoxGlyph{},
-}
 
 // markersPerCurve is how many markers a curve carries.
 const markersPerCurve = 10
@@ -157,37 +124,6 @@ func wrap(s string, sty text.Style, width vg.Length) string {
 	return strings.Join(out, "\n")
 }
 
-// save writes the figure as name.png and name.svg: the data area keeps its
-// size and the legend, if any, is added to its right.
-func (f *figure) save(outDir, name string) ([]string, error) {
-	var lw vg.Length
-	if r := f.legend.Rectangle(draw.Canvas{}); r.Max.X > r.Min.X {
-		lw = r.Max.X - r.Min.X + 2*legendGap
-	}
-	w, h := plotWidth+lw, plotHeight
-	var files []string
-	for _, ext := range []string{".png", ".svg"} {
-		var c vg.CanvasWriterTo
-		if ext == ".png" {
-			c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI))}
-		} else {
-			c = vgsvg.New(w, h)
-		}
-		dc := draw.New(c)
-		f.Draw(draw.Crop(dc, vg.Points(4), -lw, 0, 0))
-		if lw > 0 {
-			// Top-aligned with the data area, below the title.
-			top := f.Title.TextStyle.Rectangle(f.Title.Text).Size().Y + f.Title.Padding + legendGap
-			f.legend.Draw(draw.Crop(dc, plotWidth+legendGap, 0, 0, -top))
-		}
-		if err := writeFile(filepath.Join(outDir, name+ext), c); err != nil {
-			return nil, err
-		}
-		files = append(files, name+ext)
-	}
-	return files, nil
-}
-
 func writeFile(path string, c vg.CanvasWriterTo) error {
 	out, err := os.Create(path)
 	if err != nil {
@@ -200,24 +136,6 @@ func writeFile(path string, c vg.CanvasWriterTo) error {
 	return out.Close()
 }
 
-// curveStyle is how curve i of a figure is drawn.
-type curveStyle struct {
-	line  draw.LineStyle
-	glyph draw.GlyphStyle
-	fill  color.Color
-}
-
-func styleOf(i int) curveStyle {
-	c := okabeIto[i%len(okabeIto)]
-	fill := c
-	fill.A = 0x30
-	return curveStyle{
-		line:  draw.LineStyle{Color: c, Width: vg.Points(1.3), Dashes: dashes[i%len(dashes)]},
-		glyph: draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: markers[i%len(markers)]},
-		fill:  fill,
-	}
-}
-
 // addCurve draws one curve: a band (if lo and hi are set), the line, and
 // markers — at every point if every is set (a few measured values), else
 // markersPerCurve of them staggered by the curve's index i among n, so that
@@ -226,7 +144,7 @@ func styleOf(i int) curveStyle {
 func (f *figure) addCurve(i, n int, pts, lo, hi plotter.XYs, logX, every bool) ([]plot.Thumbnailer, error) {
 	st := styleOf(i)
 	if len(lo) > 1 {
-		ring := append(slices.Clone(lo), reversed(hi)...)
+		ring := append(decimate(lo, logX), reversed(decimate(hi, logX))...)
 		band, err := plotter.NewPolygon(ring)
 		if err != nil {
 			return nil, err
@@ -234,7 +152,7 @@ func (f *figure) addCurve(i, n int, pts, lo, hi plotter.XYs, logX, every bool) (
 		band.Color, band.LineStyle.Width = st.fill, 0
 		f.Add(band)
 	}
-	line, err := plotter.NewLine(pts)
+	line, err := plotter.NewLine(decimate(pts, logX))
 	if err != nil {
 		return nil, err
 	}
@@ -250,6 +168,72 @@ func (f *figure) addCurve(i, n int, pts, lo, hi plotter.XYs, logX, every bool) (
 	marks.GlyphStyle = st.glyph
 	f.Add(line, marks)
 	return []plot.Thumbnailer{line, marks}, nil
+}
+
+// Lines of more than maxLinePoints points are decimated to lineBuckets
+// slices of the x axis, about two per pixel of a PNG's data area: the
+// rasterizer's cost grows faster than linearly with the points of a path
+// (a curve of 10⁵ points took 14 s, one of 10⁶ more than 5 minutes), and a
+// figure cannot show more than its pixels anyway.
+const (
+	maxLinePoints = 8192
+	lineBuckets   = 2048
+)
+
+// decimate returns pts unchanged if it has at most maxLinePoints points, else
+// the points that draw the same line at the figure's resolution: in each of
+// lineBuckets equal slices of the x range (of log x if logX), the first,
+// last, lowest and highest point, in their original order.
+func decimate(pts plotter.XYs, logX bool) plotter.XYs {
+	if len(pts) <= maxLinePoints {
+		return pts
+	}
+	pos := func(x float64) float64 {
+		if logX {
+			return math.Log(x)
+		}
+		return x
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range pts {
+		lo, hi = min(lo, pos(p.X)), max(hi, pos(p.X))
+	}
+	type bucket struct{ first, last, low, high int }
+	buckets := make([]bucket, lineBuckets)
+	for i := range buckets {
+		buckets[i] = bucket{-1, -1, -1, -1}
+	}
+	for i, p := range pts {
+		k := 0
+		if hi > lo {
+			k = min(int((pos(p.X)-lo)/(hi-lo)*lineBuckets), lineBuckets-1)
+		}
+		b := &buckets[k]
+		if b.first < 0 {
+			*b = bucket{i, i, i, i}
+			continue
+		}
+		b.last = i
+		if p.Y < pts[b.low].Y {
+			b.low = i
+		}
+		if p.Y > pts[b.high].Y {
+			b.high = i
+		}
+	}
+	keep := make([]bool, len(pts))
+	for _, b := range buckets {
+		if b.first >= 0 {
+			keep[b.first], keep[b.last], keep[b.low], keep[b.high] = true, true, true, true
+		}
+	}
+	var out plotter.XYs
+	for i, p := range pts {
+		if keep[i] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func reversed(xys plotter.XYs) plotter.XYs {
@@ -312,17 +296,29 @@ func cleanNumber(s string) string {
 	return strings.ReplaceAll(s, "-", "−")
 }
 
+// maxTicks bounds the ticks of an axis. An axis of ordinary data has a few
+// dozen (six labelled, four or five unlabelled between each pair; nine per
+// decade on a logarithmic axis of up to 60 decades); the bound only stops
+// an axis that no round step can divide — a range a few ULPs wide, or
+// hundreds of decades — from getting millions.
+const maxTicks = 1000
+
 // linearTicks labels a linear axis at about six round values: multiples of
 // 1, 2, 2.5 or 5 times a power of ten, with unlabelled ticks between them.
 // (gonum's DefaultTicks aims at three labels, too few to read values off.)
+// A range it cannot divide so — not finite, or too narrow for the ticks to
+// be distinct floating-point numbers — gets its two ends (endTicks).
 type linearTicks struct{}
 
 // Ticks implements plot.Ticker.
 func (linearTicks) Ticks(lo, hi float64) []plot.Tick {
-	if !(hi > lo) {
-		return plot.DefaultTicks{}.Ticks(lo, hi)
+	if !finite(lo) || !finite(hi) || !(hi > lo) {
+		return endTicks(lo, hi)
 	}
 	raw := (hi - lo) / 6
+	if math.IsInf(raw, 0) {
+		raw = hi/6 - lo/6 // hi − lo overflows: ±MaxFloat64
+	}
 	mag := math.Pow10(int(math.Floor(math.Log10(raw))))
 	step, minor := 10*mag, 2*mag
 	for _, m := range []struct{ step, minor float64 }{{1, 0.2}, {2, 0.5}, {2.5, 0.5}, {5, 1}} {
@@ -331,9 +327,16 @@ func (linearTicks) Ticks(lo, hi float64) []plot.Tick {
 			break
 		}
 	}
+	first, last := math.Ceil(lo/minor), math.Floor(hi/minor)
+	// Beyond 2⁵² consecutive multiples of minor are no longer distinct
+	// (the counter i would stop advancing), and a subnormal minor has
+	// lost its precision.
+	if !(minor >= 0x1p-1022) || !finite(first) || !finite(last) || math.Abs(first) > 0x1p52 || math.Abs(last) > 0x1p52 || last-first >= maxTicks {
+		return endTicks(lo, hi)
+	}
 	decimals := max(0, -int(math.Floor(math.Log10(minor)+1e-9)))
 	var ticks []plot.Tick
-	for i := math.Ceil(lo / minor); i*minor <= hi; i++ {
+	for i := first; i*minor <= hi; i++ {
 		v := i * minor
 		t := plot.Tick{Value: v}
 		if q := v / step; math.Abs(q-math.Round(q)) < 1e-9 {
@@ -344,18 +347,51 @@ func (linearTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
+// endTicks labels the ends of a range that no round step divides, in their
+// shortest exact form (one tick when they are equal, none when they are not
+// finite).
+func endTicks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for i, v := range []float64{lo, hi} {
+		if finite(v) && (i == 0 || v != lo) {
+			ticks = append(ticks, plot.Tick{Value: v, Label: cleanNumber(strconv.FormatFloat(v, 'g', -1, 64))})
+		}
+	}
+	return ticks
+}
+
 // logTicks labels a logarithmic axis at 1, 2 and 5 times the powers of ten
 // when it spans at most two decades, at the powers of ten otherwise, with
-// unlabelled ticks at every integer multiple in between.
+// unlabelled ticks at every integer multiple in between. A range that is
+// not positive and finite gets its ends (endTicks); one wider than
+// maxTicks/9 decades, the powers of ten of every k-th decade.
 type logTicks struct{}
 
 // Ticks implements plot.Ticker.
 func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0) || !finite(hi) || !(hi >= lo) {
+		return endTicks(lo, hi)
+	}
 	first, last := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
+	if decades := last - first + 1; 9*decades > maxTicks {
+		var ticks []plot.Tick
+		k := (decades + maxTicks - 1) / maxTicks
+		for e := first; e <= last; e += k {
+			v := math.Pow10(e)
+			if v < lo || v > hi {
+				continue
+			}
+			ticks = append(ticks, plot.Tick{Value: v, Label: cleanNumber(strconv.FormatFloat(v, 'g', -1, 64))})
+		}
+		return ticks
+	}
 	var ticks []plot.Tick
 	for e := first; e <= last; e++ {
 		for m := 1; m <= 9; m++ {
 			v := float64(m) * math.Pow10(e)
+			if math.IsInf(v, 0) {
+				break // beyond the floating-point range (hi near its top)
+			}
 			t := plot.Tick{Value: v}
 			if m == 1 || last-first <= 2 && (m == 2 || m == 5) {
 				t.Label = cleanNumber(strconv.FormatFloat(v, 'g', -1, 64))

@@ -15,6 +15,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"maple/rundir"
 )
 
 // strokes renders "‖" in style sty at dpi, rotated like a vertical axis
@@ -156,17 +158,17 @@ func TestLogLogFit(t *testing.T) {
 // The iteration axis turns logarithmic when every transient is over within
 // the first tenth of the iterations, and only then.
 func TestTransientShort(t *testing.T) {
-	curve := func(tau float64) series {
-		var s series
+	curve := func(tau float64) plotter.XYs {
+		var pts plotter.XYs
 		for it := range 1001 {
-			s.pts = append(s.pts, plotter.XY{X: float64(it), Y: -30 * (1 - math.Exp(-float64(it)/tau))})
+			pts = append(pts, plotter.XY{X: float64(it), Y: -30 * (1 - math.Exp(-float64(it)/tau))})
 		}
-		return s
+		return pts
 	}
-	if !transientShort([]series{curve(10), curve(30)}, 1000) {
+	if !transientShort([]plotter.XYs{curve(10), curve(30)}, 1000) {
 		t.Error("transients over by iteration 70 of 1000 should make the axis logarithmic")
 	}
-	if transientShort([]series{curve(10), curve(100)}, 1000) {
+	if transientShort([]plotter.XYs{curve(10), curve(100)}, 1000) {
 		t.Error("a transient lasting until iteration 230 of 1000 keeps the axis linear")
 	}
 }
@@ -185,5 +187,70 @@ func TestWrapTitle(t *testing.T) {
 		if sty.Width(l) > plotWidth {
 			t.Errorf("line %q is wider than the data area", l)
 		}
+	}
+}
+
+// A line's band is ±1 standard error of the mean; in dB both ends are
+// converted, the lower one cut at a tenth of the mean (10 dB below it) where
+// the band reaches zero. Values that are not finite are left out, the band
+// with them; a line without standard errors (one run) has no band.
+func TestLinePointsAndBand(t *testing.T) {
+	l := Line{X: []float64{0, 1, 2, 3}, Mean: []float64{1, 0.1, 0, math.NaN()}, SE: []float64{0.5, 0.2, 0.1, 0.1}}
+	pts, lo, hi := l.Points(false)
+	if len(pts) != 3 || len(lo) != 3 || lo[0].Y != 0.5 || hi[0].Y != 1.5 || math.Abs(lo[1].Y-(0.1-0.2)) > 1e-15 {
+		t.Errorf("linear: points %v, band %v–%v", pts, lo, hi)
+	}
+	pts, lo, hi = l.Points(true)
+	// 0 has no dB value: only iterations 0 and 1 remain.
+	if len(pts) != 2 || pts[1].Y != rundir.Decibel(0.1) || len(lo) != 2 {
+		t.Fatalf("dB: points %v, band %v–%v", pts, lo, hi)
+	}
+	if lo[0].Y != rundir.Decibel(0.5) || hi[0].Y != rundir.Decibel(1.5) {
+		t.Errorf("dB band at 0: [%v, %v], want [%v, %v]", lo[0].Y, hi[0].Y, rundir.Decibel(0.5), rundir.Decibel(1.5))
+	}
+	m, se := l.Mean[1], l.SE[1]
+	if lo[1].Y != rundir.Decibel(m/10) || hi[1].Y != rundir.Decibel(m+se) {
+		t.Errorf("dB band at 1 reaching below zero: [%v, %v], want its lower end cut at −20 dB", lo[1].Y, hi[1].Y)
+	}
+	l.SE = nil
+	if _, lo, hi := l.Points(true); lo != nil || hi != nil {
+		t.Error("a line without standard errors has a band")
+	}
+}
+
+// A linear axis whose values are equal to within rounding collapses to
+// their middle (which gonum widens by ±1, as for equal values); a
+// logarithmic axis of equal values at most 1 spans half a decade either
+// side; other axes are left to gonum. Charts of two curves a few ULPs apart,
+// and of a sweep whose steady states are all equal and small, then draw.
+func TestCollapseNearlyEqualAxis(t *testing.T) {
+	v := -31.449
+	near := math.Nextafter(math.Nextafter(v, 0), 0)
+	a := plot.Axis{Min: v, Max: near}
+	collapse(&a)
+	if a.Min != a.Max || a.Min < v || a.Min > near {
+		t.Errorf("linear axis [%v, %v] collapsed to [%v, %v]", v, near, a.Min, a.Max)
+	}
+	a = plot.Axis{Min: 1e-3, Max: 1e-3, Scale: plot.LogScale{}}
+	collapse(&a)
+	if math.Abs(a.Min*math.Sqrt(10)/1e-3-1) > 1e-15 || math.Abs(a.Max/math.Sqrt(10)/1e-3-1) > 1e-15 {
+		t.Errorf("log axis at 0.001 collapsed to [%v, %v], want half a decade either side", a.Min, a.Max)
+	}
+	for _, keep := range []plot.Axis{{Min: 1e-3, Max: math.Nextafter(1e-3, 1), Scale: plot.LogScale{}}, {Min: 28.5, Max: 28.5, Scale: plot.LogScale{}},
+		{Min: v, Max: v}, {Min: -31.5, Max: -31.4}} {
+		a := keep
+		if collapse(&a); a.Min != keep.Min || a.Max != keep.Max {
+			t.Errorf("axis [%v, %v] (%T) changed to [%v, %v]", keep.Min, keep.Max, keep.Scale, a.Min, a.Max)
+		}
+	}
+	ch := Chart{Title: "t", XLabel: "iteration", YLabel: "y", Legend: true,
+		Lines: []Line{{Label: "a", X: []float64{2}, Mean: []float64{v}}, {Label: "b", X: []float64{2}, Mean: []float64{near}}}}
+	if _, err := ch.SVG(); err != nil {
+		t.Fatal(err)
+	}
+	sweep := Chart{Title: "t", XLabel: "θ", Sweep: true, LogX: true, LogY: true, XTicks: []float64{0.1, 1}, Legend: true,
+		Lines: []Line{{Label: "slope 0", X: []float64{0.1, 1}, Mean: []float64{1e-3, 1e-3}, Fit: plotter.XYs{{X: 0.1, Y: 1e-3}, {X: 1, Y: 1e-3}}}}}
+	if _, err := sweep.SVG(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,43 +1,35 @@
 package figures
 
 import (
+	"context"
 	"math"
 	"slices"
 	"strings"
 	"unicode"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 
 	"maple/rundir"
 	"maple/scenarios"
 )
 
-// Write draws the figures of a plan: one per metric column, or, with
-// output.group_by, one per metric and value of that field; and for every
-// numeric sweep one per metric of the steady state against the swept value.
-// It returns the file names written (PNG and SVG of each).
-func Write(outDir string, plan *scenarios.Plan, curves []rundir.Curve) ([]string, error) {
-	title := plan.Base.Description
-	if title == "" {
-		title = plan.Base.Name
+// Write draws the figures of a plan (Charts) as PNG and SVG files in
+// outDir and returns their names. Once ctx is done it stops before the next
+// figure and returns ctx's error.
+func Write(ctx context.Context, outDir string, plan *scenarios.Plan, curves []rundir.Curve) ([]string, error) {
+	if len(curves) == 0 {
+		return nil, nil
 	}
-	groupBy := plan.Base.Output.GroupBy
-	style := plotStyle{linear: plan.Base.Output.Linear, from: plan.Base.Output.PlotFrom}
+	charts, err := Charts(optionsOf(plan), curves)
+	if err != nil {
+		return nil, err
+	}
 	var files []string
-	for _, g := range groupCurves(curves, groupBy) {
-		suffix, heading := "", ""
-		if g.value != "" {
-			suffix, heading = "-"+fileSafe(g.value), lastPart(groupBy)+"="+g.value
-		}
-		written, err := writeFigures(outDir, title, heading, g.value, suffix, plan.Base.Name, style, g.curves)
-		if err != nil {
+	for i := range charts {
+		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		files = append(files, written...)
-	}
-	for _, field := range numericSettings(curves) {
-		written, err := writeSweepFigures(outDir, title, field, curves)
+		written, err := charts[i].save(outDir)
 		if err != nil {
 			return nil, err
 		}
@@ -46,12 +38,54 @@ func Write(outDir string, plan *scenarios.Plan, curves []rundir.Curve) ([]string
 	return files, nil
 }
 
-// plotStyle is how figures are drawn (output.linear, output.plot_from): with
-// linear, mean-square deviations on a linear axis instead of in dB; the
-// iterations before from left out (they stay in metrics.csv).
-type plotStyle struct {
-	linear bool
-	from   int
+// Options are how a plan's figures are drawn.
+type Options struct {
+	// Title heads every figure: the scenario's description, else its name.
+	Title string
+	// Name is the scenario's name: a label part the title replaces.
+	Name string
+	// GroupBy is output.group_by: one figure per value of that field.
+	GroupBy string
+	// Linear is output.linear: mean-square deviations on a linear axis
+	// instead of in dB.
+	Linear bool
+	// From is output.plot_from: the iterations before it are left out (they
+	// stay in metrics.csv).
+	From int
+}
+
+// optionsOf returns the options of the plan's figures, from its scenario.
+func optionsOf(plan *scenarios.Plan) Options {
+	title := plan.Base.Description
+	if title == "" {
+		title = plan.Base.Name
+	}
+	out := plan.Base.Output
+	return Options{Title: title, Name: plan.Base.Name, GroupBy: out.GroupBy, Linear: out.Linear, From: out.PlotFrom}
+}
+
+// Charts returns the figures of a plan's curves, in the order Write draws
+// them: per value of output.group_by (one group without it), each metric
+// column against the iteration, then against each cumulative axis column
+// (Column.Axis); then, for every numeric parameter the curves vary, the
+// steady state of each metric against it.
+func Charts(opts Options, curves []rundir.Curve) ([]Chart, error) {
+	var charts []Chart
+	for _, g := range groupCurves(curves, opts.GroupBy) {
+		suffix, heading := "", ""
+		if g.value != "" {
+			suffix, heading = "-"+fileSafe(g.value), lastPart(opts.GroupBy)+"="+g.value
+		}
+		charts = append(charts, curveCharts(opts, heading, g.value, suffix, g.curves)...)
+	}
+	for _, field := range numericSettings(curves) {
+		more, err := sweepCharts(opts.Title, field, curves)
+		if err != nil {
+			return nil, err
+		}
+		charts = append(charts, more...)
+	}
+	return charts, nil
 }
 
 // curveGroup is the curves one figure shows.
@@ -140,66 +174,139 @@ func splitLabels(labels []string) (common []string, rest []string) {
 
 func lastPart(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }
 
-// series is one curve of a metric, ready to draw.
-type series struct {
-	pts, lo, hi plotter.XYs
+// columnIndex returns the index of the column named name among c's, or -1.
+func columnIndex(c rundir.Curve, name string) int {
+	return slices.IndexFunc(c.Cols, func(col rundir.Column) bool { return col.Name == name })
 }
 
-// curveSeries extracts metric k of a curve against the iteration (axis < 0)
-// or against the mean of column axis (a cumulative count, Column.Axis): the
-// mean and, with more than one run, the band of ±1 standard error. The
-// initial model's test error (100%: it scores every sample 0) would flatten
-// the figure and is left out (it stays in metrics.csv); a dB band reaching
-// zero is cut 10 dB below the mean.
-func curveSeries(c rundir.Curve, k, axis int, db bool, from int) series {
-	var s series
-	runs := float64(c.Runs)
-	for r, it := range c.Mean.Iterations {
-		if it == 0 && !c.Cols[k].Decibel || it < from {
-			continue
-		}
-		x, m, y := float64(it), c.Mean.Get(r, k), c.Value(r, k, db)
-		if axis >= 0 {
-			x = c.Value(r, axis, false)
-		}
-		if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(y, 0) {
-			continue
-		}
-		s.pts = append(s.pts, plotter.XY{X: x, Y: y})
-		if runs < 2 {
-			continue
-		}
-		se := c.Std.Get(r, k) / math.Sqrt(runs)
-		lo, hi := m-se, m+se
-		if db {
-			lo, hi = rundir.Decibel(max(lo, m/10)), rundir.Decibel(hi)
-		}
-		if !math.IsNaN(lo) && !math.IsInf(lo, 0) && !math.IsNaN(hi) && !math.IsInf(hi, 0) {
-			s.lo = append(s.lo, plotter.XY{X: x, Y: lo})
-			s.hi = append(s.hi, plotter.XY{X: x, Y: hi})
+// columnsOf returns the columns the figures of curves draw: the union of
+// the curves' columns, by name, in order of first appearance — a column only
+// some curves have (the seed-holding eavesdropper's, the dropped replies of
+// an asynchronous server) gets its figures too.
+func columnsOf(curves []rundir.Curve) []rundir.Column {
+	var cols []rundir.Column
+	for _, c := range curves {
+		for _, col := range c.Cols {
+			if !slices.ContainsFunc(cols, func(x rundir.Column) bool { return x.Name == col.Name }) {
+				cols = append(cols, col)
+			}
 		}
 	}
-	return s
+	return cols
+}
+
+// curveLine extracts column col of a curve against the iteration (axis "")
+// or against the mean of the column named axis (a cumulative count,
+// Column.Axis): the mean and, with more than one run, its standard error.
+// The initial model's test error (100%: it scores every sample 0) would
+// flatten the figure and is left out (it stays in metrics.csv), as are the
+// iterations before from. A curve without the column, or the axis, has an
+// empty line.
+func curveLine(c rundir.Curve, col rundir.Column, axis string, from int) Line {
+	var l Line
+	k, a := columnIndex(c, col.Name), -1
+	if axis != "" {
+		a = columnIndex(c, axis)
+	}
+	if k < 0 || axis != "" && a < 0 {
+		return l
+	}
+	runs := float64(c.Runs)
+	for r, it := range c.Mean.Iterations {
+		if it == 0 && !col.Decibel || it < from {
+			continue
+		}
+		x := float64(it)
+		if a >= 0 {
+			x = c.Value(r, a, false)
+		}
+		if !plottable(x) {
+			continue
+		}
+		l.X = append(l.X, x)
+		l.Mean = append(l.Mean, c.Mean.Get(r, k))
+		if runs >= 2 {
+			l.SE = append(l.SE, c.Std.Get(r, k)/math.Sqrt(runs))
+		}
+	}
+	return l
+}
+
+// curveCharts returns a group's charts: one per metric column, every curve
+// a line with its band, named METRIC+suffix, then the same against each
+// axis column, METRIC-by-AXIS+suffix. The label parts every curve shares go
+// on the title's second line, except the scenario's name, which the title
+// replaces, and so does heading (field=value of the group) unless a shared
+// part already names value.
+func curveCharts(opts Options, heading, value, suffix string, curves []rundir.Curve) []Chart {
+	labels := make([]string, len(curves))
+	for i, c := range curves {
+		labels[i] = c.Spec.Label
+	}
+	common, rest := splitLabels(labels)
+	common = slices.DeleteFunc(common, func(p string) bool { return p == opts.Name })
+	if heading != "" && !slices.ContainsFunc(common, func(p string) bool { return strings.Contains(plain(p), plain(value)) }) {
+		common = append([]string{heading}, common...)
+	}
+	title := opts.Title
+	if len(common) > 0 {
+		title += "\n" + strings.Join(common, ", ")
+	}
+	cols := columnsOf(curves)
+	var charts []Chart
+	for _, against := range append([]rundir.Column{{}}, cols...) {
+		if against.Name != "" && !against.Axis {
+			continue
+		}
+		for _, col := range cols {
+			if against.Name != "" && col.Axis {
+				continue
+			}
+			ch := Chart{Name: col.Name + suffix, Title: title, Common: common, Metric: col, Against: against.Name,
+				XLabel: "iteration", YLabel: col.Label, Decibel: col.Decibel && !opts.Linear, Group: value, Legend: len(curves) > 1}
+			if against.Name != "" {
+				ch.Name = col.Name + "-by-" + against.Name + suffix
+				ch.XLabel = against.Label
+			}
+			if col.Decibel && opts.Linear {
+				ch.YLabel = strings.TrimSuffix(col.Label, " (dB)") + " (linear)"
+			}
+			all := make([]plotter.XYs, len(curves))
+			var last float64
+			for i, c := range curves {
+				l := curveLine(c, col, against.Name, opts.From)
+				l.Label = rest[i]
+				ch.Lines = append(ch.Lines, l)
+				all[i], _, _ = l.Points(ch.Decibel)
+				if n := len(all[i]); n > 0 {
+					last = max(last, all[i][n-1].X)
+				}
+			}
+			ch.LogX = transientShort(all, last)
+			charts = append(charts, ch)
+		}
+	}
+	return charts
 }
 
 // transientShort reports whether every curve reaches 90% of the way from
 // its first plotted value to its steady state (the mean of its last tenth)
 // within the first tenth of the iterations: then a linear iteration axis
 // would squeeze every transient against it.
-func transientShort(all []series, last float64) bool {
+func transientShort(all []plotter.XYs, last float64) bool {
 	longest := 0.0
-	for _, s := range all {
-		if len(s.pts) < 10 {
+	for _, pts := range all {
+		if len(pts) < 10 {
 			return false
 		}
-		tail := s.pts[len(s.pts)-max(1, len(s.pts)/10):]
+		tail := pts[len(pts)-max(1, len(pts)/10):]
 		var steady float64
 		for _, p := range tail {
 			steady += p.Y
 		}
 		steady /= float64(len(tail))
-		gap := s.pts[0].Y - steady
-		for _, p := range s.pts {
+		gap := pts[0].Y - steady
+		for _, p := range pts {
 			if math.Abs(p.Y-steady) <= 0.1*math.Abs(gap) {
 				longest = max(longest, p.X)
 				break
@@ -207,107 +314,6 @@ func transientShort(all []series, last float64) bool {
 		}
 	}
 	return longest > 0 && longest < 0.1*last
-}
-
-// writeFigures draws one figure per metric column of curves, every curve a
-// line with its band, saved as METRIC+suffix.png and .svg. The label parts
-// every curve shares go on the title's second line, except the scenario's
-// name, which the title replaces, and so does heading (field=value of the
-// group) unless a shared part already names value.
-func writeFigures(outDir, title, heading, value, suffix, name string, style plotStyle, curves []rundir.Curve) ([]string, error) {
-	labels := make([]string, len(curves))
-	for i, c := range curves {
-		labels[i] = c.Spec.Label
-	}
-	common, rest := splitLabels(labels)
-	common = slices.DeleteFunc(common, func(p string) bool { return p == name })
-	if heading != "" && !slices.ContainsFunc(common, func(p string) bool { return strings.Contains(plain(p), plain(value)) }) {
-		common = append([]string{heading}, common...)
-	}
-	full := title
-	if len(common) > 0 {
-		full += "\n" + strings.Join(common, ", ")
-	}
-	files, err := writeFiguresAgainst(outDir, full, suffix, style, curves, rest, -1)
-	if err != nil {
-		return nil, err
-	}
-	for a, col := range curves[0].Cols {
-		if col.Axis {
-			more, err := writeFiguresAgainst(outDir, full, suffix, style, curves, rest, a)
-			if err != nil {
-				return nil, err
-			}
-			files = append(files, more...)
-		}
-	}
-	return files, nil
-}
-
-// writeFiguresAgainst draws the figures of writeFigures with the iteration
-// on the x axis (axis < 0), saved as METRIC+suffix, or the mean of column
-// axis, a cumulative count, for every column but the axes, saved as
-// METRIC-by-AXIS+suffix. legend names the curves.
-func writeFiguresAgainst(outDir, title, suffix string, style plotStyle, curves []rundir.Curve, legend []string, axis int) ([]string, error) {
-	var files []string
-	for k, col := range curves[0].Cols {
-		if axis >= 0 && col.Axis {
-			continue
-		}
-		name, xName := col.Name, "iteration"
-		if axis >= 0 {
-			name += "-by-" + curves[0].Cols[axis].Name
-			xName = curves[0].Cols[axis].Label
-		}
-		var all []series
-		var last float64
-		for _, c := range curves {
-			if k >= len(c.Cols) || c.Cols[k].Name != col.Name || axis >= len(c.Cols) {
-				all = append(all, series{})
-				continue
-			}
-			s := curveSeries(c, k, axis, col.Decibel && !style.linear, style.from)
-			all = append(all, s)
-			if len(s.pts) > 0 {
-				last = max(last, s.pts[len(s.pts)-1].X)
-			}
-		}
-		logX := transientShort(all, last)
-		xLabel := xName
-		if logX {
-			xLabel += " (logarithmic)"
-			for i := range all {
-				all[i] = dropNonPositiveX(all[i])
-			}
-		}
-		yLabel := col.Label
-		if col.Decibel && style.linear {
-			yLabel = strings.TrimSuffix(col.Label, " (dB)") + " (linear)"
-		}
-		f := newFigure(title, xLabel, yLabel)
-		if logX {
-			f.X.Scale = plot.LogScale{}
-			f.X.Tick.Marker = logTicks{}
-		}
-		for i, s := range all {
-			if len(s.pts) == 0 {
-				continue
-			}
-			thumbs, err := f.addCurve(i, len(curves), s.pts, s.lo, s.hi, logX, false)
-			if err != nil {
-				return nil, err
-			}
-			if len(curves) > 1 {
-				f.legend.Add(legend[i], thumbs...)
-			}
-		}
-		written, err := f.save(outDir, name+suffix)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, written...)
-	}
-	return files, nil
 }
 
 // plain reduces a label to its lower-case letters and digits, so that
@@ -321,11 +327,8 @@ func plain(s string) string {
 	}, s)
 }
 
-// dropNonPositiveX removes the points at iteration 0, which a logarithmic
+// positiveX removes the points at x ≤ 0 (iteration 0), which a logarithmic
 // axis cannot show.
-func dropNonPositiveX(s series) series {
-	keep := func(xys plotter.XYs) plotter.XYs {
-		return slices.DeleteFunc(xys, func(p plotter.XY) bool { return p.X <= 0 })
-	}
-	return series{pts: keep(s.pts), lo: keep(s.lo), hi: keep(s.hi)}
+func positiveX(xys plotter.XYs) plotter.XYs {
+	return slices.DeleteFunc(xys, func(p plotter.XY) bool { return p.X <= 0 })
 }

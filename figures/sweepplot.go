@@ -9,9 +9,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/plot"
+
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 
 	"maple/rundir"
 )
@@ -81,12 +80,13 @@ type sweepLine struct {
 	x      []float64
 }
 
-// writeSweepFigures draws one figure per metric of the steady state (the
+// sweepCharts returns one chart per metric of the steady state (the
 // summary's, linear) against the value of field, log-log, one line per
 // combination of the other settings (those that change in lockstep with
 // field aside), with the least-squares slope of log(steady state) on
-// log(value) in the legend: steady-METRIC-vs-FIELD.png.
-func writeSweepFigures(outDir, title, field string, curves []rundir.Curve) ([]string, error) {
+// log(value) in the legend: steady-METRIC-vs-FIELD. A metric no line has
+// two positive values of is left out.
+func sweepCharts(title, field string, curves []rundir.Curve) ([]Chart, error) {
 	var lines []sweepLine
 	index := map[string]int{}
 	values := map[float64]bool{}
@@ -126,18 +126,15 @@ func writeSweepFigures(outDir, title, field string, curves []rundir.Curve) ([]st
 		lines[i].curves = append(lines[i].curves, c)
 		lines[i].x = append(lines[i].x, v)
 	}
-	ticks := make(plot.ConstantTicks, 0, len(values))
-	for _, v := range slices.Sorted(maps.Keys(values)) {
-		ticks = append(ticks, plot.Tick{Value: v, Label: cleanNumber(strconv.FormatFloat(v, 'g', -1, 64))})
-	}
+	ticks := slices.Sorted(maps.Keys(values))
 	labels := make([]string, len(lines))
 	for i, l := range lines {
 		labels[i] = l.label
 	}
 	common, rest := splitLabels(labels)
 	common = slices.DeleteFunc(common, func(p string) bool { return p == "" })
-	var files []string
-	for k, col := range curves[0].Cols {
+	var charts []Chart
+	for _, col := range columnsOf(curves) {
 		if col.Name == lastPart(field) {
 			continue // a column that reports the swept value itself (θ against θ)
 		}
@@ -148,14 +145,14 @@ func writeSweepFigures(outDir, title, field string, curves []rundir.Curve) ([]st
 		if len(common) > 0 {
 			full += "; " + strings.Join(common, ", ")
 		}
-		f := newFigure(full, lastPart(field), "")
-		f.X.Scale, f.Y.Scale = plot.LogScale{}, plot.LogScale{}
-		f.X.Tick.Marker, f.Y.Tick.Marker = ticks, logTicks{}
+		ch := Chart{Name: "steady-" + col.Name + "-vs-" + lastPart(field), Title: full, Common: common, Metric: col,
+			Against: field, XLabel: lastPart(field), LogX: true, LogY: true, Sweep: true, XTicks: ticks, Legend: true}
 		drawn := 0
 		for i, l := range lines {
 			var pts plotter.XYs
 			for j, c := range l.curves {
-				if k >= len(c.Cols) || c.Cols[k].Name != col.Name {
+				k := columnIndex(c, col.Name)
+				if k < 0 {
 					continue
 				}
 				y := rundir.SteadyState(c.Mean, k, c.Spec.Scenario.Output.SteadyState)
@@ -163,40 +160,30 @@ func writeSweepFigures(outDir, title, field string, curves []rundir.Curve) ([]st
 					pts = append(pts, plotter.XY{X: l.x[j], Y: y})
 				}
 			}
-			if len(pts) < 2 {
-				continue
+			line := Line{Label: rest[i]}
+			if len(pts) >= 2 {
+				slices.SortFunc(pts, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
+				for _, p := range pts {
+					line.X, line.Mean = append(line.X, p.X), append(line.Mean, p.Y)
+				}
+				line.Slope, line.Fit = logLogFit(pts)
+				name := "slope " + cleanNumber(strconv.FormatFloat(line.Slope, 'f', 2, 64))
+				if !fitted(line) {
+					name = "no slope" // the points share one x, or the fit leaves the floating-point range
+				}
+				if rest[i] != "" && len(lines) > 1 {
+					name = rest[i] + ": " + name
+				}
+				line.Label = name
+				drawn++
 			}
-			slices.SortFunc(pts, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
-			thumbs, err := f.addCurve(i, len(lines), pts, nil, nil, true, true)
-			if err != nil {
-				return nil, err
-			}
-			slope, fit := logLogFit(pts)
-			fitLine, err := plotter.NewLine(fit)
-			if err != nil {
-				return nil, err
-			}
-			fitLine.LineStyle = styleOf(i).line
-			fitLine.LineStyle.Width = vg.Points(0.6)
-			fitLine.LineStyle.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
-			f.Add(fitLine)
-			name := "slope " + cleanNumber(strconv.FormatFloat(slope, 'f', 2, 64))
-			if rest[i] != "" && len(lines) > 1 {
-				name = rest[i] + ": " + name
-			}
-			f.legend.Add(name, thumbs...)
-			drawn++
+			ch.Lines = append(ch.Lines, line)
 		}
-		if drawn == 0 {
-			continue
+		if drawn > 0 {
+			charts = append(charts, ch)
 		}
-		written, err := f.save(outDir, "steady-"+col.Name+"-vs-"+lastPart(field))
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, written...)
 	}
-	return files, nil
+	return charts, nil
 }
 
 // logLogFit returns the least-squares slope of log y on log x and the fitted

@@ -10,17 +10,17 @@ import (
 // Column is one metric of a family's runs.
 type Column struct {
 	// Name is the CSV column name.
-	Name string
+	Name string `json:"name"`
 	// Decibel marks a mean-square deviation: it is averaged over runs on the
 	// linear scale and also reported as 10·log10 of that mean.
-	Decibel bool
+	Decibel bool `json:"decibel,omitempty"`
 	// Label titles its plot.
-	Label string
+	Label string `json:"label"`
 	// Axis marks a cumulative count (updates, messages, bytes …): besides
 	// its own figure against the iteration, every other column is also
 	// drawn against it, as NAME-by-AXIS.png, so that curves whose
 	// iterations cost differently can be compared per unit of that count.
-	Axis bool
+	Axis bool `json:"axis,omitempty"`
 }
 
 // Table holds the metrics of one run at the recorded iterations: 0 (the

@@ -30,6 +30,22 @@ func (c *Curve) Value(r, col int, db bool) float64 {
 	return v
 }
 
+// UnionColumns returns the columns of every curve, in order of first
+// appearance: the metrics of metrics.csv, in its column order.
+func UnionColumns(curves []Curve) []Column {
+	var union []Column
+	seen := map[string]bool{}
+	for _, c := range curves {
+		for _, col := range c.Cols {
+			if !seen[col.Name] {
+				seen[col.Name] = true
+				union = append(union, col)
+			}
+		}
+	}
+	return union
+}
+
 // csvHeader lists the CSV columns of cols: each metric, its standard
 // deviation across runs, and its dB form for mean-square deviations.
 func csvHeader(cols []Column) []string {
@@ -48,15 +64,10 @@ func csvHeader(cols []Column) []string {
 // usually share their columns; a curve without some column (a noise-free
 // curve has no noise metric, say) leaves its cells empty.
 func WriteMetrics(path string, curves []Curve) error {
-	var union []Column
+	union := UnionColumns(curves)
 	index := map[string]int{}
-	for _, c := range curves {
-		for _, col := range c.Cols {
-			if _, ok := index[col.Name]; !ok {
-				index[col.Name] = len(union)
-				union = append(union, col)
-			}
-		}
+	for u, col := range union {
+		index[col.Name] = u
 	}
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)

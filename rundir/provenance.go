@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+
+	"maple/internal/fileio"
 )
 
 // Provenance records what produced a run directory: the program, its source
@@ -58,7 +60,7 @@ func NewProvenance(version string, args []string, scenario []byte) *Provenance {
 // WriteProvenance writes the provenance of the run directory dir, whose
 // scenario.yaml must exist.
 func WriteProvenance(dir, version string, args []string) error {
-	scenario, err := os.ReadFile(filepath.Join(dir, ScenarioFile))
+	scenario, err := fileio.ReadFile(filepath.Join(dir, ScenarioFile), maxScenarioBytes)
 	if err != nil {
 		return err
 	}

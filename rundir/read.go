@@ -9,13 +9,15 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"maple/internal/fileio"
+	"maple/scenarios"
 )
 
 // Run is a run directory as read back: what maple run wrote into it.
@@ -23,10 +25,10 @@ type Run struct {
 	// Dir is the directory's path.
 	Dir string
 	// Scenario is the resolved scenario.yaml, Hash its SHA-256 in
-	// hexadecimal and GroupBy its output.group_by.
+	// hexadecimal and Output its output section.
 	Scenario []byte
 	Hash     string
-	GroupBy  string
+	Output   scenarios.Output
 	// Summary is summary.json (Numbers written as null read as NaN).
 	Summary Summary
 	// Metrics are the curves of metrics.csv, in file order.
@@ -46,25 +48,36 @@ type CurveMetrics struct {
 	Order []string
 }
 
+// The largest files of a run directory Read takes. maple writes far smaller
+// ones; the bounds stop a file that is not what maple wrote (a link to
+// /dev/zero, a file grown by mistake) from being read without end. Every
+// file must also be a regular file (fileio): a named pipe or a device is
+// refused without being read.
+const (
+	maxScenarioBytes   = 64 << 20  // the resolved scenario (its source is at most 1 MiB)
+	maxSummaryBytes    = 256 << 20 // every curve's summary, w^o and the graph facts included
+	maxMetricsBytes    = 1 << 30   // the metrics of every curve
+	maxMetricsLine     = 1 << 20   // one row of metrics.csv
+	maxProvenanceBytes = 1 << 20
+)
+
 // Read reads the run directory dir.
 func Read(dir string) (*Run, error) {
 	r := &Run{Dir: dir}
 	var err error
-	if r.Scenario, err = os.ReadFile(filepath.Join(dir, ScenarioFile)); err != nil {
+	if r.Scenario, err = fileio.ReadFile(filepath.Join(dir, ScenarioFile), maxScenarioBytes); err != nil {
 		return nil, fmt.Errorf("%s is not a run directory: %w", dir, err)
 	}
 	sum := sha256.Sum256(r.Scenario)
 	r.Hash = hex.EncodeToString(sum[:])
 	var sc struct {
-		Output struct {
-			GroupBy string `yaml:"group_by"`
-		} `yaml:"output"`
+		Output scenarios.Output `yaml:"output"`
 	}
 	if err := yaml.Unmarshal(r.Scenario, &sc); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ScenarioFile), err)
 	}
-	r.GroupBy = sc.Output.GroupBy
-	js, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	r.Output = sc.Output
+	js, err := fileio.ReadFile(filepath.Join(dir, SummaryFile), maxSummaryBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a complete run directory: %w", dir, err)
 	}
@@ -74,7 +87,7 @@ func Read(dir string) (*Run, error) {
 	if r.Metrics, err = ReadMetrics(filepath.Join(dir, MetricsFile)); err != nil {
 		return nil, err
 	}
-	if js, err := os.ReadFile(filepath.Join(dir, ProvenanceFile)); err == nil {
+	if js, err := fileio.ReadFile(filepath.Join(dir, ProvenanceFile), maxProvenanceBytes); err == nil {
 		r.Provenance = &Provenance{}
 		if err := json.Unmarshal(js, r.Provenance); err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ProvenanceFile), err)
@@ -91,12 +104,12 @@ func Read(dir string) (*Run, error) {
 // metrics whose cells it fills: a metric left empty on every row of the curve
 // is not one of its columns.
 func ReadMetrics(path string) ([]CurveMetrics, error) {
-	f, err := os.Open(path)
+	f, err := fileio.Open(path, maxMetricsBytes)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	cr := csv.NewReader(f)
+	cr := csv.NewReader(fileio.LimitLines(f, maxMetricsLine, path))
 	cr.FieldsPerRecord = -1
 	rows, err := cr.ReadAll()
 	if err != nil {

@@ -15,8 +15,10 @@ const (
 	ScenarioFile = "scenario.yaml"
 	// MetricsFile holds the metrics of every curve, averaged over its runs.
 	MetricsFile = "metrics.csv"
-	// SummaryFile summarizes every curve; it is written last, so its
-	// presence marks a complete directory.
+	// SummaryFile summarizes every curve. It is written after metrics.csv
+	// and, when there are figures, once before them (marked
+	// Summary.Pending) and once after: a summary.json without "pending"
+	// marks a complete directory.
 	SummaryFile = "summary.json"
 	// ProvenanceFile records what produced the directory.
 	ProvenanceFile = "provenance.json"

@@ -31,7 +31,21 @@ type Summary struct {
 	RunsCompleted int      `json:"runs_completed,omitempty"`
 	RunsPlanned   int      `json:"runs_planned,omitempty"`
 	MissingCurves []string `json:"missing_curves,omitempty"`
+	// Columns describe the metrics of metrics.csv, in its column order: the
+	// label of each, whether it is a mean-square deviation (with a dB form)
+	// and whether it is a cumulative axis the others are drawn against.
+	// Runs of maple before the report read them leave it out.
+	Columns []Column `json:"columns,omitempty"`
+	// Pending names what the run directory still lacks: PendingFigures
+	// between the first writing of summary.json, with every number, and
+	// the figures. A summary.json without it marks a complete directory.
+	Pending string `json:"pending,omitempty"`
 }
+
+// PendingFigures is Summary.Pending while the figures are being drawn: a
+// summary.json that still says so belongs to a run that stopped while
+// drawing them (its numbers are complete).
+const PendingFigures = "figures"
 
 // CurveSummary summarizes the runs of one curve.
 type CurveSummary struct {

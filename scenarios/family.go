@@ -49,6 +49,11 @@ type Family struct {
 	// holders (graph federated learning: the servers). Without it the
 	// topology has data.agents nodes.
 	Nodes func(sc *Scenario) (n int, field string)
+	// NoData, if set, says why the family learns from no data (the Gamma
+	// mechanism's curves evaluate a privacy loss): maple data then tells
+	// the user so, rather than describe the smallest data set the runner
+	// builds for every run.
+	NoData string
 }
 
 // TopologyNodes returns the number of nodes of the family's topology for sc

@@ -33,6 +33,11 @@ type Plan struct {
 	// Curves are the resolved scenarios of the curves, in order. A scenario
 	// without curves or sweep has one curve, labelled with its name.
 	Curves []*CurveSpec
+	// Source is the scenario's text and Sets the overrides as given: Parse
+	// of the same Source, File, Dir and Sets gives the same plan (a cluster
+	// worker rebuilds its coordinator's plan so).
+	Source []byte
+	Sets   []string
 }
 
 // CurveSpec is one curve of a plan.
@@ -133,7 +138,7 @@ func Parse(data []byte, name, dir string, overrides []string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	plan := &Plan{File: name, Dir: dir, Base: base.Scenario, Overrides: applied}
+	plan := &Plan{File: name, Dir: dir, Base: base.Scenario, Overrides: applied, Source: data, Sets: overrides}
 	for _, v := range expand(curves, sweep) {
 		tree := l.clone(root)
 		var settings []Setting

@@ -15,6 +15,11 @@ import (
 // wrapped message says what was drawn and which parameter to change.
 var ErrNoConnectedGraph = errors.New("topology: no connected graph")
 
+// ErrMinDegree is wrapped, besides ErrNoConnectedGraph, by the error of a
+// generator whose draws included connected graphs but none with the minimum
+// degree asked for: the minimum degree, not connectivity, is what failed.
+var ErrMinDegree = errors.New("every connected draw had a node below the minimum degree")
+
 // Ring returns the cycle 0–1–…–(n-1)–0, in which every node has degree 2.
 // It needs n ≥ 3 (fewer nodes would need a self loop or a repeated edge).
 func Ring(n int) (*Graph, error) {
@@ -104,14 +109,9 @@ func ErdosRenyiContext(ctx context.Context, n int, p float64, minDegree int, r *
 		}
 		return fromGonum(u)
 	}
-	g, ok, err := redraw(ctx, maxTries, minDegree, func() (*Graph, error) { return draw(), nil })
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, drawsFailed(minDegree, maxTries, fmt.Sprintf("G(%d, %g)", n, p), "raise p")
-	}
-	return g, nil
+	return redraw(ctx, maxTries, minDegree, func() (*Graph, error) { return draw(), nil }, func(connected bool) error {
+		return drawsFailed(minDegree, maxTries, fmt.Sprintf("G(%d, %g)", n, p), "raise p", connected)
+	})
 }
 
 // Geometric draws random geometric graphs until one is connected and every
@@ -146,13 +146,12 @@ func GeometricContext(ctx context.Context, n int, radius float64, minDegree int,
 		}
 		return geometricGraph(ctx, points, radius)
 	}
-	g, ok, err := redraw(ctx, maxTries, minDegree, draw)
+	g, err := redraw(ctx, maxTries, minDegree, draw, func(connected bool) error {
+		what := fmt.Sprintf("a random geometric graph with %d nodes and radius %g", n, radius)
+		return drawsFailed(minDegree, maxTries, what, "raise the radius", connected)
+	})
 	if err != nil {
 		return nil, nil, err
-	}
-	if !ok {
-		what := fmt.Sprintf("a random geometric graph with %d nodes and radius %g", n, radius)
-		return nil, nil, drawsFailed(minDegree, maxTries, what, "raise the radius")
 	}
 	return g, points, nil
 }
@@ -206,15 +205,10 @@ func SmallWorldContext(ctx context.Context, n, k int, beta float64, r *rand.Rand
 	if err := checkDraws(n, 0, maxTries, r); err != nil {
 		return nil, err
 	}
-	g, ok, err := redraw(ctx, maxTries, 0, func() (*Graph, error) { return wattsStrogatz(n, k, beta, r), nil })
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
+	return redraw(ctx, maxTries, 0, func() (*Graph, error) { return wattsStrogatz(n, k, beta, r), nil }, func(connected bool) error {
 		what := fmt.Sprintf("a small world with n = %d, k = %d, beta = %g", n, k, beta)
-		return nil, drawsFailed(0, maxTries, what, "raise k or lower beta")
-	}
-	return g, nil
+		return drawsFailed(0, maxTries, what, "raise k or lower beta", connected)
+	})
 }
 
 // wattsStrogatz draws one small-world graph as described on SmallWorld.
@@ -253,23 +247,28 @@ func wattsStrogatz(n, k int, beta float64, r *rand.Rand) *Graph {
 }
 
 // redraw calls draw up to tries times and returns the first graph that is
-// connected and has minimum degree at least minDegree. It checks ctx before
-// every draw, and returns the error of an interrupted one: the checks read
-// ctx and draw nothing, so an uninterrupted redraw draws the same graphs.
-func redraw(ctx context.Context, tries, minDegree int, draw func() (*Graph, error)) (*Graph, bool, error) {
+// connected and has minimum degree at least minDegree, or, when none is,
+// the error of drawsFailed. It checks ctx before every draw, and returns the
+// error of an interrupted one: the checks read ctx and draw nothing, so an
+// uninterrupted redraw draws the same graphs.
+func redraw(ctx context.Context, tries, minDegree int, draw func() (*Graph, error), failed func(connected bool) error) (*Graph, error) {
+	connected := false
 	for range tries {
 		if err := interrupted(ctx); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		g, err := draw()
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
-		if g.Connected() && g.MinDegree() >= minDegree {
-			return g, true, nil
+		if g.Connected() {
+			if g.MinDegree() >= minDegree {
+				return g, nil
+			}
+			connected = true
 		}
 	}
-	return nil, false, nil
+	return nil, failed(connected)
 }
 
 // interrupted returns an error wrapping ctx's error once ctx is done.
@@ -282,10 +281,15 @@ func interrupted(ctx context.Context) error {
 
 // drawsFailed builds the error returned when redraw found nothing, e.g.
 // "no connected graph with minimum degree 2 in 1000 draws of G(30, 0.05); raise p".
-func drawsFailed(minDegree, tries int, what, hint string) error {
+// When some draws were connected (connected) but none reached a minimum
+// degree above 1, the error also wraps ErrMinDegree and says so.
+func drawsFailed(minDegree, tries int, what, hint string, connected bool) error {
 	degree := ""
 	if minDegree > 0 {
 		degree = fmt.Sprintf(" with minimum degree %d", minDegree)
+	}
+	if connected && minDegree > 1 {
+		return fmt.Errorf("%w%s in %d draws of %s: %w; lower the minimum degree or %s", ErrNoConnectedGraph, degree, tries, what, ErrMinDegree, hint)
 	}
 	return fmt.Errorf("%w%s in %d draws of %s; %s", ErrNoConnectedGraph, degree, tries, what, hint)
 }

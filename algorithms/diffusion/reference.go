@@ -1,6 +1,7 @@
 package diffusion
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -54,6 +55,13 @@ type Hooks struct {
 // order, so for the same run seed it yields the same iterates. LGH masks come
 // from the same derivations (package pairmask) as the agents'.
 func Reference(cfg Config, prob Problem, runSeed uint64, iterations int, h Hooks) error {
+	return ReferenceContext(context.Background(), cfg, prob, runSeed, iterations, h)
+}
+
+// ReferenceContext is Reference, stopping before its next iteration once ctx
+// is done, with an error wrapping ctx.Err(); it changes nothing else, so that
+// a run that is not interrupted has Reference's iterates.
+func ReferenceContext(ctx context.Context, cfg Config, prob Problem, runSeed uint64, iterations int, h Hooks) error {
 	r, err := newReference(cfg, prob, SeedStreams(runSeed))
 	if err != nil {
 		return err
@@ -65,6 +73,9 @@ func Reference(cfg Config, prob Problem, runSeed uint64, iterations int, h Hooks
 		}
 	}
 	for i := 1; i <= iterations; i++ {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("iteration %d: interrupted: %w", i, err)
+		}
 		r.live = nil
 		if links != nil {
 			lr := links.Next(i)

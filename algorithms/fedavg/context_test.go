@@ -69,3 +69,24 @@ func TestImportanceSamplingObservesInterruption(t *testing.T) {
 		t.Errorf("interrupted NoiseBoundContext: %v", err)
 	}
 }
+
+// SimulateContext checks its context before every event: done after 7
+// checks, it handles 7 events — the scheduler's Start and Tick, the server's
+// broadcast, … — and stops with the context's error, short of the rounds
+// asked for. Not interrupted it is Simulate, which the engine-parity tests
+// run.
+func TestSimulateObservesInterruption(t *testing.T) {
+	sets := regression(4, 10, 3)
+	l := loss.Loss{Kind: loss.LeastSquares, Rho: 0.01}
+	cfg := Config{Agents: 4, Participants: 2, StepSize: 0.02, Epochs: Range{1, 1}, Batch: Range{1, 1}}
+	models := 0
+	err := SimulateContext(&countdown{Context: context.Background(), n: 7}, cfg, data.Sets(sets), l, make([]float64, 2), 1, 50,
+		SimOptions{Observe: func(_ int, key string, _ []float64) {
+			if key == ObsModel {
+				models++
+			}
+		}})
+	if !errors.Is(err, context.Canceled) || models >= 50 {
+		t.Errorf("done after 7 events: %d models, %v; want fewer than 50 and context.Canceled", models, err)
+	}
+}

@@ -1,6 +1,7 @@
 package fedavg
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -55,6 +56,13 @@ type SimOptions struct {
 // (Config.Validate refuses it with the systems features). A run that stalls
 // fails with the actor run's message, naming what the server waits for.
 func Simulate(cfg Config, src data.Source, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) error {
+	return SimulateContext(context.Background(), cfg, src, l, w0, runSeed, rounds, opt)
+}
+
+// SimulateContext is Simulate, stopping before its next event once ctx is
+// done, with an error wrapping ctx.Err(); it changes nothing else, so that a
+// run that is not interrupted has Simulate's iterates.
+func SimulateContext(ctx context.Context, cfg Config, src data.Source, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -62,6 +70,7 @@ func Simulate(cfg Config, src data.Source, l loss.Loss, w0 []float64, runSeed ui
 		return errors.New("the systems reference does not model importance sampling")
 	}
 	s := newSim(&cfg, src, l, w0, runSeed, rounds, opt)
+	s.ctx = ctx
 	return s.run()
 }
 
@@ -114,6 +123,7 @@ type simActor struct {
 }
 
 type sim struct {
+	ctx     context.Context
 	cfg     *Config
 	opt     SimOptions
 	model   *systems.Model
@@ -292,6 +302,9 @@ func (s *sim) observe(round int, key string, v ...float64) {
 func (s *sim) run() error {
 	s.push(0, false, simMsg{kind: simStart, to: simScheduler})
 	for s.queue.Len() > 0 && !s.finished {
+		if err := s.ctx.Err(); err != nil {
+			return fmt.Errorf("round %d: interrupted: %w", s.round, err)
+		}
 		t, m := s.queue.Pop()
 		if m.lost {
 			s.observe(m.round, ObsLost, float64(m.to))

@@ -137,3 +137,51 @@ func TestAuditRefusals(t *testing.T) {
 		t.Errorf("reference engine: %v", err)
 	}
 }
+
+// meanOf returns the mean of a metrics column after iteration 0.
+func meanOf(t *testing.T, values []string) float64 {
+	t.Helper()
+	var sum float64
+	for _, v := range values[1:] {
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum += x
+	}
+	return sum / float64(len(values)-1)
+}
+
+// Under local graph-homomorphic masks on secure keys the audit adds the
+// eavesdropper who holds the run seed summary.json publishes. With seeded
+// keys (the default) it recovers the victim's value exactly: its error is
+// the rounding of adding and subtracting the same masks, 1e-20 at most for
+// values of order 1 (a few ulps squared, summed over M = 2 coordinates). With
+// os keys it recovers nothing: the masks it subtracts are independent of the
+// agents', so its error is about twice the plain eavesdropper's (the same
+// estimator on links of twice the mask variance); its mean over 2 × 120
+// rounds is above the plain one's. The run warns about seeded keys, and only
+// about them.
+func TestSeedHoldingEavesdropper(t *testing.T) {
+	withAudit := []string{"privacy.scheme=local-graph-homomorphic", "algorithm.diffusion.audit={victim: 3}"}
+	dir, res := execute(t, plan(t, audited, withAudit...), run.Options{})
+	cols := readColumns(t, dir)
+	if seeded := meanOf(t, cols["audit_seeded_msd"]); !(seeded <= 1e-20) || meanOf(t, cols["audit_msd"]) < 0.1 {
+		t.Errorf("seeded keys: the seed holder's mean error %v, the plain eavesdropper's %v; want ≤ 1e-20 and a large one", seeded, meanOf(t, cols["audit_msd"]))
+	}
+	if w := res.Summary.Curves[0].Warnings; len(w) != 1 || w[0] != run.SeededKeysWarning {
+		t.Errorf("seeded keys: warnings %q, want the seeded-keys warning", w)
+	}
+	dir, res = execute(t, plan(t, audited, append(withAudit, "privacy.key_randomness=os")...), run.Options{})
+	cols = readColumns(t, dir)
+	if seeded, plain := meanOf(t, cols["audit_seeded_msd"]), meanOf(t, cols["audit_msd"]); !(seeded > plain) {
+		t.Errorf("os keys: the seed holder's mean error %v, the plain eavesdropper's %v; want it larger (it recovers nothing)", seeded, plain)
+	}
+	if w := res.Summary.Curves[0].Warnings; len(w) != 0 {
+		t.Errorf("os keys: warnings %q, want none", w)
+	}
+	dir, _ = execute(t, plan(t, audited, "privacy.scheme=graph-homomorphic", "algorithm.diffusion.audit={victim: 3}"), run.Options{})
+	if _, ok := readColumns(t, dir)["audit_seeded_msd"]; ok {
+		t.Error("graph-homomorphic noise has no keys, but the audit has a seed holder")
+	}
+}

@@ -3,6 +3,7 @@ package all
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -224,7 +225,7 @@ output: {plot: false}
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := run.BuildProblem(p.Curves[0], dir, 1)
+	pr, err := run.BuildProblem(context.Background(), p.Curves[0], dir, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +243,7 @@ output: {plot: false}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := run.BuildProblem(tight.Curves[0], dir, 1); !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data.samples: agent 1's file 1.csv holds 12 samples, more than data.samples max 11") {
+	if _, err := run.BuildProblem(context.Background(), tight.Curves[0], dir, 1); !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data.samples: agent 1's file 1.csv holds 12 samples, more than data.samples max 11") {
 		t.Errorf("a file above data.samples max: %v", err)
 	}
 	os.Rename(filepath.Join(agents, "1.csv"), filepath.Join(agents, "01.csv"))
@@ -269,7 +270,7 @@ output: {plot: false}
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err = run.BuildProblem(p.Curves[0], dir, 1)
+	pr, err = run.BuildProblem(context.Background(), p.Curves[0], dir, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +322,7 @@ algorithm: {kind: fedavg, step_size: 0.01}
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := run.BuildProblem(p.Curves[0], dir, 1)
+	pr, err := run.BuildProblem(context.Background(), p.Curves[0], dir, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +351,7 @@ algorithm: {kind: fedavg, step_size: 0.1}
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := run.BuildProblem(p.Curves[0], dir, 1)
+	pr, err := run.BuildProblem(context.Background(), p.Curves[0], dir, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,7 +397,7 @@ algorithm: {kind: fedavg, step_size: 0.1}
 		if err != nil {
 			t.Fatal(err)
 		}
-		return run.BuildProblem(p.Curves[0], dir, 1)
+		return run.BuildProblem(context.Background(), p.Curves[0], dir, 1)
 	}
 	for _, tc := range []struct{ idx, want string }{
 		{"images: i.gz, labels: missing.gz, test_images: missing.gz, test_labels: tl.gz", "data.idx.labels: "},

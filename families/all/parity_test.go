@@ -29,7 +29,6 @@ var notCompared = map[string]string{
 	"name":             "labels the outputs and the run directory; the test compares neither",
 	"description":      "free text, copied into the summary as is",
 	"output.plot":      "only decides whether the figures are drawn, from the metrics compared here",
-	"output.group_by":  "only splits the figures by a field that curves or a sweep set; the test's scenarios have none",
 	"output.linear":    "only draws the figures' mean-square deviations on a linear axis",
 	"output.plot_from": "only leaves early iterations out of the figures",
 	"output.claims":    "the papers' statements, copied into the summary next to the curves they describe",

@@ -2,9 +2,14 @@ package all
 
 import (
 	"math"
+	"runtime"
+	"strings"
 	"testing"
 
+	"maple/algorithms/data"
 	"maple/algorithms/loss"
+	rw "maple/algorithms/randomwalk"
+	"maple/rundir"
 	"maple/scenarios"
 	"maple/scenarios/run"
 )
@@ -49,4 +54,101 @@ algorithm: {kind: fedavg, step_size: 0.1}
 func curveEstimate(t *testing.T, p *scenarios.Plan) run.Estimate {
 	t.Helper()
 	return run.EstimatePlan(p, run.Options{}).Curves[0]
+}
+
+// walkSource is a small random-walk plan of many walks.
+const walkSource = `name: walks
+iterations: 100
+data: {kind: mixture, agents: 20, samples: 1, dim: 10}
+loss: {kind: logistic}
+algorithm: {kind: randomwalk, randomwalk: {walks: 1000}}
+`
+
+// The estimate of a random-walk run covers the tracker's state of every
+// walk: 1000 more walks cost at least what a tracker of 1000 walks
+// allocates, measured. (Main missed it, and walks: 10⁹ asked for a 120 GB
+// tracker the checks let through.) A plan of 10⁹ walks is refused, naming
+// the field.
+func TestEstimateCoversTheWalksTracker(t *testing.T) {
+	p := plan(t, walkSource)
+	sc := p.Curves[0].Scenario
+	more := curveEstimate(t, plan(t, walkSource, "algorithm.randomwalk.walks=2000")).Bytes - curveEstimate(t, p).Bytes
+	table := rundir.NewTable(sc.Iterations, sc.Output.Every, rw.NumColumns)
+	sets := make([]*data.Set, sc.Data.Agents)
+	for i := range sets {
+		sets[i] = &data.Set{Dim: sc.Data.Dim, X: make([]float64, sc.Data.Dim), Y: []float64{1}}
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	tr := rw.NewTracker(rw.TrackerConfig{Rows: table.Iterations, Walks: 1000, Sets: sets,
+		Loss: loss.Loss{Kind: loss.Logistic}, Optimum: make([]float64, sc.Data.Dim)})
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(tr)
+	if measured := float64(after.TotalAlloc - before.TotalAlloc); more < measured {
+		t.Errorf("1000 more walks add %.0f bytes to the estimate, less than the %.0f a tracker of 1000 walks allocates", more, measured)
+	}
+	err := run.Check(plan(t, walkSource, "algorithm.randomwalk.walks=1000000000"))
+	if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "algorithm.randomwalk.walks: the plan needs about") {
+		t.Errorf("10⁹ walks: %v", err)
+	}
+}
+
+// The estimate of a decentralized run covers its dense P×P combination
+// matrix and the O(P³) of its Perron vector and spectrum, whatever the
+// degree: on a ring of P = 1000 (degree 2), at least one matrix of P² float64
+// and (2/3)P³ operations (the LU factorization alone). Main counted memory
+// linear in P, and a validate of 40 000 agents built 12.8 GB matrices.
+func TestEstimateCoversTheCombinationMatrix(t *testing.T) {
+	const P = 1000
+	e := curveEstimate(t, plan(t, `name: ring
+iterations: 1
+data: {agents: 1000, samples: 1}
+algorithm: {kind: diffusion, step_size: 0.1}
+topology: {graph: ring}
+`))
+	if e.Bytes < 8*P*P || e.Ops < 2.0/3*P*P*P {
+		t.Errorf("ring of %d: %.3g bytes and %.3g operations, want at least %.3g and %.3g", P, e.Bytes, e.Ops, 8.0*P*P, 2.0/3*P*P*P)
+	}
+	err := run.Check(plan(t, `name: big
+runs: 1
+iterations: 1
+data: {agents: 60000, samples: 1}
+algorithm: {kind: diffusion, step_size: 0.1}
+topology: {graph: ring}
+`))
+	if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data.agents: the plan") {
+		t.Errorf("60 000 agents on a ring: %v", err)
+	}
+}
+
+// Fed-PLT's estimate counts its local epochs: each is a gradient over an
+// agent's samples, so a run of N_e = 50 epochs costs at least 50·N·q·d
+// multiply-adds per round (main's generic estimate counted 4·N·q·d whatever
+// N_e, and local_epochs: 10⁹ passed the checks).
+func TestEstimateCoversFedPLTLocalEpochs(t *testing.T) {
+	const src = `name: plt
+iterations: 10
+data: {kind: logistic}
+algorithm: {kind: fedplt, fedplt: {local_epochs: 50}}
+`
+	p := plan(t, src)
+	sc := p.Curves[0].Scenario
+	N, q, d, T := float64(sc.Data.Agents), float64(sc.Data.Samples.Max), float64(sc.Data.Dim), float64(sc.Iterations)
+	if e := curveEstimate(t, p); e.Ops < 50*N*q*d*T {
+		t.Errorf("50 local epochs: %.3g operations, want at least %.3g", e.Ops, 50*N*q*d*T)
+	}
+	err := run.Check(plan(t, src, "algorithm.fedplt.local_epochs=1000000000"))
+	if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "algorithm.fedplt.local_epochs: the plan would run for about") {
+		t.Errorf("10⁹ local epochs: %v", err)
+	}
+}
+
+// A plan refused for a family's own field names it, not a shared one.
+func TestRefusalNamesTheFamilyField(t *testing.T) {
+	err := run.Check(plan(t, `name: g
+algorithm: {kind: gamma-mechanism, gamma-mechanism: {theta: 1, samples: 1000000000000}}
+`))
+	if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "algorithm.gamma-mechanism.samples: the plan needs about") {
+		t.Errorf("10¹² samples: %v", err)
+	}
 }

@@ -2,6 +2,7 @@ package all
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -180,7 +181,7 @@ algorithm: {kind: fedavg, step_size: 0.1, fedavg: {participants: 2}}
 	if got := c.Scenario.Data.TestSamples; got != 0 {
 		t.Errorf("test_samples resolved to %d with a test file, want 0", got)
 	}
-	prob, err := run.BuildProblem(c, dir, 1)
+	prob, err := run.BuildProblem(context.Background(), c, dir, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +196,7 @@ algorithm: {kind: fedavg, step_size: 0.1, fedavg: {participants: 2}}
 		t.Errorf("test_samples with a test file: %v", err)
 	}
 	c.Scenario.Data.LIBSVM.TestFile = "d.missing.t"
-	if _, err := run.BuildProblem(c, dir, 1); !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data.libsvm.test_file: missing LIBSVM file") {
+	if _, err := run.BuildProblem(context.Background(), c, dir, 1); !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data.libsvm.test_file: missing LIBSVM file") {
 		t.Errorf("missing test file: %v", err)
 	}
 }

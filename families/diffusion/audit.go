@@ -2,6 +2,7 @@ package diffusion
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/floats"
@@ -13,6 +14,7 @@ import (
 	adiffusion "maple/actors/diffusion"
 	"maple/actors/msg"
 	"maple/algorithms/diffusion"
+	"maple/algorithms/rng"
 	"maple/privacy/audit"
 	"maple/privacy/homomorphic"
 	"maple/privacy/pairmask"
@@ -36,6 +38,21 @@ type Audit struct {
 // auditColumn is the metric the eavesdropper adds.
 var auditColumn = rundir.Column{Name: "audit_msd", Decibel: true, Label: "eavesdropper's error ‖ŷ_v,i − y_v,i‖² (dB)"}
 
+// auditSeededColumn is the metric of the second eavesdropper, who also holds
+// the run seed summary.json publishes (seededAudit).
+var auditSeededColumn = rundir.Column{Name: "audit_seeded_msd", Decibel: true, Label: "seed holder's error ‖ŷ_v,i − y_v,i‖² (dB)"}
+
+// seededAudit reports whether an audited curve also has the eavesdropper
+// who holds the published run seed: under local graph-homomorphic masks on
+// secure keys it recomputes every X25519 key pair from the seed's key
+// streams, as anyone reading summary.json can, and strips the victim's masks
+// before combining. With privacy.key_randomness seeded it recovers the
+// victim's values exactly; with os keys the masks it subtracts are unrelated
+// to the agents' and it recovers nothing.
+func seededAudit(sc *scenarios.Scenario) bool {
+	return sc.Privacy.Scheme == "local-graph-homomorphic" && sc.Privacy.Keys == "secure"
+}
+
 // validateAudit checks the fields that do not need the network.
 func validateAudit(v *scenarios.Validator, sc *scenarios.Scenario, a *Audit) {
 	const f = "algorithm.diffusion.audit"
@@ -57,12 +74,15 @@ func validateAudit(v *scenarios.Validator, sc *scenarios.Scenario, a *Audit) {
 }
 
 // auditPlan is what an audited run needs: the tapped receivers, the stage
-// whose value is reconstructed and the estimator.
+// whose value is reconstructed and the estimator; for the seed-holding
+// eavesdropper (seededAudit) the masked links and the std of the masks.
 type auditPlan struct {
 	victim int
 	links  []int
 	stage  int
 	est    *audit.Estimator
+	masked []audit.MaskedLink // nil without the seed-holding eavesdropper
+	std    float64
 }
 
 // planAudit builds the eavesdropper's estimator from what the threat model
@@ -137,21 +157,54 @@ func planAudit(c *scenarios.CurveSpec, cfg diffusion.Config, A *mat.Dense) (*aud
 	if plan.est, err = audit.NewEstimator(cov); err != nil {
 		return nil, c.Errorf(f, "%v", err)
 	}
+	if seededAudit(c.Scenario) {
+		senders, receivers := make([][]int, net.Agents()), make([][]int, net.Agents())
+		for p := range senders {
+			senders[p], receivers[p] = net.Senders(p), net.Receivers(p)
+		}
+		roles := pairmask.NewPlan(cfg.Privacy.Roles, senders, receivers)
+		for _, r := range plan.links {
+			as, _ := roles.Assignment(a.Victim, r) // the links were checked above
+			plan.masked = append(plan.masked, audit.MaskedLink{Receiver: r, Role: as.Role, Weight: A.At(a.Victim, r), Partners: as.Partners})
+		}
+		plan.std = cfg.Privacy.Std
+	}
 	return plan, nil
 }
 
 // spawnEavesdropper adds the eavesdropper to r, tapping the plan's links
 // from the agents spawned from first on, and returns the observer that turns
-// its estimates into the audit metric.
-func (p *auditPlan) spawnEavesdropper(r *actors.Run, first actors.ID, next actors.Observer, t *rundir.Table, col int) *auditObserver {
+// its estimates into the audit metric, column col of t. With the
+// seed-holding eavesdropper (p.masked), it adds that one too, recomputing
+// the keys from the streams of runSeed, and its metric goes to column
+// col+1.
+func (p *auditPlan) spawnEavesdropper(r *actors.Run, first actors.ID, next actors.Observer, t *rundir.Table, col int, runSeed uint64) (actors.Observer, error) {
 	links := make([]actors.ID, len(p.links))
 	for k, l := range p.links {
 		links[k] = first + actors.ID(l)
 	}
-	e := &aaudit.Eavesdropper{Victim: first + actors.ID(p.victim), Links: links, Estimator: p.est, Extract: stageShare(p.stage)}
-	r.Wiretap(r.Spawn(aaudit.Name, e), e.Tap())
-	return &auditObserver{next: next, victim: e.Victim, key: adiffusion.SharedKey(p.stage), t: t, col: col,
-		truth: map[int][]float64{}, est: map[int][]float64{}}
+	victim := first + actors.ID(p.victim)
+	observe := func(name string, e *aaudit.Eavesdropper, next actors.Observer, col int) *auditObserver {
+		id := r.Spawn(name, e)
+		r.Wiretap(id, e.Tap())
+		return &auditObserver{next: next, eavesdropper: id, victim: victim, key: adiffusion.SharedKey(p.stage), t: t, col: col,
+			truth: map[int][]float64{}, est: map[int][]float64{}}
+	}
+	plain := &aaudit.Eavesdropper{Victim: victim, Links: links, Estimator: p.est, Extract: stageShare(p.stage)}
+	obs := observe(aaudit.Name, plain, next, col)
+	if p.masked == nil {
+		return obs, nil
+	}
+	keyStream := func(node int) *rand.Rand { return rng.New(runSeed, diffusion.AgentName(node), diffusion.StreamKey) }
+	u, err := audit.NewUnmasker(p.masked, p.std, audit.SeededSecrets(p.victim, keyStream))
+	if err != nil {
+		return nil, err
+	}
+	seeded := &aaudit.Eavesdropper{Victim: victim, Links: links, Estimator: p.est, Extract: stageShare(p.stage),
+		Unmask: func(x []float64, link, round int, m proto.Message) {
+			u.Unmask(x, link, round, int(m.(*msg.StageShare).GetStage()))
+		}}
+	return observe(aaudit.Name+"-with-seed", seeded, obs, col+1), nil
 }
 
 // stageShare returns the payload of a share of stage j.
@@ -166,10 +219,11 @@ func stageShare(j int) func(proto.Message) ([]float64, bool) {
 }
 
 // describe reports the audit in the run's summary: the links, the estimator
-// and its predicted error, to set beside the measured audit_msd.
-func (p *auditPlan) describe(dim int) map[string]any {
+// and its predicted error, to set beside the measured audit_msd, and what
+// the seed-holding eavesdropper holds.
+func (p *auditPlan) describe(dim int, keyRandomness string) map[string]any {
 	predicted := float64(dim) * p.est.Variance()
-	return map[string]any{
+	d := map[string]any{
 		"victim":           p.victim,
 		"links":            p.links,
 		"stage":            p.stage,
@@ -178,23 +232,35 @@ func (p *auditPlan) describe(dim int) map[string]any {
 		"predicted_msd":    predicted,
 		"predicted_msd_db": rundir.Number(rundir.Decibel(predicted)),
 	}
+	if p.masked != nil {
+		what := "exact recovery: the keys are drawn from the run seed's key streams (privacy.key_randomness seeded), so it recomputes every pair secret and mask"
+		if keyRandomness == "os" {
+			what = "nothing: the keys come from the operating system (privacy.key_randomness os), so the masks it subtracts are unrelated to the agents' and its error is about twice audit_msd"
+		}
+		d["seeded"] = map[string]any{
+			"holds":    "the run seed published in summary.json, from which it recomputes every X25519 key pair and strips the victim's masks before combining",
+			"expected": what,
+		}
+	}
+	return d
 }
 
 // auditObserver forwards every observation and pairs the eavesdropper's
 // estimate of each round with the victim's true shared value.
 type auditObserver struct {
-	next       actors.Observer
-	victim     actors.ID
-	key        string
-	t          *rundir.Table
-	col        int
-	truth, est map[int][]float64
+	next         actors.Observer
+	eavesdropper actors.ID // whose estimates this observer scores
+	victim       actors.ID
+	key          string
+	t            *rundir.Table
+	col          int
+	truth, est   map[int][]float64
 }
 
 // Observe implements actors.Observer.
 func (o *auditObserver) Observe(from actors.ID, round int, key string, v []float64) {
 	switch {
-	case key == aaudit.KeyEstimate:
+	case key == aaudit.KeyEstimate && from == o.eavesdropper:
 		o.est[round] = slices.Clone(v)
 		o.score(round)
 	case key == o.key && from == o.victim:

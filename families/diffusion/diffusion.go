@@ -6,6 +6,7 @@
 package diffusion
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -119,7 +120,8 @@ func validateDiffusion(v *scenarios.Validator, sc *scenarios.Scenario) {
 	}
 }
 
-// diffusionEstimate is the cost of one decentralized run: per iteration a
+// diffusionEstimate is the cost of one decentralized run: building its
+// network and combination matrix (run.NetworkCost) and, per iteration, a
 // Tick and a Done per agent and, per combination stage, a share along every
 // edge (both ways); a gradient per agent on its whole dataset, one sample or
 // a batch; under local graph-homomorphic noise, the set-up messages (roles,
@@ -155,6 +157,9 @@ func diffusionEstimate(sc *scenarios.Scenario, dim float64) run.Estimate {
 			e.Messages += T * stages * P * deg * partners * 2
 		}
 	}
+	bytes, ops := run.NetworkCost(sc.Topology, P, deg, true)
+	e.Bytes += bytes
+	e.Ops += ops
 	return e
 }
 
@@ -225,7 +230,7 @@ func checkDiffusion(c *scenarios.CurveSpec, dir string) error {
 		}
 	}
 	if diffusionUsesSystems(sc) {
-		_, err := run.SystemsModel(c, dir)
+		_, err := run.SystemsModel(context.Background(), c, dir)
 		return err
 	}
 	return nil
@@ -245,7 +250,10 @@ func diffusionColumns(sc *scenarios.Scenario) []rundir.Column {
 	cols = append(cols, run.ClassColumns(sc, "_average", ", mean over the agents")...)
 	cols = append(cols, diffusionSystemsColumns(sc)...)
 	if diffusionParams(sc).Audit != nil {
-		cols = append(cols, auditColumn) // the last column (see spawnEavesdropper)
+		cols = append(cols, auditColumn) // the last columns (see spawnEavesdropper)
+		if seededAudit(sc) {
+			cols = append(cols, auditSeededColumn)
+		}
 	}
 	return cols
 }
@@ -313,7 +321,7 @@ func runDiffusion(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 	if err != nil {
 		return err
 	}
-	net, err := run.BuildNetwork(c, j.Dir, run.NetworkSeed(sc, j.RunSeed))
+	net, err := run.BuildNetwork(j.Context(), c, j.Dir, run.NetworkSeed(sc, j.RunSeed))
 	if err != nil {
 		return err
 	}
@@ -349,7 +357,7 @@ func runDiffusion(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 		Iterations: sc.Iterations, GradientTime: sc.Network.GradientTime, Async: diffusionAsync(sc)}
 	var model *systems.Model
 	if diffusionUsesSystems(sc) {
-		if model, err = run.SystemsModel(c, j.Dir); err != nil {
+		if model, err = run.SystemsModel(j.Context(), c, j.Dir); err != nil {
 			return err
 		}
 		setup.Devices = model.Devices(j.RunSeed, len(p.Sets), diffusion.AgentName)
@@ -369,7 +377,7 @@ func runDiffusion(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 			if setup.Dynamics != nil {
 				prob.Dynamics = diffusionDynamics(sc, model, j.RunSeed, len(p.Sets))
 			}
-			err = diffusion.Reference(cfg, prob, j.RunSeed, sc.Iterations, diffusion.Hooks{Models: obs.models, Draws: obs.draws,
+			err = diffusion.ReferenceContext(j.Context(), cfg, prob, j.RunSeed, sc.Iterations, diffusion.Hooks{Models: obs.models, Draws: obs.draws,
 				Live: func(i int, lr *diffusion.LiveRound) { sysLog.live(i, lr.Facts()) }, Report: sysLog.report})
 		}
 		if err != nil {
@@ -393,8 +401,14 @@ func runDiffusion(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 		}
 		collector.First = sched + 1
 		if plan != nil {
-			tap.Observer = plan.spawnEavesdropper(r, collector.First, collector, obs.t, len(cols)-1)
-			j.Stats.Details["audit"] = plan.describe(dim)
+			col := len(cols) - 1
+			if plan.masked != nil {
+				col-- // audit_msd, then audit_seeded_msd
+			}
+			if tap.Observer, err = plan.spawnEavesdropper(r, collector.First, collector, obs.t, col, j.RunSeed); err != nil {
+				return err
+			}
+			j.Stats.Details["audit"] = plan.describe(dim, sc.Privacy.KeyRandomness)
 		}
 		if err := r.Execute(sched, &msg.Start{}); err != nil {
 			return err

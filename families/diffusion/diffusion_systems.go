@@ -270,7 +270,7 @@ func asyncDiffusionReference(j *run.Job, cfg diffusion.Config, prob diffusion.Pr
 	rows := map[int][][]float64{}
 	seen := map[int]int{}
 	times := map[int]float64{}
-	return diffusion.AsyncReference(cfg, prob, j.RunSeed, j.Curve.Scenario.Iterations, diffusion.AsyncOptions{
+	return diffusion.AsyncReferenceContext(j.Context(), cfg, prob, j.RunSeed, j.Curve.Scenario.Iterations, diffusion.AsyncOptions{
 		Model: m, Wait: diffusionParams(j.Curve.Scenario).Wait,
 		Observe: func(round, agent int, key string, v []float64) {
 			switch key {

@@ -333,7 +333,7 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 	systemsRun := scenarios.UsesSystems(sc) || cfg.Eventful()
 	var model *systems.Model
 	if systemsRun {
-		if model, err = run.SystemsModel(j.Curve, j.Dir); err != nil {
+		if model, err = run.SystemsModel(j.Context(), j.Curve, j.Dir); err != nil {
 			return err
 		}
 	}
@@ -342,12 +342,12 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 			return err
 		}
 		if !systemsRun {
-			if err := fedavg.Reference(*cfg, p.Data, p.Loss, w0, j.RunSeed, sc.Iterations, obs.record); err != nil {
+			if err := fedavg.ReferenceContext(j.Context(), *cfg, p.Data, p.Loss, w0, j.RunSeed, sc.Iterations, obs.record); err != nil {
 				return err
 			}
 			return j.AccountFor(p, fedavgExposure(cfg, fa.Server.Kind))
 		}
-		err = fedavg.Simulate(*cfg, p.Data, p.Loss, w0, j.RunSeed, sc.Iterations, fedavg.SimOptions{Model: model, Observe: obs.observe})
+		err = fedavg.SimulateContext(j.Context(), *cfg, p.Data, p.Loss, w0, j.RunSeed, sc.Iterations, fedavg.SimOptions{Model: model, Observe: obs.observe})
 		if err != nil {
 			return err
 		}
@@ -447,6 +447,9 @@ func fedavgDetails(j *run.Job, cfg *fedavg.Config, p *run.Problem) error {
 		}
 		return s
 	}, func(_ int, s share) error {
+		if err := j.Context().Err(); err != nil {
+			return fmt.Errorf("the summary's noise bound and model drift: interrupted: %w", err)
+		}
 		sum.Add(s.noise)
 		xi = math.Max(xi, s.xi)
 		return s.err

@@ -1,6 +1,7 @@
 package fedavg
 
 import (
+	"context"
 	"strings"
 
 	afedavg "maple/actors/fedavg"
@@ -23,7 +24,7 @@ func checkFedAvg(c *scenarios.CurveSpec, dir string) error {
 		return err
 	}
 	if fedavgUsesSystems(c.Scenario) {
-		_, err := run.SystemsModel(c, dir)
+		_, err := run.SystemsModel(context.Background(), c, dir)
 		return err
 	}
 	return nil

@@ -15,7 +15,7 @@ import (
 
 // Ten thousand lazily held clients draw the numbers they drew when every
 // client was built before the first round: testdata/lazy holds the outputs
-// maple 1268d21 wrote for scale.yaml — plain FedAvg with model noise and
+// maple 15cd9a1 wrote for scale.yaml — plain FedAvg with model noise and
 // its privacy accounting, the systems model with every fault, a deadline
 // and adversaries, FedBuff with a timeout — and the run directories of
 // both engines, with the clients parked after every task or kept whole
@@ -42,7 +42,7 @@ func TestLazyClientsKeepTheirNumbers(t *testing.T) {
 				got, _ := os.ReadFile(filepath.Join(dir, f))
 				exp, err := os.ReadFile(filepath.Join(want, f))
 				if err != nil || !bytes.Equal(got, exp) {
-					t.Errorf("%s clients, %s engine: %s differs from maple 1268d21's (%v)", hold.name, engine, f, err)
+					t.Errorf("%s clients, %s engine: %s differs from maple 15cd9a1's (%v)", hold.name, engine, f, err)
 				}
 			}
 			if engine != run.Actors {
@@ -52,7 +52,7 @@ func TestLazyClientsKeepTheirNumbers(t *testing.T) {
 			sum := sha256.Sum256(trace)
 			exp, _ := os.ReadFile(filepath.Join(want, "trace.sha256"))
 			if got := hex.EncodeToString(sum[:]); got != strings.TrimSpace(string(exp)) {
-				t.Errorf("%s clients: the trace's SHA-256 is %s, maple 1268d21's %s", hold.name, got, exp)
+				t.Errorf("%s clients: the trace's SHA-256 is %s, maple 15cd9a1's %s", hold.name, got, exp)
 			}
 		}
 	}

@@ -29,10 +29,38 @@ func init() {
 			Defaults: fedpltDefaults,
 			Validate: validateFedPLT,
 		},
-		Check:   func(c *scenarios.CurveSpec, _ string) error { _, err := fedpltConfig(c); return err },
-		Columns: fedpltColumns,
-		Run:     runFedPLT,
+		Check:    func(c *scenarios.CurveSpec, _ string) error { _, err := fedpltConfig(c); return err },
+		Columns:  fedpltColumns,
+		Run:      runFedPLT,
+		Estimate: fedpltEstimate,
 	})
+}
+
+// fedpltEstimate is the cost of one run, with every agent active (full
+// participation bounds the others): per round each agent's local epochs,
+// each a gradient on its samples (a mini-batch for sgd; the largest batch of
+// the per-agent solvers), and the monitor's pass over all the data; up to
+// four messages per agent (FedLin's round sends the most) and a Tick and a
+// Done; every agent an actor holding a handful of model-sized vectors.
+func fedpltEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
+	f := fedpltParams(sc)
+	N, q, T := float64(sc.Data.Agents), float64(sc.Data.Samples.Max), float64(sc.Iterations)
+	per := q
+	if f.Solver.Kind == "sgd" && f.Solver.Batch > 0 {
+		per = min(q, float64(f.Solver.Batch))
+	}
+	for _, s := range f.Solvers {
+		per = max(per, min(q, float64(s.Batch)))
+	}
+	epochs := float64(max(f.LocalEpochs, 1))
+	return run.Estimate{
+		Bytes:       N * (run.ActorBytes + 8*d*8),
+		Ops:         T * N * (epochs*(4*per*d+10*d) + 4*q*d),
+		Messages:    1 + T*(2+4*N),
+		RecordBytes: 150,
+		VectorLen:   d,
+		Drivers:     []run.Driver{{Field: pltField + "local_epochs", Ratio: epochs / 5}},
+	}
 }
 
 // FedPLT parameterizes the fedplt family: the section algorithm.fedplt.
@@ -420,7 +448,7 @@ func runFedPLT(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 	}
 	mon := fedplt.NewMonitor(cfg.Method, obj, p.Sets, cfg.Prox, sol.X, cfg.Rho, f.Tolerance, x0, x0)
 	if j.Opts.Engine == run.Reference {
-		if _, err := fedplt.Reference(cfg, prob, x0, j.RunSeed, sc.Iterations, mon); err != nil {
+		if _, err := fedplt.ReferenceContext(j.Context(), cfg, prob, x0, j.RunSeed, sc.Iterations, mon); err != nil {
 			return err
 		}
 	} else {

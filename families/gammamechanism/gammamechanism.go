@@ -23,6 +23,7 @@ func init() {
 			Defaults:      gammaMechanismDefaults,
 			Validate:      validateGammaMechanism,
 			OwnAccounting: "the gamma-mechanism family evaluates Lemma 1's (ε, δ) itself, it learns nothing",
+			NoData:        "the gamma-mechanism family evaluates the Gamma mechanism's privacy loss, it learns from no data",
 		},
 		Columns:  func(*scenarios.Scenario) []rundir.Column { return gammaMechanismColumns },
 		Run:      runGammaMechanism,
@@ -44,7 +45,10 @@ output: {plot: false, steady_state: 0.5}
 func gammaMechanismEstimate(sc *scenarios.Scenario, _ float64) run.Estimate {
 	g := gammaMechanismParams(sc)
 	rows := float64(sc.Iterations/max(sc.Output.Every, 1) + 2)
-	return run.Estimate{Bytes: 2 * float64(g.Samples) * 8, Ops: rows * (2*float64(g.Samples)*300 + 500*1000)}
+	return run.Estimate{
+		Bytes: 2 * float64(g.Samples) * 8, Ops: rows * (2*float64(g.Samples)*300 + 500*1000),
+		Drivers: []run.Driver{{Field: "algorithm.gamma-mechanism.samples", Ratio: float64(g.Samples) / defaultSamples}},
+	}
 }
 
 // GammaMechanism parameterizes the section algorithm.gamma-mechanism. Row i
@@ -65,11 +69,14 @@ type GammaMechanism struct {
 	Samples int `yaml:"samples"`
 }
 
+// defaultSamples is the default of algorithm.gamma-mechanism.samples.
+const defaultSamples = 20000
+
 func gammaMechanismDefaults(sc *scenarios.Scenario) any {
 	// The runner builds a learning problem for every run; this family uses
 	// none, so the smallest one is built.
 	sc.Data.Agents, sc.Data.Samples, sc.Data.Dim = 1, scenarios.IntRange{Min: 1, Max: 1}, 1
-	return &GammaMechanism{LRange: scenarios.FloatRange{Min: 1, Max: 2}, EpsilonMax: 6, Samples: 20000}
+	return &GammaMechanism{LRange: scenarios.FloatRange{Min: 1, Max: 2}, EpsilonMax: 6, Samples: defaultSamples}
 }
 
 func gammaMechanismParams(sc *scenarios.Scenario) *GammaMechanism {

@@ -227,7 +227,8 @@ func validateBehaviours(v *scenarios.Validator, sc *scenarios.Scenario, g *Graph
 // running up to E local steps on up to B samples), and a share along every
 // edge of the server graph both ways; every client and server is an actor
 // holding a few model-sized vectors; local graph-homomorphic masks add the
-// set-up messages and a mask per partner and share. Run 0 of a noisy curve
+// set-up messages and a mask per partner and share; the server graph and its
+// combination matrix cost what run.NetworkCost says. Run 0 of a noisy curve
 // also runs the reference twice for the accountant, which is within the
 // estimate's slack.
 func graphflEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
@@ -252,6 +253,11 @@ func graphflEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 		partners := deg / 2
 		e.Messages += P * deg * (2 + partners)
 		e.Ops += T * P * deg * partners * 50 * d // HKDF and a Laplace draw per coordinate
+	}
+	if g.Servers > 1 && sc.Topology != nil {
+		bytes, ops := run.NetworkCost(sc.Topology, P, deg, true)
+		e.Bytes += bytes
+		e.Ops += ops
 	}
 	return e
 }
@@ -482,7 +488,7 @@ func runGraphFL(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 	if err != nil {
 		return err
 	}
-	net, err := run.BuildNetwork(c, j.Dir, run.NetworkSeed(sc, j.RunSeed))
+	net, err := run.BuildNetwork(j.Context(), c, j.Dir, run.NetworkSeed(sc, j.RunSeed))
 	if err != nil {
 		return err
 	}
@@ -505,7 +511,7 @@ func runGraphFL(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 	traffic := map[string]*trafficCount{}
 	if j.Opts.Engine == run.Reference {
 		prob := graphfl.Problem{A: net.A, Sets: p.Sets, Loss: p.Loss, W0: w0}
-		if err := graphfl.Reference(cfg, prob, j.RunSeed, sc.Iterations, graphfl.Hooks{Aggregates: obs.aggregates, Models: obs.models}); err != nil {
+		if err := graphfl.ReferenceContext(j.Context(), cfg, prob, j.RunSeed, sc.Iterations, graphfl.Hooks{Aggregates: obs.aggregates, Models: obs.models}); err != nil {
 			return err
 		}
 	} else {

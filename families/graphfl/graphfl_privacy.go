@@ -1,6 +1,7 @@
 package graphfl
 
 import (
+	"context"
 	"math"
 	"slices"
 
@@ -47,11 +48,11 @@ func accountGraphFL(j *run.Job, p *run.Problem, net *run.Network, cfg graphfl.Co
 	}
 	w0 := make([]float64, len(p.WOpt))
 	T := sc.Iterations
-	orig, err := recordTrajectory(cfg, net.A, p, p.Sets, w0, j.RunSeed, T)
+	orig, err := recordTrajectory(j.Context(), cfg, net.A, p, p.Sets, w0, j.RunSeed, T)
 	if err != nil {
 		return err
 	}
-	pair, err := recordTrajectory(cfg, net.A, p, sets, w0, j.RunSeed, T)
+	pair, err := recordTrajectory(j.Context(), cfg, net.A, p, sets, w0, j.RunSeed, T)
 	if err != nil {
 		return err
 	}
@@ -151,11 +152,12 @@ type trajectory struct {
 	up     [][][]float64
 }
 
-// recordTrajectory runs the reference on sets and records its trajectory.
-func recordTrajectory(cfg graphfl.Config, A *mat.Dense, p *run.Problem, sets []*data.Set, w0 []float64, seed uint64, rounds int) (*trajectory, error) {
+// recordTrajectory runs the reference on sets and records its trajectory,
+// until ctx is done.
+func recordTrajectory(ctx context.Context, cfg graphfl.Config, A *mat.Dense, p *run.Problem, sets []*data.Set, w0 []float64, seed uint64, rounds int) (*trajectory, error) {
 	t := &trajectory{}
 	prob := graphfl.Problem{A: A, Sets: sets, Loss: p.Loss, W0: w0}
-	err := graphfl.Reference(cfg, prob, seed, rounds, graphfl.Hooks{
+	err := graphfl.ReferenceContext(ctx, cfg, prob, seed, rounds, graphfl.Hooks{
 		Uploads: func(_, server int, _ []int, replies [][]float64) {
 			if server == 0 {
 				up := make([][]float64, len(replies))

@@ -5,6 +5,7 @@
 package randomwalk
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -44,29 +45,48 @@ func init() {
 	})
 }
 
-// randomWalkEstimate is the cost of one run. A walk: 2|E| set-up
-// announcements (|E| from the expected degree), at most one token per step of
-// every walk, one gradient on the node's samples per step, and the metrics —
-// the running average every step, f at the iterate and the average every
-// recorded step (a pass over all the data). Gossip: four messages (Tick, two
+// randomWalkEstimate is the cost of one run: building the graph, through
+// the combination matrix and its checks (run.NetworkCost; walkGraph reads
+// the graph back from it), and every node's actor.
+// A walk: 2|E| set-up announcements (|E| from the expected degree), at most
+// one token per step of every walk, one gradient on the node's samples per
+// step, and the metrics — the running average every step, f at the iterate
+// and the average every recorded step (a pass over all the data); and per
+// walk the tracker's state (three model-sized vectors, the visit counts and
+// the walk's table of metrics), a stream per node it visits (at most N, at
+// most one per step) and a slot for it in every node's list of streams, and
+// its start message and token in flight. Gossip: four messages (Tick, two
 // models, Done) and two gradients per iteration, and the node average every
 // iteration.
 func randomWalkEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 	p := randomWalkParams(sc)
 	N, n, T := float64(sc.Data.Agents), float64(sc.Data.Samples.Max), float64(sc.Iterations)
-	rows := T / float64(max(sc.Output.Every, 1))
-	e := run.Estimate{Bytes: N * (run.ActorBytes + 4*d*8), RecordBytes: 170, VectorLen: d}
+	rows := T/float64(max(sc.Output.Every, 1)) + 2
+	deg := run.ExpectedDegree(sc.Topology, sc.Data.Agents)
+	graphBytes, graphOps := run.NetworkCost(sc.Topology, N, deg, true)
+	e := run.Estimate{Bytes: N*(run.ActorBytes+4*d*8) + graphBytes, Ops: graphOps, RecordBytes: 170, VectorLen: d}
 	if p.Protocol == "gossip" {
 		e.Messages = 1 + 4*T
-		e.Ops = T*(2*4*n*d+N*d) + rows*2*N*n*d*4
+		e.Ops += T*(2*4*n*d+N*d) + rows*2*N*n*d*4
 		return e
 	}
 	W := float64(p.Walks)
-	edges := N * run.ExpectedDegree(sc.Topology, sc.Data.Agents) / 2
-	e.Messages = 1 + 2*N + 2*edges + 2*W + W*T
-	e.Ops = W*T*(4*n*d+3*d+50) + W*rows*2*N*n*d*4
+	e.Messages = 1 + 2*N + N*deg + 2*W + W*T
+	e.Ops += W*T*(4*n*d+3*d+50) + W*rows*2*N*n*d*4
+	perWalk := 8*(3*d+N+rows*float64(rw.NumColumns)) + 8*N + min(N, T+1)*streamBytes + messageBytes + 8*d
+	e.Bytes += W * perWalk
+	e.Drivers = []run.Driver{{Field: "algorithm.randomwalk.walks", Ratio: W}}
 	return e
 }
+
+// streamBytes is the memory of one random stream (a ChaCha8 state of about
+// 300 bytes behind a rand.Rand, with its allocations), messageBytes that of a
+// message in flight in the actor engine (its envelope and event), both
+// rounded up.
+const (
+	streamBytes  = 512
+	messageBytes = 256
+)
 
 // RandomWalk parameterizes random-walk SGD and its gossip baseline: the
 // section algorithm.randomwalk. algorithm.step_size is γ₀ of the step
@@ -365,8 +385,8 @@ func resolveMechanism(c *scenarios.CurveSpec, cfg *rw.Config, l []float64) (map[
 // walkGraph builds the scenario's graph through the shared topology code
 // (generators, files, connectivity checks) and reads it back from the
 // support of the combination matrix, which the walk itself does not use.
-func walkGraph(c *scenarios.CurveSpec, dir string, seed uint64) (*topology.Graph, error) {
-	net, err := run.BuildNetwork(c, dir, seed)
+func walkGraph(ctx context.Context, c *scenarios.CurveSpec, dir string, seed uint64) (*topology.Graph, error) {
+	net, err := run.BuildNetwork(ctx, c, dir, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -396,11 +416,11 @@ func checkRandomWalk(c *scenarios.CurveSpec, dir string) error {
 		return err
 	}
 	seed := rng.RunSeed(c.Scenario.Seed, 0)
-	g, err := walkGraph(c, dir, run.NetworkSeed(c.Scenario, seed))
+	g, err := walkGraph(context.Background(), c, dir, run.NetworkSeed(c.Scenario, seed))
 	if err != nil {
 		return err
 	}
-	p, err := run.BuildProblem(c, dir, seed)
+	p, err := run.BuildProblem(context.Background(), c, dir, seed)
 	if err != nil {
 		return err
 	}
@@ -459,7 +479,7 @@ func runRandomWalk(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 	if err != nil {
 		return err
 	}
-	g, err := walkGraph(c, j.Dir, run.NetworkSeed(sc, j.RunSeed))
+	g, err := walkGraph(j.Context(), c, j.Dir, run.NetworkSeed(sc, j.RunSeed))
 	if err != nil {
 		return err
 	}
@@ -500,7 +520,7 @@ func runRandomWalk(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 		Sets: p.Sets, Loss: p.Loss, Optimum: p.WOpt, Test: p.Test, Target: target, Config: &cfg,
 	})
 	if j.Opts.Engine == run.Reference {
-		if err := rw.Reference(cfg, prob, j.RunSeed, sc.Iterations, tracker, arw.WireSizer{}); err != nil {
+		if err := rw.ReferenceContext(j.Context(), cfg, prob, j.RunSeed, sc.Iterations, tracker, arw.WireSizer{}); err != nil {
 			return err
 		}
 	} else {

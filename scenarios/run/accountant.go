@@ -1,7 +1,6 @@
 package run
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -204,7 +203,7 @@ func (j *Job) gaussianReport(report map[string]any, e Exposure, dist float64) {
 func (j *Job) NeighbourOptimum(p *Problem) ([]*data.Set, float64, error) {
 	// Only agent 0's neighbouring dataset is needed; the others' labels
 	// were checked in p's.
-	neighbour, err := buildSource(j.Curve, j.Dir, neighbourSeed(j.RunSeed))
+	neighbour, err := buildSource(j.Context(), j.Curve, j.Dir, neighbourSeed(j.RunSeed))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -215,7 +214,7 @@ func (j *Job) NeighbourOptimum(p *Problem) ([]*data.Set, float64, error) {
 		sets[0] = neighbour.Data.Set(0)
 		src = data.Sets(sets)
 	}
-	wPrime, _, err := optimum.SolveSource(context.Background(), p.Loss, src, nil)
+	wPrime, _, err := optimum.SolveSource(j.Context(), p.Loss, src, nil)
 	if err != nil {
 		return nil, 0, j.Curve.Errorf("privacy.accountant", "cannot solve the neighbouring problem: %v", err)
 	}

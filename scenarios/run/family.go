@@ -1,6 +1,8 @@
 package run
 
 import (
+	"context"
+
 	"maple/rundir"
 	"maple/scenarios"
 )
@@ -86,6 +88,12 @@ func Check(plan *scenarios.Plan) error { return CheckWith(plan, Options{}) }
 // CheckWith is Check with the options Execute would be given: the engine,
 // the workers, tracing and the limits change the estimates.
 func CheckWith(plan *scenarios.Plan, opts Options) error {
+	return checkWith(context.Background(), plan, opts)
+}
+
+// checkWith is CheckWith, whose reading of the data files stops once ctx is
+// done (the checks ExecuteContext makes again).
+func checkWith(ctx context.Context, plan *scenarios.Plan, opts Options) error {
 	opts.defaults()
 	tracing := opts.Trace || opts.TracePayload || plan.Base.Trace
 	if tracing && opts.Engine != Actors {
@@ -96,7 +104,7 @@ func CheckWith(plan *scenarios.Plan, opts Options) error {
 		return err
 	}
 	cost.log(opts.Logger)
-	if err := checkData(plan); err != nil {
+	if err := checkData(ctx, plan); err != nil {
 		return err
 	}
 	for _, c := range plan.Curves {

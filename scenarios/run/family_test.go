@@ -60,9 +60,16 @@ func plan(t *testing.T, src string, overrides ...string) *scenarios.Plan {
 // writeIDX writes an IDX file of unsigned bytes, gzip-compressed.
 func writeIDX(t *testing.T, path string, dims []int, values []byte) {
 	t.Helper()
+	writeIDXType(t, path, 0x08, dims, values)
+}
+
+// writeIDXType writes an IDX file of one-byte elements of the given type
+// code, gzip-compressed.
+func writeIDXType(t *testing.T, path string, typ byte, dims []int, values []byte) {
+	t.Helper()
 	var b bytes.Buffer
 	z := gzip.NewWriter(&b)
-	z.Write([]byte{0, 0, 0x08, byte(len(dims))})
+	z.Write([]byte{0, 0, typ, byte(len(dims))})
 	for _, d := range dims {
 		binary.Write(z, binary.BigEndian, uint32(d))
 	}

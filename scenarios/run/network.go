@@ -1,9 +1,10 @@
 package run
 
 import (
+	"context"
+	"errors"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -42,13 +43,14 @@ func NetworkSeed(sc *scenarios.Scenario, runSeed uint64) uint64 {
 
 // FirstNetwork builds run 0's network, which the pre-run checks inspect.
 func FirstNetwork(c *scenarios.CurveSpec, dir string) (*Network, error) {
-	return BuildNetwork(c, dir, NetworkSeed(c.Scenario, rng.RunSeed(c.Scenario.Seed, 0)))
+	return BuildNetwork(context.Background(), c, dir, NetworkSeed(c.Scenario, rng.RunSeed(c.Scenario.Seed, 0)))
 }
 
 // BuildNetwork draws or reads the graph, builds the combination matrix and
 // checks what the algorithm and privacy scheme need of it. Every problem is
-// a scenario error naming the topology field at fault.
-func BuildNetwork(c *scenarios.CurveSpec, dir string, seed uint64) (*Network, error) {
+// a scenario error naming the topology field at fault. Once ctx is done the
+// graph generators and the readers stop with an error.
+func BuildNetwork(ctx context.Context, c *scenarios.CurveSpec, dir string, seed uint64) (*Network, error) {
 	sc := c.Scenario
 	t := sc.Topology
 	agents, nodesField := familyOf(sc).TopologyNodes(sc)
@@ -59,13 +61,13 @@ func BuildNetwork(c *scenarios.CurveSpec, dir string, seed uint64) (*Network, er
 	field := "topology.graph"
 	switch t.Graph {
 	case "geometric":
-		g, n.points, err = topology.Geometric(agents, t.Radius, t.MinDegree, r, maxGraphDraws)
+		g, n.points, err = topology.GeometricContext(ctx, agents, t.Radius, t.MinDegree, r, maxGraphDraws)
 		field = "topology.radius"
 	case "erdos-renyi":
-		g, err = topology.ErdosRenyi(agents, t.Probability, t.MinDegree, r, maxGraphDraws)
+		g, err = topology.ErdosRenyiContext(ctx, agents, t.Probability, t.MinDegree, r, maxGraphDraws)
 		field = "topology.probability"
 	case "small-world":
-		g, err = topology.SmallWorld(agents, t.Neighbours, t.Rewire, r, maxGraphDraws)
+		g, err = topology.SmallWorldContext(ctx, agents, t.Neighbours, t.Rewire, r, maxGraphDraws)
 	case "ring":
 		g, err = topology.Ring(agents)
 	case "grid", "torus":
@@ -75,13 +77,16 @@ func BuildNetwork(c *scenarios.CurveSpec, dir string, seed uint64) (*Network, er
 	case "star":
 		g, err = topology.Star(agents)
 	case "file":
-		g, err = readFile(c, dir, "topology.file", t.File, topology.ReadEdgeList)
+		g, err = readFile(ctx, c, dir, "topology.file", t.File, maxTableBytes, topology.ReadEdgeList)
 		field = "topology.file"
 	case "matrix":
-		n.A, err = readFile(c, dir, "topology.matrix", t.Matrix, topology.ReadMatrix)
+		n.A, err = readFile(ctx, c, dir, "topology.matrix", t.Matrix, maxTableBytes, topology.ReadMatrix)
 		field = "topology.matrix"
 	default:
 		return nil, c.Errorf("topology.graph", "unknown graph %q", t.Graph)
+	}
+	if errors.Is(err, topology.ErrMinDegree) {
+		field = "topology.min_degree" // connected draws there were, the degree asked for is what failed
 	}
 	if err != nil {
 		return nil, asScenarioError(c, field, err)
@@ -156,14 +161,15 @@ func Weights(rule string, g *topology.Graph) *mat.Dense {
 	return topology.Metropolis(g)
 }
 
-// readFile opens path (relative to the scenario's directory) and parses it
-// with read; errors carry the field.
-func readFile[T any](c *scenarios.CurveSpec, dir, field, path string, read func(io.Reader, string) (T, error)) (T, error) {
+// readFile opens path (relative to the scenario's directory), a regular
+// file of at most limit bytes (fileio), and parses it with read; errors carry
+// the field. Once ctx is done the reading stops with an error.
+func readFile[T any](ctx context.Context, c *scenarios.CurveSpec, dir, field, path string, limit int64, read func(io.Reader, string) (T, error)) (T, error) {
 	var zero T
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
 	}
-	f, err := os.Open(path)
+	f, err := filesOf(c).Open(ctx, path, limit)
 	if err != nil {
 		return zero, c.Errorf(field, "cannot open %s: %v", path, rundir.WithoutPath(err))
 	}
@@ -197,6 +203,31 @@ func (n *Network) Describe() map[string]any {
 		d["points"] = n.points
 	}
 	return d
+}
+
+// graphEdgeBytes is the memory a graph holds per edge while it is built: the
+// edge list, both adjacency entries and the generator's set of edges seen
+// (a Go map entry of an edge and its position, with the map's overhead).
+const graphEdgeBytes = 100
+
+// NetworkCost returns what building the network of a decentralized run
+// costs, for a graph of nodes nodes of expected degree deg (ExpectedDegree):
+// the graph (graphEdgeBytes per edge, and for a geometric graph a distance
+// test per pair of nodes) and, with matrix, the dense combination matrix
+// and its checks — the Perron vector's LU factorization and the two
+// eigenvalue problems of Network.Describe (about 25 n³ operations), holding
+// about four n×n matrices at once. Families add it to their Estimate.
+func NetworkCost(t *scenarios.Topology, nodes, deg float64, matrix bool) (bytes, ops float64) {
+	bytes = nodes * deg / 2 * graphEdgeBytes
+	ops = nodes * deg
+	if t != nil && t.Graph == "geometric" {
+		ops += nodes * nodes
+	}
+	if matrix {
+		bytes += 4 * nodes * nodes * 8
+		ops += 25 * nodes * nodes * nodes
+	}
+	return bytes, ops
 }
 
 // ExpectedDegree is the mean number of neighbours of an agent under the

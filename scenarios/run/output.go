@@ -1,9 +1,11 @@
 package run
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -14,7 +16,10 @@ import (
 )
 
 // writeOutputs averages the runs and writes scenario.yaml, metrics.csv,
-// the plots and, last, summary.json, each atomically. With partial (an
+// summary.json and the plots, each atomically. With plots, summary.json is
+// written twice: before them, marked pending (rundir.PendingFigures), so
+// that a failure in drawing loses no number, and again without the mark
+// once they are in place. With partial (an
 // interrupted execution), jobs holds the runs that finished; curves without
 // any are left out and the summary says so.
 //
@@ -41,7 +46,9 @@ func writeOutputs(plan *scenarios.Plan, jobs []*Job, outDir string, opts *Option
 		if err := rundir.WriteFileAtomic(filepath.Join(outDir, name), data); err != nil {
 			return err
 		}
-		written = append(written, name)
+		if !slices.Contains(written, name) {
+			written = append(written, name)
+		}
 		return nil
 	}
 	files := []string{rundir.ScenarioFile, rundir.MetricsFile, rundir.SummaryFile}
@@ -79,24 +86,60 @@ func writeOutputs(plan *scenarios.Plan, jobs []*Job, outDir string, opts *Option
 	if partial {
 		summary.MarkPartial(plan, len(jobs))
 	}
-	js, err := json.MarshalIndent(summary, "", "  ")
-	if err != nil {
-		return nil, nil, err
+	writeSummary := func() error {
+		js, err := json.MarshalIndent(summary, "", "  ")
+		if err != nil {
+			return err
+		}
+		return write(rundir.SummaryFile, append(js, '\n'))
 	}
 	if plan.Base.Output.Plot {
-		plots, err := rundir.StageFiles(outDir, func(stage string) ([]string, error) {
-			return figures.Write(stage, plan, averaged)
-		})
-		written = append(written, plots...)
-		if err != nil {
+		// The numbers are written before the figures, so that no failure
+		// in drawing can lose them; the summary says that the figures are
+		// pending until they are drawn.
+		summary.Pending = rundir.PendingFigures
+		if err := writeSummary(); err != nil {
 			return written, nil, err
 		}
+		ctx, stop := abortContext(opts)
+		plots, err := rundir.StageFiles(outDir, func(stage string) ([]string, error) {
+			return drawFigures(ctx, stage, plan, averaged)
+		})
+		stop()
+		written = append(written, plots...)
+		if aborted(opts) {
+			return written, nil, errAbandoned
+		}
+		if err != nil {
+			return written, nil, fmt.Errorf("drawing the figures: %w (metrics.csv and summary.json are written)", err)
+		}
 		files = append(files, plots...)
+		summary.Pending = ""
 	}
-	if err := write(rundir.SummaryFile, append(js, '\n')); err != nil {
+	if err := writeSummary(); err != nil {
 		return written, nil, err
 	}
 	return files, summary, nil
+}
+
+// drawFigures draws the figures (a variable so that a test can make drawing
+// fail).
+var drawFigures = figures.Write
+
+// abortContext returns a context that is done once opts.Abort is closed,
+// for the work that writing outputs does between files (the figures), and
+// a function that releases it.
+func abortContext(opts *Options) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case <-opts.Abort:
+			cancel()
+		case <-stop:
+		}
+	}()
+	return ctx, func() { close(stop); cancel() }
 }
 
 // aborted reports whether opts.Abort is closed.
@@ -257,6 +300,7 @@ func summarize(plan *scenarios.Plan, curves []curveResult, opts *Options) *rundi
 		s.Curves = append(s.Curves, cs)
 	}
 	compareWithBaseline(plan, s.Curves, curves)
+	s.Columns = rundir.UnionColumns(results(curves))
 	return s
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"gonum.org/v1/gonum/floats"
@@ -49,7 +48,7 @@ type problemCache struct {
 
 // get returns the problem of curve c for the data seed, building it unless
 // the previous call had the same data, loss and seed.
-func (pc *problemCache) get(c *scenarios.CurveSpec, dir string, seed uint64) (*Problem, error) {
+func (pc *problemCache) get(ctx context.Context, c *scenarios.CurveSpec, dir string, seed uint64) (*Problem, error) {
 	spec, err := yaml.Marshal(struct {
 		Data scenarios.Data
 		Loss scenarios.Loss
@@ -60,7 +59,7 @@ func (pc *problemCache) get(c *scenarios.CurveSpec, dir string, seed uint64) (*P
 	key := fmt.Sprintf("%s\x00%d\x00%s", dir, seed, spec)
 	if pc.p == nil || pc.key != key {
 		pc.p = nil // the previous problem can be collected while this one is built
-		p, err := buildProblem(c, dir, seed, familyOf(c.Scenario).Lazy)
+		p, err := buildProblem(ctx, c, dir, seed, familyOf(c.Scenario).Lazy)
 		if err != nil {
 			return nil, err
 		}
@@ -72,20 +71,21 @@ func (pc *problemCache) get(c *scenarios.CurveSpec, dir string, seed uint64) (*P
 // BuildProblem generates (or reads and splits) the data of a run, every
 // dataset in memory (Problem.Sets), and, unless loss.optimum is none, solves
 // for w^o, the minimizer of the uniformly averaged risk (1/K) Σ_k J_k
-// (thesis eq. 2.1, paper 001 eq. 1).
-func BuildProblem(c *scenarios.CurveSpec, dir string, runSeed uint64) (*Problem, error) {
-	return buildProblem(c, dir, runSeed, false)
+// (thesis eq. 2.1, paper 001 eq. 1). Once ctx is done the reading and the
+// solve stop with an error.
+func BuildProblem(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64) (*Problem, error) {
+	return buildProblem(ctx, c, dir, runSeed, false)
 }
 
 // buildProblem is BuildProblem, leaving generated data to be drawn agent by
 // agent when lazy (Problem.Data): the checks, the summary and w^o then pass
 // over the agents without holding them (data.Each).
-func buildProblem(c *scenarios.CurveSpec, dir string, runSeed uint64, lazy bool) (*Problem, error) {
-	p, err := buildData(c, dir, runSeed, lazy)
+func buildProblem(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64, lazy bool) (*Problem, error) {
+	p, err := buildData(ctx, c, dir, runSeed, lazy)
 	if err != nil || c.Scenario.Loss.Optimum == "none" {
 		return p, err
 	}
-	p.WOpt, p.Solver, err = optimum.SolveSource(context.Background(), p.Loss, p.Data, nil)
+	p.WOpt, p.Solver, err = optimum.SolveSource(ctx, p.Loss, p.Data, nil)
 	if err != nil {
 		return nil, c.Errorf("loss", "cannot compute the minimizer w^o: %v", err)
 	}
@@ -95,8 +95,8 @@ func buildProblem(c *scenarios.CurveSpec, dir string, runSeed uint64, lazy bool)
 // buildData generates (or reads and deals out) the data of a run and sets up
 // the model, without solving for w^o; lazy leaves generated data to be drawn
 // when asked (Problem.Data).
-func buildData(c *scenarios.CurveSpec, dir string, runSeed uint64, lazy bool) (*Problem, error) {
-	p, err := buildSource(c, dir, runSeed)
+func buildData(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64, lazy bool) (*Problem, error) {
+	p, err := buildSource(ctx, c, dir, runSeed)
 	if err != nil {
 		return nil, err
 	}
@@ -104,12 +104,12 @@ func buildData(c *scenarios.CurveSpec, dir string, runSeed uint64, lazy bool) (*
 		p.Sets = data.Collect(p.Data)
 		p.Data = data.Sets(p.Sets)
 	}
-	return p, p.finish(c, runSeed)
+	return p, p.finish(ctx, c, runSeed)
 }
 
 // buildSource sets up the model and the data of a run: the source of
 // generated data, or the datasets read and dealt out.
-func buildSource(c *scenarios.CurveSpec, dir string, runSeed uint64) (*Problem, error) {
+func buildSource(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64) (*Problem, error) {
 	sc := c.Scenario
 	l, err := modelLoss(c)
 	if err != nil {
@@ -152,15 +152,15 @@ func buildSource(c *scenarios.CurveSpec, dir string, runSeed uint64) (*Problem, 
 		}
 		p.Data, p.Test, _ = data.ClickSource(cfg, runSeed)
 	case "libsvm":
-		if p.Sets, p.Test, err = readLIBSVM(c, dir, runSeed); err != nil {
+		if p.Sets, p.Test, err = readLIBSVM(ctx, c, dir, runSeed); err != nil {
 			return nil, err
 		}
 	case "idx":
-		p.Sets, p.Test, err = readIDX(c, dir, runSeed)
+		p.Sets, p.Test, err = readIDX(ctx, c, dir, runSeed)
 	case "blobs":
 		p.Sets, p.Test, err = drawBlobs(c, runSeed)
 	case "directory":
-		p.Sets, p.Test, err = readDirectory(c, dir)
+		p.Sets, p.Test, err = readDirectory(ctx, c, dir)
 	case "mixture":
 		m := d.Mixture
 		cfg := data.MixtureConfig{
@@ -186,7 +186,7 @@ func buildSource(c *scenarios.CurveSpec, dir string, runSeed uint64) (*Problem, 
 // readLIBSVM reads the scenario's LIBSVM file and deals it out to the agents.
 // The test set is data.libsvm.test_file when given, read whole, or else
 // data.test_samples clean samples held out of the file.
-func readLIBSVM(c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *data.Set, error) {
+func readLIBSVM(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *data.Set, error) {
 	d := &c.Scenario.Data
 	opt := data.LIBSVMOptions{Dim: d.Dim}
 	if d.LIBSVM.Hash {
@@ -197,7 +197,7 @@ func readLIBSVM(c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set
 		if err := checkLIBSVMFile(c, dir, field, path); err != nil {
 			return nil, err
 		}
-		return readFile(c, dir, field, path, func(r io.Reader, name string) (*data.Set, error) {
+		return readFile(ctx, c, dir, field, path, maxDataBytes, func(r io.Reader, name string) (*data.Set, error) {
 			return data.ReadLIBSVM(r, name, opt)
 		})
 	}
@@ -238,7 +238,7 @@ func checkLIBSVMFile(c *scenarios.CurveSpec, dir, field, path string) error {
 	if !filepath.IsAbs(full) {
 		full = filepath.Join(dir, full)
 	}
-	if _, err := os.Stat(full); errors.Is(err, fs.ErrNotExist) {
+	if _, err := filesOf(c).Stat(full); errors.Is(err, fs.ErrNotExist) {
 		return c.Errorf(field, "missing LIBSVM file %s: get it from %s (ijcnn1: ijcnn1.tr.bz2 and ijcnn1.t.bz2; Avazu: avazu-app.bz2), decompress it with bunzip2 and point %s at it", full, libsvmSource, field)
 	}
 	return nil

@@ -22,10 +22,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
-	"sync"
-	"sync/atomic"
 
 	"go.uber.org/zap"
 
@@ -56,8 +52,12 @@ type Options struct {
 	Trace bool
 	// TracePayload records message vectors in full.
 	TracePayload bool
-	// Workers is the number of runs executed in parallel; 0 means GOMAXPROCS.
+	// Workers is the number of runs executed in parallel on this machine;
+	// 0 means GOMAXPROCS.
 	Workers int
+	// Executor runs the jobs; nil runs them on this machine, Workers at a
+	// time (package cluster runs them on worker processes).
+	Executor Executor
 	// Logger receives progress and engine logs. Nil discards them.
 	Logger *zap.Logger
 	// Progress, if set, is called after each finished run with the number
@@ -102,6 +102,7 @@ type Job struct {
 	// directory (relative file names are resolved against it).
 	Curve   *scenarios.CurveSpec
 	index   int // curve index
+	pos     int // index in the plan's list of jobs (Jobs)
 	Run     int
 	RunSeed uint64
 	Dir     string
@@ -111,8 +112,9 @@ type Job struct {
 	trace   string // temporary trace file, if tracing
 	system  *actors.System
 	cache   *problemCache
-	done    <-chan struct{} // interrupts the actor run (the execution's context)
-	started bool            // a worker took the job (it may have a trace file)
+	ctx     context.Context // the execution's: interrupts the run
+	started bool            // the job was handed out (it may have a trace file)
+	ended   bool            // its end was reported (err says how)
 
 	// Table receives the run's metrics, Stats the other facts the summary
 	// reports of it.
@@ -149,12 +151,19 @@ func Execute(plan *scenarios.Plan, outDir string, opts Options) (*Result, error)
 // complete.
 func ExecuteContext(ctx context.Context, plan *scenarios.Plan, outDir string, opts Options) (*Result, error) {
 	opts.defaults()
-	if err := CheckWith(plan, opts); err != nil {
+	if err := checkWith(ctx, plan, opts); err != nil {
+		if ctx.Err() != nil {
+			return nil, &Interrupted{Planned: planned(plan)}
+		}
 		return nil, err
 	}
 	tracing := opts.Trace || opts.TracePayload || plan.Base.Trace
-	jobs := makeJobs(plan, outDir, &opts, tracing)
-	err := runJobs(ctx, jobs, &opts)
+	traceDir := ""
+	if tracing {
+		traceDir = outDir
+	}
+	jobs := Jobs(plan, &opts, traceDir)
+	err := runJobs(ctx, plan, jobs, &opts)
 	interrupted := errors.Is(err, errInterrupted)
 	if err != nil && !interrupted {
 		return nil, err
@@ -241,11 +250,13 @@ type InternalError struct {
 // Error implements error.
 func (e *InternalError) Error() string { return fmt.Sprintf("internal error: %v", e.Value) }
 
-// makeJobs lists the runs in (run, curve) order. Run r of every curve uses
-// the same run seed, so curves are compared on the same data and draws, and a
-// worker taking consecutive jobs can reuse the data it built (problemCache).
-// Results are stored by (curve, run), so the order does not reach the outputs.
-func makeJobs(plan *scenarios.Plan, outDir string, opts *Options, tracing bool) []*Job {
+// Jobs lists the plan's jobs, one per curve and Monte-Carlo run, in (run,
+// curve) order. Run r of every curve uses the same run seed, so curves are
+// compared on the same data and draws, and a slot taking consecutive jobs
+// can reuse the data it built (problemCache). Results are stored by (curve,
+// run), so the order in which jobs finish does not reach the outputs. With
+// traceDir set, each job records its trace in a temporary store there.
+func Jobs(plan *scenarios.Plan, opts *Options, traceDir string) []*Job {
 	var jobs []*Job
 	runs := 0
 	for _, c := range plan.Curves {
@@ -256,9 +267,9 @@ func makeJobs(plan *scenarios.Plan, outDir string, opts *Options, tracing bool) 
 			if r >= c.Scenario.Runs {
 				continue
 			}
-			j := &Job{Curve: c, index: ci, Run: r, RunSeed: rng.RunSeed(c.Scenario.Seed, r), Dir: plan.Dir, Opts: opts}
-			if tracing {
-				j.trace = filepath.Join(outDir, fmt.Sprintf(".trace-%04d-%06d.part", ci, r))
+			j := &Job{Curve: c, index: ci, pos: len(jobs), Run: r, RunSeed: rng.RunSeed(c.Scenario.Seed, r), Dir: plan.Dir, Opts: opts}
+			if traceDir != "" {
+				j.trace = filepath.Join(traceDir, fmt.Sprintf(".trace-%04d-%06d.part", ci, r))
 			}
 			jobs = append(jobs, j)
 		}
@@ -266,104 +277,24 @@ func makeJobs(plan *scenarios.Plan, outDir string, opts *Options, tracing bool) 
 	return jobs
 }
 
-var (
-	// errAborted marks a job not run because an earlier one failed.
-	errAborted = errors.New("run aborted after an earlier failure")
-	// errInterrupted marks a job not run, or not finished, because the
-	// execution's context was done; runJobs returns it when no job failed.
-	errInterrupted = errors.New("execution interrupted")
-)
-
-// runJobs executes the jobs on a pool of workers. After a failure the jobs
-// not yet started are skipped; the error returned is the first in job order
-// (every job before a failed one has started, so this does not depend on
-// scheduling). Once ctx is done no job starts and actor runs in progress
-// stop; runJobs then returns errInterrupted, unless a job failed.
-func runJobs(ctx context.Context, jobs []*Job, opts *Options) error {
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, len(jobs))
-	next := make(chan *Job)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var failed atomic.Bool
-	done := 0
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var system *actors.System // the reference engine has no actors
-			if opts.Engine == Actors {
-				system = actors.NewSystem(opts.Logger)
-				defer system.Close()
-			}
-			cache := &problemCache{}
-			for j := range next {
-				switch {
-				case failed.Load():
-					j.err = errAborted
-					continue
-				case ctx.Err() != nil:
-					j.err = errInterrupted
-					continue
-				}
-				j.system, j.cache, j.done, j.started = system, cache, ctx.Done(), true
-				j.logger = opts.Logger.With(zap.String("curve", j.Curve.Label), zap.Int("run", j.Run))
-				j.err = j.protect()
-				if errors.Is(j.err, actors.ErrInterrupted) {
-					j.err = errInterrupted
-				}
-				if j.err != nil && j.err != errInterrupted {
-					failed.Store(true)
-				}
-				if opts.Progress != nil && j.err == nil {
-					mu.Lock()
-					done++
-					opts.Progress(done, len(jobs))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-feed:
-	for i, j := range jobs {
-		select {
-		case next <- j:
-		case <-ctx.Done():
-			for _, k := range jobs[i:] {
-				k.err = errInterrupted
-			}
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	for _, j := range jobs {
-		if j.err != nil && j.err != errAborted && j.err != errInterrupted {
-			removeTraces(jobs, nil)
-			return j.err
-		}
-	}
-	if ctx.Err() != nil {
-		for _, j := range jobs {
-			if j.err != nil {
-				return errInterrupted
-			}
-		}
-	}
-	return nil
+// interruptedBy reports whether err is a job's failure because ctx was done:
+// a computation that observed the interruption (a solve, a reference, a
+// reader), whatever its error became on the way (a scenario error formats
+// the cause as text). A panic is a bug whenever it happens.
+func interruptedBy(ctx context.Context, err error) bool {
+	var ie *InternalError
+	return err != nil && ctx.Err() != nil && !errors.As(err, &ie)
 }
 
-// protect runs the job, turning a panic into an *InternalError.
-func (j *Job) protect() (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = &InternalError{Value: v, Stack: string(debug.Stack())}
-		}
-	}()
-	return j.execute()
+// Context returns the execution's context, done once the execution is
+// interrupted: families pass it to the long computations of a run — solves,
+// graph generators, readers, the reference implementations — which then stop
+// with its error, and the run is discarded as unfinished.
+func (j *Job) Context() context.Context {
+	if j.ctx == nil {
+		return context.Background()
+	}
+	return j.ctx
 }
 
 // finished returns, for each curve, its jobs up to the first that did not
@@ -402,7 +333,7 @@ func (j *Job) execute() error {
 	if sc.Data.Regenerate == "once" {
 		dataSeed = rng.RunSeed(sc.Seed, 0)
 	}
-	p, err := j.cache.get(j.Curve, j.Dir, dataSeed)
+	p, err := j.cache.get(j.Context(), j.Curve, j.Dir, dataSeed)
 	if err != nil {
 		return err
 	}
@@ -419,6 +350,9 @@ func (j *Job) execute() error {
 			return err
 		}
 		return fmt.Errorf("curve %q, run %d: %w", j.Curve.Label, j.Run, err)
+	}
+	if seededKeys(sc) {
+		j.Stats.Warnings = append(j.Stats.Warnings, SeededKeysWarning)
 	}
 	if n := sc.Network; j.Opts.Engine == Reference && (n.Latency != 0 || n.Jitter != 0 || n.GradientTime != 0) {
 		j.Stats.Warnings = append(j.Stats.Warnings, "network.latency, network.jitter and network.gradient_time model virtual time, which the reference engine does not simulate: the metrics do not depend on them, and no virtual_time is reported (run with --engine actors for it)")
@@ -440,7 +374,7 @@ func (j *Job) ActorOptions(obs actors.Observer, sink *TraceSink) actors.Options 
 		Observer: obs,
 		Logger:   j.logger,
 		System:   j.system,
-		Done:     j.done,
+		Done:     j.Context().Done(),
 	}
 	if sink != nil {
 		o.Trace = actors.TraceOptions{Sink: sink.write, Payload: j.Opts.TracePayload}
@@ -530,3 +464,12 @@ func (a abortableAt) ReadAt(p []byte, off int64) (int, error) {
 
 // Version is maple's release version, recorded in every summary.
 const Version = "0.1.0"
+
+// planned returns the number of runs of the plan.
+func planned(plan *scenarios.Plan) int {
+	n := 0
+	for _, c := range plan.Curves {
+		n += c.Scenario.Runs
+	}
+	return n
+}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"io"
 
 	"maple/actors"
@@ -10,9 +11,9 @@ import (
 )
 
 // SystemsModel builds the systems model of a curve's scenario (the network
-// section), reading the files it names. Problems are scenario errors naming
-// the field.
-func SystemsModel(c *scenarios.CurveSpec, dir string) (*systems.Model, error) {
+// section), reading the files it names (stopping once ctx is done). Problems
+// are scenario errors naming the field.
+func SystemsModel(ctx context.Context, c *scenarios.CurveSpec, dir string) (*systems.Model, error) {
 	sc := c.Scenario
 	n := &sc.Network
 	agents := sc.Data.Agents
@@ -28,7 +29,7 @@ func SystemsModel(c *scenarios.CurveSpec, dir string) (*systems.Model, error) {
 		m.Compute = systems.Compute{Kind: kind, Value: st.Value, Min: st.Range.Min, Max: st.Range.Max,
 			Median: st.Median, Sigma: st.Sigma, PerStep: st.Redraw == "per-step"}
 		if kind == systems.Table {
-			m.Compute.Table, err = readFile(c, dir, "network.step_time.file", st.File, func(r io.Reader, name string) ([]float64, error) {
+			m.Compute.Table, err = readFile(ctx, c, dir, "network.step_time.file", st.File, maxTableBytes, func(r io.Reader, name string) ([]float64, error) {
 				return systems.ReadStepTable(r, name, agents)
 			})
 			if err != nil {
@@ -45,7 +46,7 @@ func SystemsModel(c *scenarios.CurveSpec, dir string) (*systems.Model, error) {
 	}
 	if n.Availability != "" {
 		var err error
-		m.Availability, err = readFile(c, dir, "network.availability", n.Availability, func(r io.Reader, name string) (map[int][]systems.Window, error) {
+		m.Availability, err = readFile(ctx, c, dir, "network.availability", n.Availability, maxTableBytes, func(r io.Reader, name string) (map[int][]systems.Window, error) {
 			return systems.ReadAvailability(r, name, agents)
 		})
 		if err != nil {

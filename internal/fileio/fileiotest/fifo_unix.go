@@ -19,7 +19,13 @@ import (
 // with the test.
 func FIFO(t testing.TB, name, content string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
+	return FIFOAt(t, filepath.Join(t.TempDir(), name), content)
+}
+
+// FIFOAt is FIFO at a path the caller chooses (an agent's file in a
+// directory of data, the trace of a run directory), which must not exist.
+func FIFOAt(t testing.TB, path, content string) string {
+	t.Helper()
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		t.Fatalf("mkfifo: %v", err)
 	}

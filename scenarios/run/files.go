@@ -1,0 +1,118 @@
+package run
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"maple/internal/fileio"
+	"maple/scenarios"
+)
+
+// FileSystem is where a job reads the files its scenario names (data,
+// topology, availability and step-time files), by the paths the scenario
+// gives, resolved against the plan's directory. A job reads this machine's
+// disk unless its plan was given another FileSystem (ReadFrom): a worker of
+// a cluster serves only the files its coordinator shipped, so that a
+// scenario can never make it read a file of its own disk.
+//
+// Open opens a regular file to read at most limit bytes, read until ctx is
+// done (fileio.OpenContext): whatever the file system, a job never blocks
+// on a named pipe nor reads a device without end.
+type FileSystem interface {
+	Open(ctx context.Context, name string, limit int64) (*fileio.File, error)
+	ReadDir(name string) ([]fs.DirEntry, error)
+	Stat(name string) (fs.FileInfo, error)
+}
+
+// diskFiles is this machine's file system.
+type diskFiles struct{}
+
+func (diskFiles) Open(ctx context.Context, name string, limit int64) (*fileio.File, error) {
+	return fileio.OpenContext(ctx, name, limit)
+}
+func (diskFiles) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+func (diskFiles) Stat(name string) (fs.FileInfo, error)      { return os.Stat(name) }
+
+// planFiles maps the curves of plans given a FileSystem (ReadFrom) to it.
+var planFiles sync.Map // *scenarios.CurveSpec → FileSystem
+
+// ReadFrom makes the jobs of plan read the files their scenario names from
+// fsys instead of this machine's disk, until release is called.
+func ReadFrom(plan *scenarios.Plan, fsys FileSystem) (release func()) {
+	for _, c := range plan.Curves {
+		planFiles.Store(c, fsys)
+	}
+	return func() {
+		for _, c := range plan.Curves {
+			planFiles.Delete(c)
+		}
+	}
+}
+
+// filesOf returns the file system a curve's jobs read.
+func filesOf(c *scenarios.CurveSpec) FileSystem {
+	if f, ok := planFiles.Load(c); ok {
+		return f.(FileSystem)
+	}
+	return diskFiles{}
+}
+
+// PlanFiles lists, sorted and without repeats, the paths of the files and
+// directories the jobs of plan read, as the jobs name them: the scenario's
+// paths resolved against the plan's directory. A data directory
+// (data.directory.path) comes with the agents' files it holds, which are
+// the files of the directory's listing that the jobs read. Paths that do not
+// exist are listed too: the jobs report them.
+func PlanFiles(plan *scenarios.Plan) []string {
+	var paths []string
+	add := func(p string) {
+		if p != "" {
+			paths = append(paths, resolve(plan.Dir, p))
+		}
+	}
+	for _, c := range plan.Curves {
+		sc := c.Scenario
+		d := &sc.Data
+		if l := d.LIBSVM; l != nil && d.Kind == "libsvm" {
+			add(l.File)
+			add(l.TestFile)
+		}
+		if x := d.IDX; x != nil && d.Kind == "idx" {
+			add(x.Images)
+			add(x.Labels)
+			add(x.TestImages)
+			add(x.TestLabels)
+		}
+		if x := d.Directory; x != nil && d.Kind == "directory" {
+			add(x.Path)
+			add(x.Test)
+			dir := resolve(plan.Dir, x.Path)
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if base := strings.TrimSuffix(e.Name(), filepath.Ext(e.Name())); !e.IsDir() && isAgentFile(base) {
+					paths = append(paths, filepath.Join(dir, e.Name()))
+				}
+			}
+		}
+		if t := sc.Topology; t != nil {
+			add(t.File)
+			add(t.Matrix)
+		}
+		add(sc.Network.Availability)
+		if st := sc.Network.StepTime; st != nil {
+			add(st.File)
+		}
+	}
+	slices.Sort(paths)
+	return slices.Compact(paths)
+}
+
+// isAgentFile reports whether a directory entry's name without its
+// extension names an agent's file (digits only): the files readDirectory
+// reads.
+func isAgentFile(base string) bool { return base != "" && strings.Trim(base, "0123456789") == "" }
