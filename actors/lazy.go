@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -59,6 +61,9 @@ type parkedStream struct {
 // nodes, on the devices Wake returns (see Place). Lazy ranges come after
 // every actor spawned with Spawn, which panics once a range exists.
 func (r *Run) SpawnLazy(n int, placed bool, l Lazy) ID {
+	if n < 0 || int64(r.next())+int64(n) > math.MaxInt32 {
+		panic(fmt.Sprintf("actors: %d lazy actors after %d do not fit 32-bit IDs", n, r.next()))
+	}
 	rg := &lazyRange{l: l, first: r.next(), n: n, placed: placed, live: map[ID]*cell{}, parked: map[ID]*parkedCell{}}
 	r.lazy = append(r.lazy, rg)
 	return rg.first

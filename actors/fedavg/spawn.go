@@ -2,6 +2,7 @@ package fedavg
 
 import (
 	"fmt"
+	"math"
 
 	"maple/actors"
 	"maple/algorithms/data"
@@ -63,6 +64,9 @@ func Spawn(r *actors.Run, s Setup) (actors.ID, error) {
 	}
 	server := servers[s.Server]
 	K := s.Data.Agents()
+	if K > MaxAgents {
+		return 0, fmt.Errorf("%d agents, more than the %d a run may have", K, MaxAgents)
+	}
 	if s.Fleet != nil && s.Fleet.Agents() != K {
 		return 0, fmt.Errorf("devices for %d agents, data for %d", s.Fleet.Agents(), K)
 	}
@@ -97,6 +101,10 @@ func Spawn(r *actors.Run, s Setup) (actors.ID, error) {
 	}
 	return schedID, nil
 }
+
+// MaxAgents is the largest number of agents a run may have: actor IDs are
+// 32-bit, and the scheduler and the server take the first two.
+const MaxAgents = math.MaxInt32 - 2
 
 // AgentIDs are the actor IDs of a run's agents, consecutive: agent k's is
 // First + k.

@@ -150,6 +150,9 @@ func fedavgParams(sc *scenarios.Scenario) *FedAvg { return sc.Algorithm.Params.(
 
 func validateFedAvg(v *scenarios.Validator, sc *scenarios.Scenario) {
 	fa := fedavgParams(sc)
+	if sc.Data.Agents > afedavg.MaxAgents {
+		v.Fail("data.agents", "FedAvg runs at most %d agents (its actors have 32-bit IDs), got %d", afedavg.MaxAgents, sc.Data.Agents)
+	}
 	_, err := fedavg.ParseParticipation(fa.Participation)
 	v.Parse("algorithm.fedavg.participation", err)
 	v.AtLeast("algorithm.fedavg.participants", fa.Participants, 1)
