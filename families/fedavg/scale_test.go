@@ -49,9 +49,11 @@ func TestEstimateFollowsLazyClients(t *testing.T) {
 		{[]string{"network.classes=[{name: slow, fraction: 0.2, slowdown: 5}]", "network.dropout=0.1"}, 8e9},
 	} {
 		p := scalePlan(t, c.overrides...)
-		if e := run.EstimatePlan(p, opts); e.Memory > c.within {
+		e := run.EstimatePlan(p, opts)
+		if e.Memory > c.within {
 			t.Errorf("%v: estimated %.3g bytes, want under %.3g", c.overrides, e.Memory, c.within)
 		}
+		t.Logf("%v: estimated %.3g bytes, %.3g s", c.overrides, e.Memory, e.Seconds)
 		if err := run.CheckWith(p, opts); err != nil {
 			t.Errorf("%v: refused: %v", c.overrides, err)
 		}
