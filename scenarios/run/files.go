@@ -76,21 +76,10 @@ func PlanFiles(plan *scenarios.Plan) []string {
 		}
 	}
 	for _, c := range plan.Curves {
-		sc := c.Scenario
-		d := &sc.Data
-		if l := d.LIBSVM; l != nil && d.Kind == "libsvm" {
-			add(l.File)
-			add(l.TestFile)
+		for _, p := range pathsOf(c.Scenario) {
+			add(*p)
 		}
-		if x := d.IDX; x != nil && d.Kind == "idx" {
-			add(x.Images)
-			add(x.Labels)
-			add(x.TestImages)
-			add(x.TestLabels)
-		}
-		if x := d.Directory; x != nil && d.Kind == "directory" {
-			add(x.Path)
-			add(x.Test)
+		if x := c.Scenario.Data.Directory; x != nil && x.Path != "" {
 			dir := resolve(plan.Dir, x.Path)
 			entries, _ := os.ReadDir(dir)
 			for _, e := range entries {
@@ -99,17 +88,46 @@ func PlanFiles(plan *scenarios.Plan) []string {
 				}
 			}
 		}
-		if t := sc.Topology; t != nil {
-			add(t.File)
-			add(t.Matrix)
-		}
-		add(sc.Network.Availability)
-		if st := sc.Network.StepTime; st != nil {
-			add(st.File)
-		}
 	}
 	slices.Sort(paths)
 	return slices.Compact(paths)
+}
+
+// pathsOf returns the fields of sc that name a file or a directory, relative
+// to the scenario's directory or absolute: the data files of its kind, the
+// topology's file or matrix, the availability and step-time tables. (The
+// loader refuses a data section of another kind than data.kind, so every
+// section present is read.) pathFields names the same fields.
+func pathsOf(sc *scenarios.Scenario) []*string {
+	var out []*string
+	d := &sc.Data
+	if l := d.LIBSVM; l != nil {
+		out = append(out, &l.File, &l.TestFile)
+	}
+	if x := d.IDX; x != nil {
+		out = append(out, &x.Images, &x.Labels, &x.TestImages, &x.TestLabels)
+	}
+	if x := d.Directory; x != nil {
+		out = append(out, &x.Path, &x.Test)
+	}
+	if t := sc.Topology; t != nil {
+		out = append(out, &t.File, &t.Matrix)
+	}
+	out = append(out, &sc.Network.Availability)
+	if st := sc.Network.StepTime; st != nil {
+		out = append(out, &st.File)
+	}
+	return out
+}
+
+// pathFields are the scenario fields that name files or directories, as
+// curves and sweeps name them: pathsOf's fields.
+var pathFields = map[string]bool{
+	"data.libsvm.file": true, "data.libsvm.test_file": true,
+	"data.idx.images": true, "data.idx.labels": true, "data.idx.test_images": true, "data.idx.test_labels": true,
+	"data.directory.path": true, "data.directory.test": true,
+	"topology.file": true, "topology.matrix": true,
+	"network.availability": true, "network.step_time.file": true,
 }
 
 // isAgentFile reports whether a directory entry's name without its

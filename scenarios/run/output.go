@@ -152,10 +152,10 @@ func aborted(opts *Options) bool {
 	}
 }
 
-// withAbsolutePaths returns a copy of sc whose data and topology file paths,
-// including those set by curves and sweeps, are absolute, resolved against
-// dir (the original scenario's directory): the run directory's scenario.yaml
-// then runs again from anywhere.
+// withAbsolutePaths returns a copy of sc whose file and directory paths
+// (pathsOf), including those set by curves and sweeps, are absolute,
+// resolved against dir (the original scenario's directory): the run
+// directory's scenario.yaml then runs again from anywhere.
 func withAbsolutePaths(sc *scenarios.Scenario, dir string) *scenarios.Scenario {
 	abs := func(p string) string {
 		if p == "" || filepath.IsAbs(p) {
@@ -169,19 +169,26 @@ func withAbsolutePaths(sc *scenarios.Scenario, dir string) *scenarios.Scenario {
 	out := *sc
 	if l := sc.Data.LIBSVM; l != nil {
 		c := *l
-		c.File = abs(c.File)
 		out.Data.LIBSVM = &c
+	}
+	if x := sc.Data.IDX; x != nil {
+		c := *x
+		out.Data.IDX = &c
+	}
+	if x := sc.Data.Directory; x != nil {
+		c := *x
+		out.Data.Directory = &c
 	}
 	if t := sc.Topology; t != nil {
 		c := *t
-		c.File, c.Matrix = abs(c.File), abs(c.Matrix)
 		out.Topology = &c
 	}
-	out.Network.Availability = abs(sc.Network.Availability)
 	if st := sc.Network.StepTime; st != nil {
 		c := *st
-		c.File = abs(c.File)
 		out.Network.StepTime = &c
+	}
+	for _, p := range pathsOf(&out) {
+		*p = abs(*p)
 	}
 	out.Curves = make([]scenarios.Curve, len(sc.Curves))
 	for i, c := range sc.Curves {
@@ -215,11 +222,6 @@ func withAbsolutePaths(sc *scenarios.Scenario, dir string) *scenarios.Scenario {
 	}
 	return &out
 }
-
-// pathFields are the scenario fields that name files, relative to the
-// scenario's directory.
-var pathFields = map[string]bool{"data.libsvm.file": true, "topology.file": true, "topology.matrix": true,
-	"network.availability": true, "network.step_time.file": true}
 
 // curveResult gathers a curve's runs and their result.
 type curveResult struct {
