@@ -63,8 +63,9 @@ func TestLazyClientsKeepTheirNumbers(t *testing.T) {
 // client takes) with 10⁵ clients on both engines, the clients parked after
 // every task and kept whole once built, and fails unless both holdings
 // write the same metrics, summary and trace: at this scale kept clients
-// take 350 MB, parked ones a few. (The outputs at 10⁵ were compared with
-// maple 15cd9a1's by hand; docs/design.md, "Ten million clients".)
+// take a few hundred megabytes, parked ones a few. (The outputs at 10⁵
+// were compared with maple 15cd9a1's by hand; docs/design.md, "Ten million
+// clients".)
 //
 //	go test -run XXX -bench LazyClients -benchtime 1x ./families/fedavg/
 func BenchmarkLazyClients(b *testing.B) {
