@@ -643,11 +643,11 @@ func (l *loader) clone(n *yaml.Node) *yaml.Node {
 // and validates the result.
 func (l *loader) resolve(root *yaml.Node, settings []Setting, label string) (*CurveSpec, error) {
 	c := &CurveSpec{Label: label, Settings: settings, file: l.file, pos: map[string]position{}}
-	w := walker{loader: l, pos: c.pos}
+	sc := defaults(scalarAt(root, "algorithm", "kind"), scalarAt(root, "data", "kind"))
+	w := walker{loader: l, pos: c.pos, defaults: sc}
 	if err := w.check(root, scenarioType, ""); err != nil {
 		return nil, err
 	}
-	sc := defaults(scalarAt(root, "algorithm", "kind"), scalarAt(root, "data", "kind"))
 	if err := root.Decode(sc); err != nil {
 		return nil, &Error{File: l.file, Msg: err.Error()}
 	}
