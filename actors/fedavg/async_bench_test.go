@@ -47,8 +47,8 @@ func BenchmarkAsyncFedAvg(b *testing.B) {
 				start := time.Now()
 				r := actors.NewRun(actors.Options{RunSeed: uint64(i), Observer: discard{}, System: system,
 					Timing: actors.Timing{Latency: m.Latency, Jitter: m.Jitter, Loss: m.Loss}})
-				sched, err := Spawn(r, Setup{Config: &cfg, Sets: sets, Loss: l, W0: w0, Rounds: updates, Server: server,
-					Devices: m.Devices(uint64(i), K, fedavg.AgentName)})
+				sched, err := Spawn(r, Setup{Config: &cfg, Data: data.Sets(sets), Loss: l, W0: w0, Rounds: updates, Server: server,
+					Fleet: m.Fleet(uint64(i), K, fedavg.AgentName)})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -60,7 +60,7 @@ func BenchmarkAsyncFedAvg(b *testing.B) {
 				actorTime += time.Since(start)
 
 				start = time.Now()
-				if err := fedavg.Simulate(cfg, sets, l, w0, uint64(i), updates, fedavg.SimOptions{Model: m}); err != nil {
+				if err := fedavg.Simulate(cfg, data.Sets(sets), l, w0, uint64(i), updates, fedavg.SimOptions{Model: m}); err != nil {
 					b.Fatal(err)
 				}
 				refTime += time.Since(start)

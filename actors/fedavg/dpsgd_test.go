@@ -108,12 +108,12 @@ func TestDPSGDLedgerIsTheAccountants(t *testing.T) {
 		c := dpSGD{Clip: 1, NoiseMultiplier: 1.2, Sampling: sampling, Delta: 1e-5}
 		cfg := fedavg.Config{Agents: 6, Participants: 3, StepSize: 0.05, Client: c,
 			Epochs: fedavg.Range{Min: 2, Max: 4}, Batch: fedavg.Range{Min: 3, Max: 5}}
-		led := fedavg.NewLedger(&cfg, 3, fedavg.MinSamples(sets))
+		led := fedavg.NewLedger(&cfg, 3, fedavg.MinSamples(data.Sets(sets)))
 		var last fedavg.Guarantee
 		for range 30 {
 			_, last = led.Round(true, 3)
 		}
-		s := accountant.SubsampledGaussian{Rate: 5 / float64(fedavg.MinSamples(sets)), NoiseMultiplier: 1.2, Steps: 4 * 30, Sampling: accountant.Poisson}
+		s := accountant.SubsampledGaussian{Rate: 5 / float64(fedavg.MinSamples(data.Sets(sets))), NoiseMultiplier: 1.2, Steps: 4 * 30, Sampling: accountant.Poisson}
 		if sampling == "fixed" {
 			s.Sampling = accountant.FixedSize
 		}
@@ -148,9 +148,9 @@ func TestDPSGDOnEveryModel(t *testing.T) {
 				Epochs: fedavg.Range{Min: 2, Max: 4}, Batch: fedavg.Range{Min: 4, Max: 8},
 				Client: dpSGD{Clip: 1, NoiseMultiplier: 0.3, Sampling: sampling, Delta: 1e-5}}
 			w0 := make([]float64, c.l.Dim(c.sets[0].Dim))
-			got := runActors(t, Setup{Config: &cfg, Sets: c.sets, Loss: c.l, W0: w0, Rounds: 25, Server: "mean"}, 6)
+			got := runActors(t, Setup{Config: &cfg, Data: data.Sets(c.sets), Loss: c.l, W0: w0, Rounds: 25, Server: "mean"}, 6)
 			var want [][]float64
-			if err := fedavg.Reference(cfg, c.sets, c.l, w0, 6, 25, func(_ int, w []float64) { want = append(want, append([]float64(nil), w...)) }); err != nil {
+			if err := fedavg.Reference(cfg, data.Sets(c.sets), c.l, w0, 6, 25, func(_ int, w []float64) { want = append(want, append([]float64(nil), w...)) }); err != nil {
 				t.Fatal(err)
 			}
 			for i := range want {

@@ -42,11 +42,7 @@ import (
 // newSecAggServer returns the server behaviour of a run with secure
 // aggregation.
 func newSecAggServer(p ServerParts) actors.Behaviour {
-	s := &secAggServer{ServerParts: p, slotOf: make([]int, len(p.Agents))}
-	for k := range s.slotOf {
-		s.slotOf[k] = -1
-	}
-	return s
+	return &secAggServer{ServerParts: p, slotOf: map[int]int{}}
 }
 
 // secAggServer is the server of a run with secure aggregation.
@@ -55,8 +51,8 @@ type secAggServer struct {
 	state      *secagg.ServerState // the round's protocol, nil between rounds
 	key        *secagg.ServerKey
 	costs      *secagg.Costs
-	draws      []int // the agent of each slot
-	slotOf     []int // the slot of each agent in the round, −1 if none
+	draws      []int       // the agent of each slot
+	slotOf     map[int]int // the slot of each agent in the round
 	dim        int
 	advertised int // clients that advertised their keys in the round
 }
@@ -99,13 +95,11 @@ func (s *secAggServer) begin(ctx *actors.Context) error {
 	}
 	model := append([]float64(nil), s.Core.Model()...) // shared, immutable once sent
 	s.dim = len(model)
-	for _, k := range s.draws {
-		s.slotOf[k] = -1
-	}
+	clear(s.slotOf)
 	s.draws = append(s.draws[:0], draws...)
 	for slot, k := range draws {
 		s.slotOf[k] = slot
-		ctx.Send(s.Agents[k], &msg.GlobalModel{Slot: int32(slot), Weights: model})
+		ctx.Send(s.Agents.ID(k), &msg.GlobalModel{Slot: int32(slot), Weights: model})
 	}
 	if t := s.Config.Collection().Timer(); t > 0 {
 		ctx.After(t, &msg.FedAvgDeadline{})
@@ -133,11 +127,12 @@ func (s *secAggServer) collect(ctx *actors.Context, pm proto.Message) error {
 	if !ok {
 		return fmt.Errorf("secure-aggregation message from %s, which is not an agent", ctx.Name(ctx.Sender()))
 	}
-	if !s.current(ctx) || s.slotOf[k] < 0 {
+	slot, drawn := s.slotOf[k]
+	if !s.current(ctx) || !drawn {
 		ctx.Observe(KeyLate, []float64{float64(k)})
 		return nil
 	}
-	m, err := s.fromWire(pm, s.slotOf[k])
+	m, err := s.fromWire(pm, slot)
 	if err != nil {
 		return fmt.Errorf("round %d: %s: %w", s.round, ctx.Name(ctx.Sender()), err)
 	}
@@ -176,7 +171,7 @@ func (s *secAggServer) advance(ctx *actors.Context, out []secagg.Message, err er
 	}
 	for _, m := range out {
 		s.costs.Record(m)
-		ctx.Send(s.Agents[s.draws[m.Receiver()]], s.toWire(m))
+		ctx.Send(s.Agents.ID(s.draws[m.Receiver()]), s.toWire(m))
 	}
 	if res, ok := s.state.Result(); ok {
 		return s.finish(ctx, res)
@@ -342,18 +337,33 @@ type secAggClient struct {
 func (c *secAggClient) Receive(ctx *actors.Context, m proto.Message) error {
 	switch m := m.(type) {
 	case *msg.GlobalModel:
-		t := task{ctx.Round(), int(m.GetSlot())}
+		round, slot := ctx.Round(), int(m.GetSlot())
 		a := c.Agent
-		if a.started && (t.round < a.last.round || t.round == a.last.round && t.slot <= a.last.slot) {
+		if a.Started && (round < a.LastRound || round == a.LastRound && slot <= a.LastSlot) {
 			return nil // a second copy of a task already handled
 		}
-		a.started, a.last = true, t
+		a.Started, a.LastRound, a.LastSlot = true, round, slot
 		return c.start(ctx, m)
 	case *msg.SecAggKeyList, *msg.SecAggForwardedKeys, *msg.SecAggSurvivors:
 		return c.step(ctx, m)
 	}
 	return fmt.Errorf("secure-aggregation client cannot handle %T", m)
 }
+
+// inProtocol is an agent's behaviour that may be in a round's protocol
+// of secure aggregation when it is parked (agentRange.Park): a
+// secAggClient, or a behaviour embedding one.
+type inProtocol interface {
+	inRound() bool
+	protocolRound() int
+}
+
+// inRound reports whether the client is in its round's protocol: it
+// advertised its keys and has not sent its last message nor left.
+func (c *secAggClient) inRound() bool { return c.client != nil }
+
+// protocolRound returns the round of the client's last task.
+func (c *secAggClient) protocolRound() int { return c.round }
 
 // start trains on the round's model and advertises the client's keys,
 // unless its device fails it first. A device that drops out of the round,

@@ -39,7 +39,7 @@ func tracedSecAgg(t *testing.T, cfg fedavg.Config, rounds int, seed uint64, drop
 	r := actors.NewRun(actors.Options{RunSeed: seed, Timing: actors.Timing{Latency: 0.01},
 		Trace: actors.TraceOptions{Sink: func(rec *trace.Record) error { records = append(records, *rec); return nil }, Payload: true}})
 	defer r.Close()
-	sched, err := Spawn(r, Setup{Config: &cfg, Sets: sets, Loss: l, W0: make([]float64, 3), Rounds: rounds, Server: "mean",
+	sched, err := Spawn(r, Setup{Config: &cfg, Data: data.Sets(sets), Loss: l, W0: make([]float64, 3), Rounds: rounds, Server: "mean",
 		Agent: dropping(&cfg, secagg.MaskedInputCollection, dropped...)})
 	if err != nil {
 		t.Fatal(err)
@@ -233,13 +233,15 @@ func eavesdrop(t *testing.T, cfg fedavg.Config, rounds, victim int) (seen []prot
 	w0 := make([]float64, 50)
 	r := actors.NewRun(actors.Options{RunSeed: 17})
 	defer r.Close()
-	sched, err := Spawn(r, Setup{Config: &cfg, Sets: sets, Loss: l, W0: w0, Rounds: rounds, Server: "mean"})
+	// The eavesdropper is spawned first: the agents' lazy range comes last.
+	e := &tap{}
+	tapID := r.Spawn("eavesdropper", e)
+	sched, err := Spawn(r, Setup{Config: &cfg, Data: data.Sets(sets), Loss: l, W0: w0, Rounds: rounds, Server: "mean"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &tap{}
 	victimName := fedavg.AgentName(victim)
-	r.Wiretap(r.Spawn("eavesdropper", e), func(from, to actors.ID) bool {
+	r.Wiretap(tapID, func(from, to actors.ID) bool {
 		return r.Name(from) == victimName && r.Name(to) == fedavg.ServerName || r.Name(from) == fedavg.ServerName && r.Name(to) == victimName
 	})
 	if err := r.Execute(sched, &msg.Start{}); err != nil {

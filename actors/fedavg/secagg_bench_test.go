@@ -46,7 +46,7 @@ func BenchmarkSecAggRound(b *testing.B) {
 		start := time.Now()
 		run := actors.NewRun(actors.Options{RunSeed: 1})
 		defer run.Close()
-		sched, err := Spawn(run, Setup{Config: &cfg, Sets: sets, Loss: l, W0: w0, Rounds: 1, Server: "mean"})
+		sched, err := Spawn(run, Setup{Config: &cfg, Data: data.Sets(sets), Loss: l, W0: w0, Rounds: 1, Server: "mean"})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"maple/actors"
 	"maple/actors/msg"
+	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/rng"
 	"maple/algorithms/systems"
@@ -34,10 +36,10 @@ func eventsRun(t *testing.T, cfg fedavg.Config, m *systems.Model, rounds int, se
 	sets, l := regression(t, cfg.Agents)
 	ev := &events{}
 	opts := actors.Options{RunSeed: seed, Observer: ev}
-	setup := Setup{Config: &cfg, Sets: sets, Loss: l, W0: make([]float64, 3), Rounds: rounds, Server: "mean", Agent: agent}
+	setup := Setup{Config: &cfg, Data: data.Sets(sets), Loss: l, W0: make([]float64, 3), Rounds: rounds, Server: "mean", Agent: agent}
 	if m != nil {
 		opts.Timing = actors.Timing{Latency: m.Latency, Jitter: m.Jitter, Bandwidth: m.Bandwidth, Loss: m.Loss, Duplicate: m.Duplicate}
-		setup.Devices = m.Devices(seed, cfg.Agents, fedavg.AgentName)
+		setup.Fleet = m.Fleet(seed, cfg.Agents, fedavg.AgentName)
 	}
 	r := actors.NewRun(opts)
 	defer r.Close()
@@ -53,7 +55,7 @@ func referenceEvents(t *testing.T, cfg fedavg.Config, rounds int, seed uint64) *
 	t.Helper()
 	sets, l := regression(t, cfg.Agents)
 	ev := &events{}
-	err := fedavg.ReferenceEvents(context.Background(), cfg, sets, l, make([]float64, 3), seed, rounds, func(round int, key string, v []float64) {
+	err := fedavg.ReferenceEvents(context.Background(), cfg, data.Sets(sets), l, make([]float64, 3), seed, rounds, func(round int, key string, v []float64) {
 		ev.Observe(0, round, key, v)
 	})
 	if err != nil {
@@ -315,5 +317,91 @@ func TestCentralDPUnderFaultsMatchesSimulation(t *testing.T) {
 	}
 	if rec.events[fedavg.ObsPrivacy] != 10 || want.events[fedavg.ObsPrivacy] != 10 {
 		t.Errorf("ledger entries: actors %d, simulation %d", rec.events[fedavg.ObsPrivacy], want.events[fedavg.ObsPrivacy])
+	}
+}
+
+// A secure-aggregation client keeps its keys and shares between the
+// protocol's phases while its actor is parked (agentRange holds it), and
+// an agent rebuilt by the pool draws the same numbers as one kept whole —
+// its protocol, noise and dropout-phase streams resumed, its canary drawn
+// afresh: every observation of a run with its agents parked after each
+// task is the same as with them kept, on both engines, with faults that
+// make clients vanish in every phase and the rounds fail or end without
+// them, and with canaries.
+func TestSecAggParkedClientsKeepTheirNumbers(t *testing.T) {
+	faulty := &systems.Model{Latency: 0.01, Jitter: 0.005, Dropout: 0.25, CrashRate: 0.02}
+	variants := []struct {
+		name   string
+		change func(c *fedavg.Config)
+		model  *systems.Model
+		agent  func(c *fedavg.Config) func(k int, a *Agent) actors.Behaviour
+	}{
+		{name: "secagg", change: func(*fedavg.Config) {}},
+		{name: "secagg+-distributed-dp", change: func(c *fedavg.Config) {
+			c.SecAgg.Neighbours, c.SecAgg.Threshold = 2, 2
+			c.Share, c.DP = fedavg.Updates, dp(fedavg.DistributedDP)
+		}},
+		{name: "central-dp-canaries", change: func(c *fedavg.Config) {
+			c.SecAgg = nil
+			c.Share, c.DP = fedavg.Updates, dp(fedavg.CentralDP)
+			c.DP.Canaries = 4
+		}},
+		{name: "faults", model: faulty, change: func(c *fedavg.Config) {
+			c.Collect = fedavg.Deadline{Seconds: 5, Reweighted: true}
+			c.SecAgg.Timeout = 1
+		}},
+		{name: "injected-dropouts", model: &systems.Model{Latency: 0.01}, change: func(c *fedavg.Config) {
+			c.Collect = fedavg.Deadline{Seconds: 5, Reweighted: true}
+			c.SecAgg.Timeout = 1
+		}, agent: func(c *fedavg.Config) func(k int, a *Agent) actors.Behaviour {
+			return dropping(c, secagg.MaskedInputCollection, 0, 1, 2, 3, 4, 5)
+		}},
+	}
+	const rounds, seed = 8, 11
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			runs := map[fedavg.Holding]*events{}
+			for _, hold := range []fedavg.Holding{fedavg.HoldKeep, fedavg.HoldPark} {
+				cfg := secAggConfig()
+				v.change(&cfg)
+				cfg.Hold = hold
+				var agent func(k int, a *Agent) actors.Behaviour
+				if v.agent != nil {
+					agent = v.agent(&cfg)
+				}
+				ev, err := eventsRun(t, cfg, v.model, rounds, seed, agent)
+				if err != nil {
+					t.Fatal(err)
+				}
+				runs[hold] = ev
+				if v.model == nil && v.agent == nil {
+					// The reference reports a round's clipped coordinates
+					// at once, the actors client by client.
+					ref := referenceEvents(t, cfg, rounds, seed)
+					for key := range ev.byKey {
+						if key != fedavg.ObsSecAggClipped && !reflect.DeepEqual(ref.byKey[key], ev.byKey[key]) {
+							t.Errorf("hold %d: %s: reference %v, actors %v", hold, key, ref.byKey[key], ev.byKey[key])
+						}
+					}
+					if g, w := ev.sum(fedavg.ObsSecAggClipped), ref.sum(fedavg.ObsSecAggClipped); g != w || len(ref.byKey) != len(ev.byKey) {
+						t.Errorf("hold %d: clipped coordinates: actors %v, reference %v; keys %d, %d", hold, g, w, len(ev.byKey), len(ref.byKey))
+					}
+				}
+			}
+			kept, parked := runs[fedavg.HoldKeep], runs[fedavg.HoldPark]
+			if len(kept.byKey[fedavg.ObsModel]) != rounds {
+				t.Fatalf("%d rounds", len(kept.byKey[fedavg.ObsModel]))
+			}
+			if !reflect.DeepEqual(kept.byKey, parked.byKey) || !reflect.DeepEqual(kept.round, parked.round) {
+				for key := range kept.byKey {
+					if !reflect.DeepEqual(kept.byKey[key], parked.byKey[key]) {
+						t.Errorf("%s: kept %v, parked %v", key, kept.byKey[key], parked.byKey[key])
+					}
+				}
+				t.Errorf("observations differ: kept %d keys, parked %d", len(kept.byKey), len(parked.byKey))
+			}
+			t.Logf("observed: %d secagg/failed, %d dropped, %d late, %v included", len(kept.byKey[fedavg.ObsSecAggFailed]),
+				len(kept.byKey[KeyDropped]), len(kept.byKey[KeyLate]), kept.byKey[fedavg.ObsSecAggIncluded])
+		})
 	}
 }

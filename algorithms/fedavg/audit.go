@@ -47,9 +47,11 @@ func (c *Config) CanaryOf(r *rand.Rand, dim int) Canary {
 }
 
 // canary writes a canary's reply into dst and reports whether the agent is
-// one: ψ = C·u/μ if it is included, 0 otherwise.
+// one: ψ = C·u/μ if it is included, 0 otherwise. It opens the agent's
+// StreamCanary stream from its start each time (Streams.Fresh), so that
+// every task draws the same canary.
 func (a *Agent) canary(dst []float64) bool {
-	c := a.cfg.CanaryOf(a.streams(StreamCanary), len(dst))
+	c := a.cfg.CanaryOf(a.fresh(StreamCanary), len(dst))
 	if !c.Canary {
 		return false
 	}

@@ -143,6 +143,9 @@ type Config struct {
 	// client level (dp.go); their zero values are plain FedAvg.
 	SecAgg *SecureAggregation
 	DP     DP
+	// Hold is how the engines hold the agents between their tasks (Pool):
+	// whole in memory, or parked compactly. It changes no number.
+	Hold Holding
 }
 
 // Validate reports the first impossible setting of the configuration.

@@ -71,16 +71,31 @@ func (c *Config) ReplyBytes(dim int) int {
 	return n
 }
 
-// MinSamples returns the size of the smallest dataset of sets: the agent
-// with the largest sampling rate of DP-SGD.
-func MinSamples(sets []*data.Set) int {
+// MinSamples returns the size of the smallest dataset of src: the agent
+// with the largest sampling rate of DP-SGD. A generated source is drawn
+// agent by agent (one pass, data.Each).
+func MinSamples(src data.Source) int {
 	n := 0
-	for k, s := range sets {
+	if err := data.Each(src, func(k int, s *data.Set) error {
 		if k == 0 || s.Len() < n {
 			n = s.Len()
 		}
+		return nil
+	}); err != nil {
+		panic(err) // f returns none
 	}
 	return n
+}
+
+// LedgerSamples returns what NewLedger takes of src: the smallest dataset
+// (MinSamples) when cfg's client is differentially private at the level of
+// the samples (PrivateClient), the only ledger that needs it, and 0
+// otherwise, sparing a pass over lazily drawn agents.
+func LedgerSamples(cfg *Config, src data.Source) int {
+	if _, ok := cfg.client().(PrivateClient); !ok {
+		return 0
+	}
+	return MinSamples(src)
 }
 
 // referencePrivacy is what Reference does about secure aggregation and DP:
@@ -93,12 +108,12 @@ type referencePrivacy struct {
 	observe func(round int, key string, v []float64)
 }
 
-func newReferencePrivacy(cfg *Config, sets []*data.Set, dim int, server func(string) *rand.Rand, observe func(int, string, []float64)) *referencePrivacy {
+func newReferencePrivacy(cfg *Config, src data.Source, dim int, server func(string) *rand.Rand, observe func(int, string, []float64)) *referencePrivacy {
 	p := &referencePrivacy{cfg: cfg, dim: dim, observe: observe}
 	if cfg.SecAgg != nil {
 		p.secagg = server(StreamSecAgg)
 	}
-	if l := NewLedger(cfg, dim, MinSamples(sets)); l.Active() {
+	if l := NewLedger(cfg, dim, LedgerSamples(cfg, src)); l.Active() {
 		p.ledger = l
 	}
 	return p
@@ -106,10 +121,10 @@ func newReferencePrivacy(cfg *Config, sets []*data.Set, dim int, server func(str
 
 // secureRound sums the round's replies with the protocol and combines the
 // decoded sum, reporting what the actor server reports.
-func (p *referencePrivacy) secureRound(round int, server *Server, draws []int, agents []*Agent, replies [][]float64) error {
+func (p *referencePrivacy) secureRound(round int, server *Server, draws []int, agents *roundMembers, replies [][]float64) error {
 	res, err := p.cfg.SecureRound(round, replies, SecAggStreams{
-		Client: func(slot int) *rand.Rand { return agents[draws[slot]].Rand(StreamSecAgg) },
-		DP:     func(slot int) *rand.Rand { return agents[draws[slot]].Rand(StreamDP) },
+		Client: func(slot int) *rand.Rand { return agents.awake[draws[slot]].Core.Rand(StreamSecAgg) },
+		DP:     func(slot int) *rand.Rand { return agents.awake[draws[slot]].Core.Rand(StreamDP) },
 		Server: p.secagg,
 	})
 	if err != nil {
@@ -120,6 +135,47 @@ func (p *referencePrivacy) secureRound(round int, server *Server, draws []int, a
 	p.observe(round, ObsSecAggCosts, SecAggCosts(len(draws), p.cfg.ModelBytes(p.dim), res.Costs))
 	server.CombineSum(res.Sum, res.Included)
 	return nil
+}
+
+// roundMembers are the agents Reference keeps awake through a round: under
+// secure aggregation, the protocol draws from the streams of the round's
+// clients after they trained, so they are parked when it is over; without
+// it each agent is parked as soon as it trained (hold false).
+type roundMembers struct {
+	hold  bool
+	awake map[int]*Member
+}
+
+// members returns the round's record of awake agents.
+func (p *referencePrivacy) members(hold bool) *roundMembers {
+	return &roundMembers{hold: hold, awake: map[int]*Member{}}
+}
+
+// wake returns agent k: the member already awake in the round, or woken.
+func (r *roundMembers) wake(pool *Pool, k int) *Member {
+	if m := r.awake[k]; m != nil {
+		return m
+	}
+	m := pool.Wake(k)
+	if r.hold {
+		r.awake[k] = m
+	}
+	return m
+}
+
+// park ends m's task unless the round holds its agents.
+func (r *roundMembers) park(pool *Pool, m *Member) {
+	if !r.hold {
+		pool.Park(m)
+	}
+}
+
+// parkAll parks the agents the round held.
+func (r *roundMembers) parkAll(pool *Pool) {
+	for k, m := range r.awake {
+		pool.Park(m)
+		delete(r.awake, k)
+	}
 }
 
 // account reports the ledger's guarantees after a round.

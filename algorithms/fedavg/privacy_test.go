@@ -3,8 +3,11 @@ package fedavg
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"maple/algorithms/data"
+	"maple/algorithms/loss"
 	"maple/algorithms/rng"
 	"maple/privacy/clip"
 )
@@ -157,6 +160,46 @@ func TestSecureRoundIsTheQuantizedSum(t *testing.T) {
 		}
 		if res.Included != 5 || res.Clipped != clipped || clipped == 0 {
 			t.Errorf("k = %d: %d included, %d clipped, want 5 and %d", k, res.Included, res.Clipped, clipped)
+		}
+	}
+}
+
+// A canary's reply is drawn afresh from its StreamCanary stream at every
+// task, as the auditor draws it: the same at each of an agent's tasks,
+// whether the pool keeps the agent whole or parks and rebuilds it (the
+// pool's named streams resume, the canary's must not).
+func TestCanaryIsTheSameAtEveryTask(t *testing.T) {
+	const seed, dim = 3, 2
+	sets, _ := data.Regression(data.RegressionConfig{Agents: 10, SamplesMin: 5, SamplesMax: 8, Dim: dim, CovScale: 1, NoiseVarMin: 0.1, NoiseVarMax: 1}, 1)
+	l := loss.Loss{Kind: loss.LeastSquares, Rho: 0.01}
+	for _, hold := range []Holding{HoldKeep, HoldPark} {
+		cfg := privateConfig(CentralDP)
+		cfg.DP.Canaries, cfg.Hold = cfg.Agents, hold // every agent a canary
+		pool := NewPool(&cfg, data.Sets(sets), l, seed, nil)
+		included := 0
+		for k := range cfg.Agents {
+			c := cfg.CanaryOf(rng.New(seed, AgentName(k), StreamCanary), dim)
+			want := make([]float64, dim)
+			if c.Included {
+				included++
+				for j, u := range c.Direction {
+					want[j] = cfg.DP.Clip / cfg.StepSize * u
+				}
+			}
+			for task := range 3 {
+				m := pool.Wake(k)
+				got := []float64{7, 7}
+				if _, err := m.Core.Train(got, []float64{0.5, -0.5}, 1); err != nil {
+					t.Fatal(err)
+				}
+				pool.Park(m)
+				if !c.Canary || !slices.Equal(got, want) {
+					t.Errorf("hold %d, agent %d, task %d: reply %v, want the canary's %v (%+v)", hold, k, task, got, want, c)
+				}
+			}
+		}
+		if included == 0 || included == cfg.Agents {
+			t.Errorf("hold %d: %d of %d canaries included", hold, included, cfg.Agents)
 		}
 	}
 }

@@ -44,6 +44,7 @@ func init() {
 		Columns:  fedavgColumns,
 		Run:      runFedAvg,
 		Estimate: fedavgEstimate,
+		Lazy:     true,
 		Tiny: []string{fedavgTiny, fedavgTiny + "    server: {kind: trimmed-mean, trim: 0.34}\n",
 			fedavgTiny + "    collect: {kind: deadline, seconds: 1}\nnetwork: {step_time: {kind: fixed, value: 0.3}}\n",
 			fedavgTiny + "privacy: {secure_aggregation: {protocol: secagg+, clip: 2, bits: 16}, dp: {mode: distributed, clip: 0.5}}\n",
@@ -153,10 +154,15 @@ func fedavgParams(sc *scenarios.Scenario) *FedAvg { return sc.Algorithm.Params.(
 
 func validateFedAvg(v *scenarios.Validator, sc *scenarios.Scenario) {
 	fa := fedavgParams(sc)
+	if sc.Data.Agents > afedavg.MaxAgents {
+		v.Fail("data.agents", "FedAvg runs at most %d agents (its actors have 32-bit IDs), got %d", afedavg.MaxAgents, sc.Data.Agents)
+	}
 	_, err := fedavg.ParseParticipation(fa.Participation)
 	v.Parse("algorithm.fedavg.participation", err)
 	v.AtLeast("algorithm.fedavg.participants", fa.Participants, 1)
-	v.Absent("algorithm.fedavg.participants", fa.Participation == fedavg.Full.String() && v.Set("algorithm.fedavg.participants"), "participation full takes every agent")
+	if fa.Participation == fedavg.Full.String() {
+		v.Unused("algorithm.fedavg.participants", "participation full takes every agent")
+	}
 	if fa.Participation == fedavg.WithoutReplacement.String() && fa.Participants > sc.Data.Agents {
 		v.Fail("algorithm.fedavg.participants", "%d agents cannot be sampled without replacement from data.agents = %d", fa.Participants, sc.Data.Agents)
 	}
@@ -228,26 +234,6 @@ func fedavgColumns(sc *scenarios.Scenario) []rundir.Column {
 	cols = append(cols, run.ClassColumns(sc, "", "")...)
 	cols = append(cols, run.SystemsColumns(sc, fedavgFaulty(sc))...)
 	return append(cols, privacyColumns(sc, draftConfig(sc))...)
-}
-
-// fedavgEstimate is the cost of one FedAvg run: per round a Tick, a Done and
-// a model to and from each of the L participants, each of which runs up to
-// E_k local steps on up to B_k samples; every agent is an actor holding a few
-// model-sized vectors.
-func fedavgEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
-	fa := fedavgParams(sc)
-	L := float64(fa.Participants)
-	if fa.Participation == fedavg.Full.String() {
-		L = float64(sc.Data.Agents)
-	}
-	T := float64(sc.Iterations)
-	return run.Estimate{
-		Bytes:       float64(sc.Data.Agents) * (run.ActorBytes + 3*d*8),
-		Ops:         T * L * (4*float64(fa.LocalSteps.Max)*float64(fa.Batch.Max)*d + 4*d),
-		Messages:    1 + T*(2+2*L),
-		RecordBytes: 140,
-		VectorLen:   d,
-	}
 }
 
 // fedavgConfig translates a curve's scenario into the algorithm's
@@ -349,17 +335,19 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 		return j.Curve.Errorf("algorithm.fedavg.importance", "policy optimal evaluates gradients at w^o, and loss.kind %s has no minimizer w^o", sc.Loss.Kind)
 	}
 	cfg.Importance.Optimum = p.WOpt
+	cfg.Hold = fedavgHold(sc, p.Sets != nil)
 	if j.Run == 0 {
 		if err := fedavgDetails(j, cfg, p); err != nil {
 			return err
 		}
 	}
-	w0 := make([]float64, p.Loss.Dim(p.Sets[0].Dim))
+	K := p.Data.Agents()
+	w0 := make([]float64, p.Loss.Dim(p.Data.Set(0).Dim))
 	cols := run.Columns(sc)
 	obs := &fedavgObserver{t: rundir.NewTable(sc.Iterations, sc.Output.Every, len(cols)), p: p}
 	obs.sys = run.NewSystemsLog(sc, obs.t, cols)
 	obs.priv = newPrivacyLog(sc, cfg, len(w0), obs.t, cols)
-	obs.priv.minSamples = fedavg.MinSamples(p.Sets)
+	obs.priv.minSamples = fedavg.LedgerSamples(cfg, p.Data)
 	if cfg.DP.Canaries > 0 {
 		obs.audit = newAuditor(cfg, j.RunSeed, w0)
 	}
@@ -378,7 +366,7 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 			return err
 		}
 		if !systemsRun {
-			if err := fedavg.ReferenceEvents(j.Context(), *cfg, p.Sets, p.Loss, w0, j.RunSeed, sc.Iterations, obs.observe); err != nil {
+			if err := fedavg.ReferenceEvents(j.Context(), *cfg, p.Data, p.Loss, w0, j.RunSeed, sc.Iterations, obs.observe); err != nil {
 				return err
 			}
 			return fedavgAccount(j, p, cfg, obs, fa.Server.Kind)
@@ -386,7 +374,7 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 		if cfg.SecAgg != nil {
 			return j.Curve.Errorf(scenarios.FieldSecureAggregation, "the reference engine runs secure aggregation's machines without the systems model only (the scenario sets %s): run it with --engine actors", systemsCause(sc, cfg))
 		}
-		err = fedavg.SimulateContext(j.Context(), *cfg, p.Sets, p.Loss, w0, j.RunSeed, sc.Iterations, fedavg.SimOptions{Model: model, Observe: obs.observe})
+		err = fedavg.SimulateContext(j.Context(), *cfg, p.Data, p.Loss, w0, j.RunSeed, sc.Iterations, fedavg.SimOptions{Model: model, Observe: obs.observe})
 		if err != nil {
 			return err
 		}
@@ -394,11 +382,11 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 		r := actors.NewRun(j.ActorOptions(obs, sink))
 		defer r.Close()
 		setup := afedavg.Setup{
-			Config: cfg, Sets: p.Sets, Loss: p.Loss, W0: w0, Rounds: sc.Iterations,
+			Config: cfg, Data: p.Data, Loss: p.Loss, W0: w0, Rounds: sc.Iterations,
 			Server: fa.Server.Kind, ServerParams: fa.Server.Params, GradientTime: sc.Network.GradientTime,
 		}
 		if systemsRun {
-			setup.Devices = model.Devices(j.RunSeed, len(p.Sets), fedavg.AgentName)
+			setup.Fleet = model.Fleet(j.RunSeed, K, fedavg.AgentName)
 		}
 		sched, err := afedavg.Spawn(r, setup)
 		if err != nil {
@@ -410,8 +398,8 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 		j.Finish(r)
 	}
 	if systemsRun {
-		if d := obs.sys.Finish(j, model, len(p.Sets)); d != nil && cfg.Adversarial() {
-			bad := cfg.ChooseAdversaries(func() *rand.Rand { return rng.New(j.RunSeed, fedavg.AdversaryOwner, fedavg.AdversaryPurpose) }, len(p.Sets))
+		if d := obs.sys.Finish(j, model, K); d != nil && cfg.Adversarial() {
+			bad := cfg.ChooseAdversaries(func() *rand.Rand { return rng.New(j.RunSeed, fedavg.AdversaryOwner, fedavg.AdversaryPurpose) }, K)
 			var ids []int
 			for k, b := range bad {
 				if b {
@@ -473,27 +461,55 @@ func fedavgExposure(cfg *fedavg.Config, server string) run.Exposure {
 // sampling: the gradient-noise constant σ_s² (thesis eq. 2.23) under uniform
 // and optimal probabilities and the improvement of the MSD bound between them
 // in dB, and, for least squares, the model drift ξ = max_k ‖w_k^o − w^o‖
-// (Assumption 2.2) that Fig. 2.5 is parameterized by.
+// (Assumption 2.2) that Fig. 2.5 is parameterized by. Both come from one
+// pass over the agents (data.Map), each agent's share computed on every
+// core and combined in agent order.
 func fedavgDetails(j *run.Job, cfg *fedavg.Config, p *run.Problem) error {
 	d := map[string]any{}
-	if cfg.Schedule == fedavg.PerAgent && p.WOpt != nil {
-		uniform, optimal, err := fedavg.NoiseBoundContext(j.Context(), cfg, p.Sets, p.Loss, p.WOpt, j.RunSeed)
-		if err != nil {
-			return err
+	noise := cfg.Schedule == fedavg.PerAgent && p.WOpt != nil
+	drift := p.Loss.Kind == loss.LeastSquares && p.WOpt != nil
+	if !noise && !drift {
+		j.Stats.Details["importance"] = d
+		return nil
+	}
+	type share struct {
+		noise fedavg.NoiseTerm
+		xi    float64
+		err   error
+	}
+	var sum fedavg.NoiseSum
+	var xi float64
+	err := data.Map(p.Data, func(k int, set *data.Set) (s share) {
+		if noise {
+			s.noise = cfg.NoiseTerm(k, set, p.Loss, p.WOpt, j.RunSeed)
 		}
+		if drift {
+			wk, err := optimum.LeastSquares([]*data.Set{set}, optimum.Uniform(1), p.Loss.Rho)
+			if err != nil {
+				s.err = j.Curve.Errorf("data", "agent %d's local minimizer w_k^o: %v", k, err)
+				return s
+			}
+			s.xi = floats.Distance(wk, p.WOpt, 2)
+		}
+		return s
+	}, func(_ int, s share) error {
+		if err := j.Context().Err(); err != nil {
+			return fmt.Errorf("the summary's noise bound and model drift: interrupted: %w", err)
+		}
+		sum.Add(s.noise)
+		xi = math.Max(xi, s.xi)
+		return s.err
+	})
+	if err != nil {
+		return err
+	}
+	if noise {
+		uniform, optimal := sum.Bound(cfg)
 		d["noise_bound_uniform"] = uniform
 		d["noise_bound_optimal"] = optimal
 		d["bound_gain_db"] = rundir.Decibel(uniform / optimal)
 	}
-	if p.Loss.Kind == loss.LeastSquares && p.WOpt != nil {
-		var xi float64
-		for k, set := range p.Sets {
-			wk, err := optimum.LeastSquares([]*data.Set{set}, optimum.Uniform(1), p.Loss.Rho)
-			if err != nil {
-				return j.Curve.Errorf("data", "agent %d's local minimizer w_k^o: %v", k, err)
-			}
-			xi = math.Max(xi, floats.Distance(wk, p.WOpt, 2))
-		}
+	if drift {
 		d["xi"] = xi
 	}
 	j.Stats.Details["importance"] = d

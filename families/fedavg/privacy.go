@@ -77,9 +77,15 @@ func validateFedAvgPrivacy(v *scenarios.Validator, sc *scenarios.Scenario, fa *F
 	const sfield = scenarios.FieldSecureAggregation
 	if sa != nil && sa.Protocol == "none" {
 		for _, f := range []string{"threshold", "neighbours", "bits", "clip", "timeout"} {
-			v.Absent(sfield+"."+f, v.Set(sfield+"."+f), "protocol none sends the replies in the clear")
+			v.Unused(sfield+"."+f, "protocol none sends the replies in the clear")
 		}
+	} else {
+		// completeFedAvgPrivacy derives them from the curve's protocol and
+		// clients: the resolved copy derives them again.
+		v.Derived(sfield + ".neighbours")
+		v.Derived(sfield + ".threshold")
 	}
+	v.Derived(scenarios.FieldDP + ".adaptive_clip.count_noise")
 	// What only the mean of a round's replies from distinct clients allows:
 	// a sum that secure aggregation reveals, or that DP-FedAvg noises.
 	if secure || d != nil {

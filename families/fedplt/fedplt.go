@@ -243,10 +243,10 @@ var tableQuantities = []string{"time", "iterations", "error"}
 
 func validateFedPLT(v *scenarios.Validator, sc *scenarios.Scenario) {
 	f := fedpltParams(sc)
-	v.Absent("algorithm.step_size", v.Set("algorithm.step_size"), "fedplt's steps are algorithm.fedplt.solver.step (γ) and the methods' own parameters")
+	v.Unused("algorithm.step_size", "fedplt's steps are algorithm.fedplt.solver.step (γ) and the methods' own parameters")
 	v.Absent("network.gradient_time", sc.Network.GradientTime != 0, "fedplt charges algorithm.fedplt.cost.gradient per local gradient on the virtual clock")
-	v.Absent("privacy.mechanism", v.Set("privacy.mechanism"), "Fed-PLT's privacy mechanism is the noisy-gd local solver (algorithm.fedplt.solver)")
-	v.Absent("privacy.variance", v.Set("privacy.variance"), "noisy GD's noise is algorithm.fedplt.solver.noise (τ)")
+	v.Unused("privacy.mechanism", "Fed-PLT's privacy mechanism is the noisy-gd local solver (algorithm.fedplt.solver)")
+	v.Unused("privacy.variance", "noisy GD's noise is algorithm.fedplt.solver.noise (τ)")
 	v.Absent("loss.optimum", sc.Loss.Optimum == "none", "fedplt measures its error against the solution x⋆, which the optimum provides")
 	if sc.Loss.Kind != "least-squares" && sc.Loss.Kind != "logistic" {
 		v.Fail("loss.kind", "fedplt is written for the generalized linear losses (least-squares, logistic): its models have the data's dimension and noisy GD clips ℓ'(xᵀw)·x; got %s", sc.Loss.Kind)
@@ -275,7 +275,9 @@ func validateFedPLT(v *scenarios.Validator, sc *scenarios.Scenario) {
 	for _, m := range []struct{ section, method string }{
 		{"rho", "fed-plt"}, {"fedpd", "fedpd"}, {"tamuna", "tamuna"}, {"led", "led"}, {"5gcs", "5gcs"},
 	} {
-		v.Absent(pltField+m.section, v.Set(pltField+m.section) && f.Method != m.method, "only method "+m.method+" uses it, this curve runs "+f.Method)
+		if f.Method != m.method {
+			v.Unused(pltField+m.section, "only method "+m.method+" uses it, this curve runs "+f.Method)
+		}
 	}
 	v.Positive(pltField+"fedpd.eta", f.FedPD.Eta)
 	v.Positive(pltField+"tamuna.eta", f.Tamuna.Eta)

@@ -168,7 +168,9 @@ func validateGraphFL(v *scenarios.Validator, sc *scenarios.Scenario) {
 	part, err := fedavg.ParseParticipation(g.Participation)
 	v.Parse("algorithm.graphfl.participation", err)
 	v.AtLeast("algorithm.graphfl.participants", g.Participants, 1)
-	v.Absent("algorithm.graphfl.participants", part == fedavg.Full && v.Set("algorithm.graphfl.participants"), "participation full takes every client of a server")
+	if part == fedavg.Full {
+		v.Unused("algorithm.graphfl.participants", "participation full takes every client of a server")
+	}
 	if part == fedavg.WithoutReplacement && g.Participants > K {
 		v.Fail("algorithm.graphfl.participants", "L = %d clients cannot be sampled without replacement from the K = %d clients of a server (data.agents/servers)", g.Participants, K)
 	}

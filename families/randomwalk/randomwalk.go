@@ -220,7 +220,7 @@ func validateRandomWalk(v *scenarios.Validator, sc *scenarios.Scenario) {
 	v.AtLeast("data.agents", sc.Data.Agents, 2)
 	if protocol == rw.Gossip {
 		for _, field := range []string{"target", "walks", "weighting"} {
-			v.Absent(f+field, v.Set(f+field), "protocol gossip has no walk")
+			v.Unused(f+field, "protocol gossip has no walk")
 		}
 	} else {
 		v.Absent(f+"gossip", p.Gossip != nil, "only applies to protocol gossip")
@@ -235,17 +235,19 @@ func validateRandomWalk(v *scenarios.Validator, sc *scenarios.Scenario) {
 	if mech != rw.NoMechanism && (protocol != rw.Walk || target != rw.Importance) {
 		v.Fail("privacy.scheme", "scheme %s privatizes the L_i an importance walk announces; it needs protocol walk and target importance", sc.Privacy.Scheme)
 	}
-	v.Absent(f+"weighting", mech == rw.NoMechanism && target == rw.Uniform && v.Set(f+"weighting"), "the uniform walk has no gradient weight")
+	if mech == rw.NoMechanism && target == rw.Uniform {
+		v.Unused(f+"weighting", "the uniform walk has no gradient weight")
+	}
 	v.Absent(f+"mechanism", mech == rw.NoMechanism && p.Mechanism != nil, "privacy.scheme is none")
 	if m := p.Mechanism; m != nil {
 		validateWalkMechanism(v, m, mech)
 	}
 	// Shared fields the family does not use.
-	v.Absent("privacy.mechanism", v.Set("privacy.mechanism"), "random walks privatize L_i with privacy.scheme and algorithm.randomwalk.mechanism")
-	v.Absent("privacy.variance", v.Set("privacy.variance"), "random walks privatize L_i with privacy.scheme and algorithm.randomwalk.mechanism")
+	v.Unused("privacy.mechanism", "random walks privatize L_i with privacy.scheme and algorithm.randomwalk.mechanism")
+	v.Unused("privacy.variance", "random walks privatize L_i with privacy.scheme and algorithm.randomwalk.mechanism")
 	if t := sc.Topology; t != nil {
-		v.Absent("topology.weights", v.Set("topology.weights"), "the walk's transition matrix is Metropolis–Hastings over the graph, computed from the target, not a combination matrix")
-		v.Absent("topology.matrix", v.Set("topology.matrix"), "the walk needs a graph, not a combination matrix")
+		v.Unused("topology.weights", "the walk's transition matrix is Metropolis–Hastings over the graph, computed from the target, not a combination matrix")
+		v.Unused("topology.matrix", "the walk needs a graph, not a combination matrix")
 	}
 }
 
@@ -266,9 +268,13 @@ func validateWalkMechanism(v *scenarios.Validator, m *WalkMechanism, mech rw.Mec
 	}
 	v.OneOf(f+"laplace_scale", m.LaplaceScale, laplaceScales)
 	v.Absent(f+"truncate", m.Truncate != nil && mech != rw.TruncatedGamma, "only applies to scheme truncated-gamma")
-	v.Absent(f+"laplace_scale", v.Set(f+"laplace_scale") && mech != rw.LaplaceMechanism, "only applies to scheme laplace")
+	if mech != rw.LaplaceMechanism {
+		v.Unused(f+"laplace_scale", "only applies to scheme laplace")
+	}
 	v.Absent(f+"theta", m.Theta != nil && mech == rw.LaplaceMechanism && m.LaplaceScale != "variance", "the Laplace scale only uses θ with laplace_scale variance")
-	v.Absent(f+"delta", v.Set(f+"delta") && mech == rw.LaplaceMechanism && m.LaplaceScale != "variance", "the Laplace baseline is pure ε-LDP")
+	if mech == rw.LaplaceMechanism && m.LaplaceScale != "variance" {
+		v.Unused(f+"delta", "the Laplace baseline is pure ε-LDP")
+	}
 }
 
 // randomWalkConfig translates a curve's scenario into the algorithm's

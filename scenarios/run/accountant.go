@@ -197,15 +197,24 @@ func (j *Job) gaussianReport(report map[string]any, e Exposure, dist float64) {
 
 // NeighbourOptimum returns the neighbouring datasets, p's with agent 0's
 // replaced by one drawn afresh, and ‖w^o − w′^o‖, the distance between p's
-// minimizer and theirs.
+// minimizer and theirs. The datasets are nil when p holds its data lazily
+// (Problem.Sets nil): the neighbouring problem is then solved over p.Data
+// with agent 0's replaced, without holding it.
 func (j *Job) NeighbourOptimum(p *Problem) ([]*data.Set, float64, error) {
-	neighbour, err := BuildProblem(j.Context(), j.Curve, j.Dir, neighbourSeed(j.RunSeed))
+	// Only agent 0's neighbouring dataset is needed; the others' labels
+	// were checked in p's.
+	neighbour, err := buildSource(j.Context(), j.Curve, j.Dir, neighbourSeed(j.RunSeed))
 	if err != nil {
 		return nil, 0, err
 	}
-	sets := slices.Clone(p.Sets)
-	sets[0] = neighbour.Sets[0]
-	wPrime, _, err := optimum.SolveContext(j.Context(), p.Loss, sets, optimum.Uniform(len(sets)))
+	var sets []*data.Set
+	src := data.Replace(p.Data, 0, neighbour.Data.Set(0))
+	if p.Sets != nil {
+		sets = slices.Clone(p.Sets)
+		sets[0] = neighbour.Data.Set(0)
+		src = data.Sets(sets)
+	}
+	wPrime, _, err := optimum.SolveSource(j.Context(), p.Loss, src, nil)
 	if err != nil {
 		return nil, 0, j.Curve.Errorf("privacy.accountant", "cannot solve the neighbouring problem: %v", err)
 	}

@@ -78,19 +78,38 @@ func partition(c *scenarios.CurveSpec, all *data.Set, split data.SplitConfig, ru
 // finish checks the labels against the loss, gives the MLP its random
 // origin (from the stream ("model", "init") of the data seed, so that the
 // curves of a run start from the same network) and summarizes the partition.
-func (p *Problem) finish(c *scenarios.CurveSpec, runSeed uint64) error {
-	for k, s := range p.Sets {
-		if err := p.Loss.CheckLabels(s); err != nil {
-			return c.Errorf("data", "agent %d: %v", k, err)
-		}
+//
+// It passes over the agents once (data.Map): for generated data held lazily
+// it draws them one at a time, and checks them on every core, stopping
+// once ctx is done.
+func (p *Problem) finish(ctx context.Context, c *scenarios.CurveSpec, runSeed uint64) error {
+	var summary data.Summary
+	classes := p.Loss.Classification()
+	type checked struct {
+		set *data.Set
+		err error
 	}
-	if p.Test != nil && p.Loss.Classification() {
+	err := data.Map(p.Data, func(_ int, s *data.Set) checked { return checked{s, p.Loss.CheckLabels(s)} },
+		func(k int, s checked) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if s.err != nil {
+				return c.Errorf("data", "agent %d: %v", k, s.err)
+			}
+			summary.Add(s.set, classes)
+			return nil
+		})
+	if err != nil {
+		return err
+	}
+	if p.Test != nil && classes {
 		if err := p.Loss.CheckLabels(p.Test); err != nil {
 			return c.Errorf("data", "test set: %v", err)
 		}
 	}
-	p.Loss.Origin = p.Loss.Init(p.Sets[0].Dim, rng.New(runSeed, "model", "init"))
-	p.summary = data.Summarize(p.Sets, p.Test, p.Loss.Classification())
+	p.Loss.Origin = p.Loss.Init(p.Data.Set(0).Dim, rng.New(runSeed, "model", "init"))
+	p.summary = summary.Summary(p.Test, classes)
 	return nil
 }
 

@@ -30,6 +30,13 @@ type Family struct {
 	// it the runner uses genericEstimate, which assumes every agent touches
 	// every sample in every iteration.
 	Estimate func(sc *scenarios.Scenario, dim float64) Estimate
+	// Lazy declares that the family reads the agents' data only through
+	// Problem.Data, one agent at a time, so that the runner leaves
+	// generated data (regression, logistic, click, mixture) to be drawn
+	// when asked instead of holding every agent's (Problem.Sets is then
+	// nil): what lets a run hold millions of agents (docs/design.md, "Ten
+	// million clients").
+	Lazy bool
 	// Tiny, optionally, lists small scenarios (YAML, a few agents and
 	// iterations) for the engine-parity test, which changes every field of
 	// the first and every field of the family's parameter section in the

@@ -26,17 +26,9 @@ import (
 // Once opts.Abort is closed it stops before the next file with errAbandoned,
 // returning the files written so far.
 func writeOutputs(plan *scenarios.Plan, jobs []*Job, outDir string, opts *Options, partial bool) ([]string, *rundir.Summary, error) {
-	resolved, err := yaml.Marshal(withAbsolutePaths(plan.Base, plan.Dir))
+	resolved, err := ResolvedScenario(plan)
 	if err != nil {
 		return nil, nil, err
-	}
-	if len(plan.Overrides) > 0 {
-		var head strings.Builder
-		head.WriteString("# Resolved with these command-line overrides applied:\n")
-		for _, o := range plan.Overrides {
-			fmt.Fprintf(&head, "#   --set %s=%s\n", o.Field, o.Value)
-		}
-		resolved = append([]byte(head.String()), resolved...)
 	}
 	var written []string
 	write := func(name string, data []byte) error {
@@ -150,6 +142,23 @@ func aborted(opts *Options) bool {
 	default:
 		return false
 	}
+}
+
+// ResolvedScenario returns the scenario.yaml of a run directory of plan:
+// its base scenario with every default filled in, paths made absolute and
+// the command-line overrides applied (a comment lists them). It loads again,
+// from anywhere, as the same plan.
+func ResolvedScenario(plan *scenarios.Plan) ([]byte, error) {
+	resolved, err := plan.Marshal(withAbsolutePaths(plan.Base, plan.Dir))
+	if err != nil || len(plan.Overrides) == 0 {
+		return resolved, err
+	}
+	var head strings.Builder
+	head.WriteString("# Resolved with these command-line overrides applied:\n")
+	for _, o := range plan.Overrides {
+		fmt.Fprintf(&head, "#   --set %s=%s\n", o.Field, o.Value)
+	}
+	return append([]byte(head.String()), resolved...), nil
 }
 
 // withAbsolutePaths returns a copy of sc whose file and directory paths

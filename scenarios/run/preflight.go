@@ -189,21 +189,64 @@ func modelDim(sc *scenarios.Scenario, m int) int {
 	return loss.Loss{Kind: kind, Classes: sc.Loss.Classes, Hidden: sc.Loss.Hidden}.Dim(m)
 }
 
+// Generated reports whether sc's data are generated (regression,
+// logistic, click, mixture): drawn agent by agent from the run seed, so that
+// a family that reads them lazily (Family.Lazy) never holds them whole.
+func Generated(sc *scenarios.Scenario) bool {
+	switch sc.Data.Kind {
+	case "regression", "logistic", "click", "mixture":
+		return true
+	}
+	return false
+}
+
+// sampleCost returns the memory of one sample of sc's data of m features
+// and its number of non-zero features: dense rows and a target, or, for
+// click data, a sparse row of data.click.active entries.
+func sampleCost(sc *scenarios.Scenario, m float64) (bytes, nonzeros float64) {
+	if sc.Data.Kind == "click" {
+		nonzeros = float64(sc.Data.Click.Active)
+		return nonzeros*12 + 16, nonzeros
+	}
+	return (m + 1) * 8, m
+}
+
+// AgentDataBytes estimates the memory of one agent's dataset of sc's data,
+// of at most data.samples samples of data.dim features.
+func AgentDataBytes(sc *scenarios.Scenario) float64 {
+	b, _ := sampleCost(sc, float64(max(sc.Data.Dim, 1)))
+	return float64(sc.Data.Samples.Max)*b + setBytes
+}
+
+// setBytes is the memory of a data.Set besides its samples: the struct
+// and its slices' headers, rounded up to the allocator's size classes.
+const setBytes = 192
+
+// agentOps is what drawing one generated agent's dataset costs besides its
+// samples, in operations: naming and keying its stream (SHA-256), seeding
+// ChaCha8 and allocating the set, about 1 µs measured.
+const agentOps = 1000
+
 // problemCost estimates the memory and operations of building one run's data
 // (of m features) and solving for w^o (of dim parameters): the dense (or, for
 // click data, sparse) samples of every agent and the test set, the normal
 // equations or Newton Hessian (dim² memory, N·dim² + dim³/3 operations, about
 // 20 Newton steps for logistic regression) or, above 2000 parameters and for
 // softmax regression, L-BFGS; nothing for a curve without an optimum.
+//
+// A family that reads generated data lazily (Family.Lazy) holds none of the
+// agents' samples, but draws them anew on every pass over the agents: one
+// for the checks and the summary, then two for the closed form, about three
+// per Newton step (the gradient, the Hessian, the line search) and two per
+// L-BFGS iteration.
 func problemCost(sc *scenarios.Scenario, dir string, m, dim float64) (bytes, ops float64) {
 	d := &sc.Data
 	samples := float64(d.Agents)*float64(d.Samples.Max) + float64(d.TestSamples)
-	nonzeros := m
-	perSample := (m + 1) * 8
+	perSample, nonzeros := sampleCost(sc, m)
+	if Generated(sc) && familyOf(sc).Lazy {
+		return lazyProblemCost(sc, m, dim)
+	}
 	switch d.Kind {
-	case "click":
-		nonzeros = float64(d.Click.Active)
-		perSample = nonzeros*12 + 16
 	case "libsvm":
 		// A LIBSVM file holds the samples; a dense copy of it takes a few
 		// times its size.
@@ -227,7 +270,7 @@ func problemCost(sc *scenarios.Scenario, dir string, m, dim float64) (bytes, ops
 		}
 	}
 	bytes += samples * perSample
-	ops = 10 * samples * nonzeros
+	ops = 10*samples*nonzeros + agentOps*float64(d.Agents)
 	switch {
 	case !hasOptimum(sc):
 	case sc.Loss.Kind == "least-squares" || (sc.Loss.Kind == "logistic" && dim <= 2000):
@@ -242,6 +285,31 @@ func problemCost(sc *scenarios.Scenario, dir string, m, dim float64) (bytes, ops
 		// nonzeros·dim/m.
 		bytes += 40 * dim * 8
 		ops += 500 * samples * nonzeros * dim / max(m, 1)
+	}
+	return bytes, ops
+}
+
+// lazyProblemCost is problemCost for generated data read lazily: the test
+// set, the chunks of agents drawn ahead (data.Each: two chunks of 256 per
+// core), and the passes over the agents, each drawing them anew.
+func lazyProblemCost(sc *scenarios.Scenario, m, dim float64) (bytes, ops float64) {
+	d := &sc.Data
+	perSample, nonzeros := sampleCost(sc, m)
+	agents, train := float64(d.Agents), float64(d.Agents)*float64(d.Samples.Max)
+	bytes = float64(d.TestSamples)*perSample + float64(2*256*runtime.GOMAXPROCS(0))*AgentDataBytes(sc)
+	pass := 10*train*nonzeros + agentOps*agents // drawing every agent once
+	ops = pass + 10*float64(d.TestSamples)*nonzeros
+	switch {
+	case !hasOptimum(sc):
+	case sc.Loss.Kind == "least-squares":
+		bytes += 2 * dim * dim * 8
+		ops += 2*pass + train*nonzeros*nonzeros + dim*dim*dim/3
+	case sc.Loss.Kind == "logistic" && dim <= 2000:
+		bytes += 2 * dim * dim * 8
+		ops += 20 * (3*pass + train*nonzeros*nonzeros + dim*dim*dim/3)
+	default:
+		bytes += 40 * dim * 8
+		ops += 500 * (2*pass + train*nonzeros*dim/max(m, 1))
 	}
 	return bytes, ops
 }
