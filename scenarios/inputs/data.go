@@ -140,9 +140,9 @@ func (p *Problem) Details() map[string]any {
 	return d
 }
 
-// The largest files the runner reads, so that a file that is not the one
-// meant cannot make it read without end; how much memory the data take is
-// checked against the machine before anything runs (preflight.go).
+// The largest files a job reads, so that a file that is not the one meant
+// cannot make it read without end; how much memory the data take is checked
+// against the machine before anything runs (the runner's preflight.go).
 const (
 	// maxDataBytes bounds a LIBSVM or IDX file: the largest sets the
 	// scenarios use (Avazu, about 1.3 GB decompressed) are far below it.

@@ -20,10 +20,10 @@ import (
 // the loss and the minimizer w^o that deviations are measured against.
 type Problem struct {
 	// Data gives the agents' data one at a time. For a family that reads
-	// them only through it (the runner's Family.Lazy) and generated data, it draws agent
-	// k's dataset from the seed and k whenever asked, and Sets is nil;
-	// otherwise Sets holds every dataset and Data gives them. Test is the
-	// test set (nil for regression).
+	// them only through it (the runner's Family.Lazy) and generated data,
+	// it draws agent k's dataset from the seed and k whenever asked, and
+	// Sets is nil; otherwise Sets holds every dataset and Data gives them.
+	// Test is the test set (nil for regression).
 	Data data.Source
 	Sets []*data.Set
 	Test *data.Set
@@ -258,9 +258,9 @@ func checkLIBSVMFile(c *scenarios.CurveSpec, dir, field, path string) error {
 const ClassMetrics = 3
 
 // Classify sets dst[:ClassMetrics] to the test error, accuracy and mean
-// cross-entropy of w on the test set, in the order of the runner's ClassColumns, and reports
-// whether it did: not for regression, nor without a test set (the columns
-// then stay empty).
+// cross-entropy of w on the test set, in the order of the runner's
+// ClassColumns, and reports whether it did: not for regression, nor without
+// a test set (the columns then stay empty).
 func (p *Problem) Classify(dst []float64, w []float64) bool {
 	if p.Test == nil || !p.Loss.Classification() {
 		return false
