@@ -9,10 +9,10 @@ import (
 	"strings"
 	"sync"
 
+	"gopkg.in/yaml.v3"
+
 	"maple/internal/fileio"
 	"maple/scenarios"
-
-	"gopkg.in/yaml.v3"
 )
 
 // FileSystem is where a job reads the files its scenario names (data,

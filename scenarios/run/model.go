@@ -3,18 +3,18 @@ package run
 import (
 	"strings"
 
+	"gonum.org/v1/gonum/floats"
+
 	"maple/rundir"
 	"maple/scenarios"
 	"maple/scenarios/inputs"
-
-	"gonum.org/v1/gonum/floats"
 )
 
 // The metrics of one model w that every family reports the same way. A
 // family lists them with MSDColumns and ClassColumns in its Columns and
-// fills them with MSD and inputs.Problem.Classify, so a new family gets accuracy
-// and cross-entropy for classification, and the right behaviour without an
-// optimum, for free.
+// fills them with MSD and inputs.Problem.Classify, so a new family gets
+// accuracy and cross-entropy for classification, and the right behaviour
+// without an optimum, for free.
 
 // hasOptimum reports whether the curve solves for w^o: MSD columns exist only
 // then (loss.optimum none skips the solve; the MLP has no unique minimizer).
