@@ -24,6 +24,7 @@ import (
 	"maple/families/internal/clients"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 	"maple/scenarios/run"
 )
 
@@ -282,7 +283,7 @@ func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 // their round: the MSD against w^o and, for classification, the test metrics.
 type fedavgObserver struct {
 	t     *rundir.Table
-	p     *run.Problem
+	p     *inputs.Problem
 	class [run.ClassMetrics]float64
 	sys   *run.SystemsLog // the systems columns and counts, nil without them
 	priv  *privacyLog     // the privacy features' columns and details
@@ -325,7 +326,7 @@ func (o *fedavgObserver) observe(round int, key string, v []float64) {
 }
 
 // runFedAvg executes one FedAvg run on the job's engine.
-func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
+func runFedAvg(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	sc := j.Curve.Scenario
 	cfg, err := fedavgConfig(j.Curve)
 	if err != nil {
@@ -357,7 +358,7 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 	systemsRun := scenarios.UsesSystems(sc) || cfg.Eventful()
 	var model *systems.Model
 	if systemsRun {
-		if model, err = run.SystemsModel(j.Context(), j.Curve, j.Dir); err != nil {
+		if model, err = inputs.SystemsModel(j.Context(), j.Curve, j.Dir); err != nil {
 			return err
 		}
 	}
@@ -415,7 +416,7 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 // fedavgAccount writes what a run reports of its privacy: the columns and
 // details of the privacy features and, under DP, its guarantees and audit;
 // otherwise the accountant of the privacy schemes.
-func fedavgAccount(j *run.Job, p *run.Problem, cfg *fedavg.Config, obs *fedavgObserver, server string) error {
+func fedavgAccount(j *run.Job, p *inputs.Problem, cfg *fedavg.Config, obs *fedavgObserver, server string) error {
 	obs.priv.finish(j)
 	if cfg.DP.Mode == fedavg.NoDP {
 		if _, private := cfg.Client.(fedavg.PrivateClient); private {
@@ -464,7 +465,7 @@ func fedavgExposure(cfg *fedavg.Config, server string) run.Exposure {
 // (Assumption 2.2) that Fig. 2.5 is parameterized by. Both come from one
 // pass over the agents (data.Map), each agent's share computed on every
 // core and combined in agent order.
-func fedavgDetails(j *run.Job, cfg *fedavg.Config, p *run.Problem) error {
+func fedavgDetails(j *run.Job, cfg *fedavg.Config, p *inputs.Problem) error {
 	d := map[string]any{}
 	noise := cfg.Schedule == fedavg.PerAgent && p.WOpt != nil
 	drift := p.Loss.Kind == loss.LeastSquares && p.WOpt != nil

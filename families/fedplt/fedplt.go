@@ -19,6 +19,7 @@ import (
 	"maple/privacy/renyi"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 	"maple/scenarios/run"
 )
 
@@ -426,7 +427,7 @@ func fedpltColumns(sc *scenarios.Scenario) []rundir.Column {
 }
 
 // runFedPLT executes one run on the job's engine.
-func runFedPLT(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
+func runFedPLT(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	c := j.Curve
 	sc := c.Scenario
 	f := fedpltParams(sc)
@@ -477,7 +478,7 @@ func runFedPLT(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 // the smooth ℓ2-regularized problem (the minimizer of (1/N)Σ_i f_i is that of
 // Σ_i f_i), the family's proximal gradient solve when the non-convex
 // regularizer or a non-smooth h changes the problem.
-func pltSolution(p *run.Problem, prob *fedplt.Problem, cfg *fedplt.Config) (fedplt.Solution, error) {
+func pltSolution(p *inputs.Problem, prob *fedplt.Problem, cfg *fedplt.Config) (fedplt.Solution, error) {
 	if prob.Obj.Nonconvex == 0 && cfg.Prox.Kind == fedplt.Zero {
 		return fedplt.Solution{X: p.WOpt, Iterations: p.Solver.Iterations, Method: "shared optimum: " + p.Solver.Method}, nil
 	}
@@ -487,7 +488,7 @@ func pltSolution(p *run.Problem, prob *fedplt.Problem, cfg *fedplt.Config) (fedp
 // pltTable writes the monitor's records into the run's metrics table. Rows
 // after an early stop repeat the last round (the models no longer change);
 // after a divergence they are NaN, from the round it was detected.
-func pltTable(sc *scenarios.Scenario, p *run.Problem, mon *fedplt.Monitor) *rundir.Table {
+func pltTable(sc *scenarios.Scenario, p *inputs.Problem, mon *fedplt.Monitor) *rundir.Table {
 	cols := fedpltColumns(sc)
 	t := rundir.NewTable(sc.Iterations, sc.Output.Every, len(cols))
 	last := len(mon.Records) - 1

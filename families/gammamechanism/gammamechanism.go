@@ -11,6 +11,7 @@ import (
 	"maple/privacy/gamma"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 	"maple/scenarios/run"
 )
 
@@ -119,7 +120,7 @@ var gammaMechanismColumns = []rundir.Column{
 // every run) and a Monte-Carlo estimate from the run's own draws (stream
 // ("mechanism", "gamma")). It sends no messages, so both engines compute it
 // the same way.
-func runGammaMechanism(j *run.Job, _ *run.Problem, _ *run.TraceSink) error {
+func runGammaMechanism(j *run.Job, _ *inputs.Problem, _ *run.TraceSink) error {
 	sc := j.Curve.Scenario
 	g := gammaMechanismParams(sc)
 	b := gamma.Bounds{Inf: g.LRange.Min, Sup: g.LRange.Max}

@@ -2,24 +2,18 @@ package run
 
 import (
 	"bufio"
-	"context"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 
 	"go.uber.org/zap"
-	"gopkg.in/yaml.v3"
 
-	"maple/algorithms/data"
 	"maple/algorithms/loss"
-	"maple/algorithms/rng"
-	"maple/internal/fileio"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 )
 
 // The limits a plan is checked against before anything runs
@@ -109,75 +103,6 @@ func estimate(sc *scenarios.Scenario, dim float64) Estimate {
 	return genericEstimate(sc, dim)
 }
 
-// headBytes is how much of a data file features reads to find the number of
-// features of a directory's LIBSVM files.
-const headBytes = 64 << 10
-
-// features returns the feature dimension M of sc's data for the estimates:
-// data.dim, or, for idx and directory data without it, the files' own, read
-// from their first bytes — the IDX header of the training images (rows ×
-// columns), the first record of agent 0's CSV file, the largest index in the
-// first lines of its LIBSVM file. A file that cannot be read, or is not a
-// regular file (fileio), counts as one feature: the checks that read the
-// data, or the run, will report it.
-func features(sc *scenarios.Scenario, dir string) int {
-	d := &sc.Data
-	if d.Dim > 0 {
-		return d.Dim
-	}
-	m := 0
-	switch {
-	case d.Kind == "idx" && d.IDX != nil:
-		if f, err := fileio.Open(resolve(dir, d.IDX.Images), maxDataBytes); err == nil {
-			if a, err := data.ReadIDXHeader(f, f.Name()); err == nil {
-				m = a.Features()
-			}
-			f.Close()
-		}
-	case d.Kind == "directory" && d.Directory != nil:
-		m = directoryFeatures(resolve(dir, d.Directory.Path), d.Directory.Format)
-	}
-	return max(m, 1)
-}
-
-// directoryFeatures returns the number of features of agent 0's file in the
-// directory path (0 if it cannot be read): the fields of its first record
-// but the target for CSV, the largest 1-based index in its first headBytes
-// for LIBSVM.
-func directoryFeatures(path, format string) int {
-	names, _ := filepath.Glob(filepath.Join(path, "0.*"))
-	if _, err := os.Stat(filepath.Join(path, "0")); err == nil {
-		names = append(names, filepath.Join(path, "0"))
-	}
-	if len(names) == 0 {
-		return 0
-	}
-	f, err := fileio.Open(names[0], maxAgentBytes) // a named pipe is refused, not waited on
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	m := 0
-	lines := bufio.NewScanner(io.LimitReader(f, headBytes))
-	for lines.Scan() {
-		line, _, _ := strings.Cut(lines.Text(), "#")
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		if format == "csv" {
-			return strings.Count(line, ",")
-		}
-		for _, tok := range strings.Fields(line)[1:] {
-			if i, _, ok := strings.Cut(tok, ":"); ok {
-				if k, err := strconv.Atoi(i); err == nil {
-					m = max(m, k)
-				}
-			}
-		}
-	}
-	return m
-}
-
 // modelDim returns the length of the parameter vector of sc's model on
 // data with m features: m for the generalized linear losses, K(M+1) for
 // softmax, H(M+1) + K(H+1) for the MLP (loss.Loss.Dim).
@@ -250,7 +175,7 @@ func problemCost(sc *scenarios.Scenario, dir string, m, dim float64) (bytes, ops
 	case "libsvm":
 		// A LIBSVM file holds the samples; a dense copy of it takes a few
 		// times its size.
-		if st, err := os.Stat(resolve(dir, d.LIBSVM.File)); err == nil {
+		if st, err := os.Stat(inputs.Resolve(dir, d.LIBSVM.File)); err == nil {
 			samples = 0
 			bytes = 4 * float64(st.Size())
 		}
@@ -264,7 +189,7 @@ func problemCost(sc *scenarios.Scenario, dir string, m, dim float64) (bytes, ops
 			perByte = 16
 		}
 		for _, f := range []string{d.IDX.Images, d.IDX.TestImages} {
-			if st, err := os.Stat(resolve(dir, f)); err == nil && f != "" {
+			if st, err := os.Stat(inputs.Resolve(dir, f)); err == nil && f != "" {
 				bytes += perByte * float64(st.Size())
 			}
 		}
@@ -314,15 +239,6 @@ func lazyProblemCost(sc *scenarios.Scenario, m, dim float64) (bytes, ops float64
 	return bytes, ops
 }
 
-// resolve returns path, relative to the scenario's directory dir unless it
-// is absolute.
-func resolve(dir, path string) string {
-	if path == "" || filepath.IsAbs(path) {
-		return path
-	}
-	return filepath.Join(dir, path)
-}
-
 // curveCost is the estimate of one curve.
 type curveCost struct {
 	curve    *scenarios.CurveSpec
@@ -349,7 +265,7 @@ func costOf(plan *scenarios.Plan, opts *Options, tracing bool) *planCost {
 	var maxRun float64
 	for _, c := range plan.Curves {
 		sc := c.Scenario
-		m := features(sc, plan.Dir)
+		m := inputs.Features(sc, plan.Dir)
 		dim := float64(modelDim(sc, m))
 		est := estimate(sc, dim)
 		bytes, ops := problemCost(sc, plan.Dir, float64(m), dim)
@@ -510,40 +426,6 @@ func (pc *planCost) sum(f func(curveCost) float64) float64 {
 func (pc *planCost) log(l *zap.Logger) {
 	l.Debug("plan estimate", zap.String("memory", formatBytes(pc.memory)), zap.String("time", formatDuration(pc.seconds)),
 		zap.Int("workers", pc.workers), zap.String("trace", formatBytes(pc.trace)))
-}
-
-// checkData reads the data files a plan names (LIBSVM files, the agents'
-// files of directory data) and deals them out as run 0 would, so that a
-// missing, malformed or special file (a named pipe, a device) is reported
-// before anything runs — and before the run directory exists. Curves with
-// the same data section share one check.
-func checkData(ctx context.Context, plan *scenarios.Plan) error {
-	seen := map[string]bool{}
-	for _, c := range plan.Curves {
-		sc := c.Scenario
-		if sc.Data.Kind != "libsvm" && sc.Data.Kind != "directory" {
-			continue
-		}
-		key, err := yaml.Marshal(sc.Data)
-		if err != nil {
-			return err
-		}
-		if seen[string(key)] {
-			continue
-		}
-		seen[string(key)] = true
-		read := func() error {
-			_, _, err := readLIBSVM(ctx, c, plan.Dir, rng.RunSeed(sc.Seed, 0))
-			return err
-		}
-		if sc.Data.Kind == "directory" {
-			read = func() error { _, _, err := readDirectory(ctx, c, plan.Dir); return err }
-		}
-		if err := read(); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // machineMemory returns the memory this process can use: the physical

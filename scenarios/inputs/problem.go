@@ -1,4 +1,4 @@
-package run
+package inputs
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"path/filepath"
 
-	"gonum.org/v1/gonum/floats"
 	"gopkg.in/yaml.v3"
 
 	"maple/algorithms/data"
@@ -21,10 +20,10 @@ import (
 // the loss and the minimizer w^o that deviations are measured against.
 type Problem struct {
 	// Data gives the agents' data one at a time. For a family that reads
-	// them only through it (Family.Lazy) and generated data, it draws agent
-	// k's dataset from the seed and k whenever asked, and Sets is nil;
-	// otherwise Sets holds every dataset and Data gives them. Test is the
-	// test set (nil for regression).
+	// them only through it (the runner's Family.Lazy) and generated data,
+	// it draws agent k's dataset from the seed and k whenever asked, and
+	// Sets is nil; otherwise Sets holds every dataset and Data gives them.
+	// Test is the test set (nil for regression).
 	Data data.Source
 	Sets []*data.Set
 	Test *data.Set
@@ -37,18 +36,21 @@ type Problem struct {
 	summary data.PartitionSummary
 }
 
-// problemCache keeps the last problem a worker built. Jobs come in (run,
+// ProblemCache keeps the last problem a worker built. Jobs come in (run,
 // curve) order and the curves of a run share its data seed, so consecutive
 // jobs usually need the same data and optimum: building them once per run
-// instead of once per curve. Problems are read-only once built.
-type problemCache struct {
+// instead of once per curve. Problems are read-only once built. The zero
+// value is an empty cache.
+type ProblemCache struct {
 	key string
 	p   *Problem
 }
 
-// get returns the problem of curve c for the data seed, building it unless
-// the previous call had the same data, loss and seed.
-func (pc *problemCache) get(ctx context.Context, c *scenarios.CurveSpec, dir string, seed uint64) (*Problem, error) {
+// Get returns the problem of curve c for the data seed, building it unless
+// the previous call had the same data, loss and seed; lazy leaves generated
+// data to be drawn agent by agent (Problem.Data), for a family that reads
+// them only through it.
+func (pc *ProblemCache) Get(ctx context.Context, c *scenarios.CurveSpec, dir string, seed uint64, lazy bool) (*Problem, error) {
 	spec, err := yaml.Marshal(struct {
 		Data scenarios.Data
 		Loss scenarios.Loss
@@ -59,7 +61,7 @@ func (pc *problemCache) get(ctx context.Context, c *scenarios.CurveSpec, dir str
 	key := fmt.Sprintf("%s\x00%d\x00%s", dir, seed, spec)
 	if pc.p == nil || pc.key != key {
 		pc.p = nil // the previous problem can be collected while this one is built
-		p, err := buildProblem(ctx, c, dir, seed, familyOf(c.Scenario).Lazy)
+		p, err := buildProblem(ctx, c, dir, seed, lazy)
 		if err != nil {
 			return nil, err
 		}
@@ -90,6 +92,14 @@ func buildProblem(ctx context.Context, c *scenarios.CurveSpec, dir string, runSe
 		return nil, c.Errorf("loss", "cannot compute the minimizer w^o: %v", err)
 	}
 	return p, nil
+}
+
+// BuildData generates (or reads and deals out) the data of a run and sets up
+// the model, as a family that reads them lazily gets them (generated data
+// are drawn when asked, Problem.Data), without solving for w^o: the data
+// maple data describes (Problem.PartitionSummary).
+func BuildData(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64) (*Problem, error) {
+	return buildData(ctx, c, dir, runSeed, true)
 }
 
 // buildData generates (or reads and deals out) the data of a run and sets up
@@ -244,8 +254,18 @@ func checkLIBSVMFile(c *scenarios.CurveSpec, dir, field, path string) error {
 	return nil
 }
 
-// MSD returns ‖w − w^o‖².
-func MSD(w, wOpt []float64) float64 {
-	d := floats.Distance(w, wOpt, 2)
-	return d * d
+// ClassMetrics is the number of metrics Problem.Classify computes.
+const ClassMetrics = 3
+
+// Classify sets dst[:ClassMetrics] to the test error, accuracy and mean
+// cross-entropy of w on the test set, in the order of the runner's
+// ClassColumns, and reports whether it did: not for regression, nor without
+// a test set (the columns then stay empty).
+func (p *Problem) Classify(dst []float64, w []float64) bool {
+	if p.Test == nil || !p.Loss.Classification() {
+		return false
+	}
+	e := p.Loss.Evaluate(w, p.Test)
+	dst[0], dst[1], dst[2] = e.Error, e.Accuracy, e.CrossEntropy
+	return true
 }
