@@ -143,11 +143,11 @@ func (a AgentIDs) Index(id actors.ID) (int, bool) {
 // stream in use — while it has no message to handle: an agent parked with
 // its round's protocol under way (a behaviour that is or embeds a
 // secAggClient, inRound) is held whole in held, pool member and behaviour,
-// and Wake returns it; it goes to the pool
-// once its part of the round is over, or, if the round ended without it
-// (it missed a phase, or the round failed), when an agent of a later round
-// is held. So held only ever has clients of one round, at most its draws,
-// and a run without secure aggregation holds nothing more than before.
+// and Wake returns it; it goes to the pool once its part of the round is
+// over, or, if the round ended without it (it missed a phase, or the round
+// failed), when an agent of a later round is held. So held only ever has
+// clients of one round, at most its draws, and a run without secure
+// aggregation holds nothing more than before.
 type agentRange struct {
 	pool         *fedavg.Pool
 	share        fedavg.Share
