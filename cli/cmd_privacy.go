@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"maple/privacy/accountant"
 	"maple/privacy/gamma"
 )
 
@@ -23,7 +24,10 @@ func addPrivacyCommand(c func(g *globalFlags) *cobra.Command) {
 	privacyCommands = append(privacyCommands, c)
 }
 
-func init() { addPrivacyCommand(newPrivacyGammaCommand) }
+func init() {
+	addPrivacyCommand(newPrivacyGammaCommand)
+	addPrivacyCommand(newPrivacyDPSGDCommand)
+}
 
 func newPrivacyCommand(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
@@ -131,4 +135,84 @@ func largestRatio(eps, delta float64) float64 {
 		}
 	}
 	return lo
+}
+
+type dpsgdFlags struct {
+	samples, batch       int
+	noise, epochs, delta float64
+	epsilon              float64
+	sampling             string
+}
+
+func newPrivacyDPSGDCommand(*globalFlags) *cobra.Command {
+	f := &dpsgdFlags{}
+	cmd := &cobra.Command{
+		Use:   "dp-sgd --samples N --batch B --epochs E (--noise-multiplier Z | --epsilon T) [--delta D] [--sampling poisson|fixed]",
+		Short: "The (ε, δ) of DP-SGD for a data set, batch size, noise multiplier and number of epochs, or the noise multiplier for a target ε",
+		Long: "With --noise-multiplier, print the sample-level ε of DP-SGD (Abadi et al. 2016) at δ:\n" +
+			"⌈E·N/B⌉ steps of the sampled Gaussian mechanism at rate q = B/N, its Rényi DP\n" +
+			"composed and converted to (ε, δ) by Balle et al. 2020 (and by the classic rule of\n" +
+			"Mironov 2017, which TensorFlow Privacy's early releases print), over the orders\n" +
+			"1.1, 1.2, …, 10.9, 12, …, 63, 64, 128, 256. Poisson sampling (each example joins a\n" +
+			"batch with probability q, add/remove-one neighbours: Mironov, Talwar & Zhang 2019)\n" +
+			"is what Opacus and TensorFlow Privacy assume; fixed-size batches drawn without\n" +
+			"replacement are replace-one neighbours, whose sensitivity is 2C (Wang, Balle &\n" +
+			"Kasiviswanathan 2019). With --epsilon, print the smallest noise multiplier that\n" +
+			"reaches that ε instead.",
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return privacyDPSGD(cmd.OutOrStdout(), cmd, f) },
+	}
+	cmd.Flags().IntVar(&f.samples, "samples", 0, "N, the examples of the data set (required)")
+	cmd.Flags().IntVar(&f.batch, "batch", 0, "B, the (expected) batch size, at most N (required)")
+	cmd.Flags().Float64Var(&f.epochs, "epochs", 0, "E, the passes over the data (required)")
+	cmd.Flags().Float64Var(&f.noise, "noise-multiplier", 0, "z > 0: noise of standard deviation z·C per step")
+	cmd.Flags().Float64Var(&f.epsilon, "epsilon", 0, "target ε > 0: find the noise multiplier instead")
+	cmd.Flags().Float64Var(&f.delta, "delta", 1e-5, "δ in (0, 1)")
+	cmd.Flags().StringVar(&f.sampling, "sampling", "poisson", "poisson or fixed")
+	return cmd
+}
+
+func privacyDPSGD(w io.Writer, cmd *cobra.Command, f *dpsgdFlags) error {
+	changed := cmd.Flags().Changed
+	sampling := accountant.Poisson
+	switch {
+	case f.samples < 1:
+		return usageError{fmt.Errorf("--samples: need N ≥ 1, got %d", f.samples)}
+	case f.batch < 1 || f.batch > f.samples:
+		return usageError{fmt.Errorf("--batch: need 1 ≤ B ≤ N = %d, got %d", f.samples, f.batch)}
+	case !(f.epochs > 0) || math.IsInf(f.epochs, 1):
+		return usageError{fmt.Errorf("--epochs: need E > 0, got %v", f.epochs)}
+	case !(f.delta > 0 && f.delta < 1):
+		return usageError{fmt.Errorf("--delta: need 0 < δ < 1, got %v", f.delta)}
+	case changed("noise-multiplier") == changed("epsilon"):
+		return usageError{fmt.Errorf("give exactly one of --noise-multiplier (compute ε) and --epsilon (find the noise multiplier)")}
+	case changed("noise-multiplier") && (!(f.noise > 0) || math.IsInf(f.noise, 1)):
+		return usageError{fmt.Errorf("--noise-multiplier: need z > 0, got %v", f.noise)}
+	case changed("epsilon") && (!(f.epsilon > 0) || math.IsInf(f.epsilon, 1)):
+		return usageError{fmt.Errorf("--epsilon: need ε > 0, got %v", f.epsilon)}
+	case f.sampling == "fixed":
+		sampling = accountant.FixedSize
+	case f.sampling != "poisson":
+		return usageError{fmt.Errorf("--sampling: unknown value %q (expected poisson or fixed)", f.sampling)}
+	}
+	s := accountant.DPSGD(f.samples, f.batch, f.epochs, f.noise, sampling)
+	neighbours := "add or remove one example"
+	if sampling == accountant.FixedSize {
+		neighbours = "replace one example, sensitivity 2C"
+	}
+	if changed("epsilon") {
+		z, err := accountant.NoiseMultiplier(s, f.epsilon, f.delta, accountant.Balle2020)
+		if err != nil {
+			return usageError{err}
+		}
+		s.NoiseMultiplier = z
+	}
+	fmt.Fprintf(w, "DP-SGD: N = %d, B = %d (q = %.6g, %s sampling; neighbours: %s), %v epochs = %d steps\n",
+		f.samples, f.batch, s.Rate, sampling, neighbours, f.epochs, s.Steps)
+	fmt.Fprintf(w, "noise multiplier  %.6g\n", s.NoiseMultiplier)
+	for _, c := range []accountant.Conversion{accountant.Balle2020, accountant.Classic} {
+		eps, order := s.Epsilon(f.delta, c)
+		fmt.Fprintf(w, "epsilon           %.6g at δ = %v   (%s conversion, order α = %v)\n", eps, f.delta, c, order)
+	}
+	return nil
 }

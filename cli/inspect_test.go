@@ -40,6 +40,12 @@ func TestInspectionWorksOnEveryBundledScenario(t *testing.T) {
 		"scenarios/systems/stragglers.yaml": {"--set", `curves=[{label: sync, set: {iterations: 2}}, {label: fedasync, set: {iterations: 2, algorithm.fedavg.server: fedasync}}, ` +
 			`{label: fedbuff, set: {iterations: 2, algorithm.fedavg.participants: 30, algorithm.fedavg.server: {kind: fedbuff, buffer: 10}}}]`},
 	}
+	// The secure-aggregation cost scenarios sweep n up to 10 000 with one
+	// round per curve: three short curves at n = 10 and 20 instead.
+	secaggCosts := []string{"--set", `curves=[{label: plain FedAvg, set: {privacy.secure_aggregation.protocol: none, iterations: 2}}, ` +
+		`{label: SecAgg+, set: {privacy.secure_aggregation.protocol: secagg+, iterations: 2}}, {label: SecAgg, set: {iterations: 2}}]`,
+		"--set", "sweep={data.agents: [10, 20]}"}
+	extra["scenarios/secagg/costs.yaml"], extra["scenarios/secagg/costs-large.yaml"] = secaggCosts, secaggCosts
 	noMessages := map[string]bool{"scenarios/randomwalk/fig1a.yaml": true, "scenarios/randomwalk/fig1b.yaml": true}
 	for _, file := range files {
 		if file == failingScenario {

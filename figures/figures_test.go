@@ -254,3 +254,32 @@ func TestCollapseNearlyEqualAxis(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A figure against an axis column finds the axis and the metric by name in
+// every curve: curves of one plan may have different columns (a curve with
+// secure aggregation has cost columns before its ε), and a curve without
+// the axis draws nothing rather than another column.
+func TestAxisColumnsAreFoundByName(t *testing.T) {
+	table := func(cols int, values ...float64) *rundir.Table {
+		tb := rundir.NewTable(2, 1, cols)
+		for r := range 3 {
+			for c := range cols {
+				tb.Set(r, c, values[c]*float64(r))
+			}
+		}
+		return tb
+	}
+	acc, eps, bytes := rundir.Column{Name: "accuracy"}, rundir.Column{Name: "epsilon", Axis: true}, rundir.Column{Name: "client_bytes"}
+	central := rundir.Curve{Cols: []rundir.Column{acc, eps}, Mean: table(2, 0.5, 3), Runs: 1}
+	distributed := rundir.Curve{Cols: []rundir.Column{acc, bytes, eps}, Mean: table(3, 0.6, 1000, 7), Runs: 1}
+	plain := rundir.Curve{Cols: []rundir.Column{acc, bytes}, Mean: table(2, 0.7, 1000), Runs: 1}
+	for _, c := range []struct {
+		curve rundir.Curve
+		xs    []float64
+	}{{central, []float64{3, 6}}, {distributed, []float64{7, 14}}, {plain, nil}} {
+		l := curveLine(c.curve, acc, "epsilon", 0)
+		if !slices.Equal(l.X, c.xs) {
+			t.Errorf("%v: x %v, want %v", c.curve.Cols, l.X, c.xs)
+		}
+	}
+}

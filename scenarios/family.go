@@ -38,6 +38,10 @@ type Family struct {
 	// family models on both engines, or refuses on one with its own error;
 	// a scenario that sets any other is refused, naming the field.
 	Systems []string
+	// Privacy lists the privacy features (FieldSecureAggregation, FieldDP)
+	// the family models on both engines, or refuses on one with its own
+	// error; a scenario that sets another is refused, naming the field.
+	Privacy []string
 	// OwnAccounting, if set, says how the family accounts for privacy
 	// itself (random walks report Lemma 1's (ε, δ), say): it has no
 	// privacy.accountant section — none by default, and a scenario that sets
@@ -134,5 +138,6 @@ func (v *Validator) validateFamily(sc *Scenario) {
 		v.Absent("privacy.accountant", sc.Privacy.Accountant != nil, f.OwnAccounting)
 	}
 	v.validateSystems(sc, f)
+	v.validatePrivacyFeatures(sc, f)
 	f.Validate(v, sc)
 }

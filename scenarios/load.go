@@ -50,9 +50,10 @@ type CurveSpec struct {
 	// Scenario is the curve's resolved scenario.
 	Scenario *Scenario
 
-	file   string
-	pos    map[string]position
-	unused []string // fields that do not apply (Validator.Unused)
+	file    string
+	pos     map[string]position
+	unused  []string // fields that do not apply (Validator.Unused)
+	derived []string // fields filled from others, not set (Validator.Derived)
 }
 
 // Setting is one field assignment of a curve.

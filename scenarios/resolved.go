@@ -11,8 +11,9 @@ import (
 // directory, every field with its value, but for the fields that do not
 // apply to some curve of the plan (Validator.Unused): those were at their
 // defaults (a curve that set one would have been refused) and writing them
-// would make the copy set what the curve refuses. The copy then loads again
-// as the same plan.
+// would make the copy set what the curve refuses; and for the defaults a
+// curve derived from other fields (Validator.Derived), which the copy
+// derives again. The copy then loads again as the same plan.
 func (p *Plan) Marshal(sc *Scenario) ([]byte, error) {
 	var root yaml.Node
 	if err := root.Encode(sc); err != nil {
@@ -24,12 +25,13 @@ func (p *Plan) Marshal(sc *Scenario) ([]byte, error) {
 	return yaml.Marshal(&root)
 }
 
-// unused returns the fields some curve of the plan declared unused, sorted,
-// without repeats.
+// unused returns the fields some curve of the plan declared unused or
+// derived, sorted, without repeats.
 func (p *Plan) unused() []string {
 	var fields []string
 	for _, c := range p.Curves {
 		fields = append(fields, c.unused...)
+		fields = append(fields, c.derived...)
 	}
 	slices.Sort(fields)
 	return slices.Compact(fields)

@@ -252,6 +252,12 @@ type Privacy struct {
 	// defaults, whenever a scheme adds noise; a scenario may also set it
 	// when only some curves add noise (the others report no privacy).
 	Accountant *Accountant `yaml:"accountant,omitempty"`
+	// SecureAggregation and DP, if present, sum each round's replies with
+	// secure aggregation and make the training differentially private at
+	// the client level (privacy.go); families that model them say so
+	// (Family.Privacy).
+	SecureAggregation *SecureAggregation `yaml:"secure_aggregation,omitempty"`
+	DP                *DP                `yaml:"dp,omitempty"`
 }
 
 // Accountant parameterizes the privacy report: the high-probability

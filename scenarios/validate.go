@@ -115,6 +115,17 @@ func (v *Validator) Unused(field, why string) {
 	v.Absent(field, v.Set(field), why)
 }
 
+// Derived declares that field, which the scenario does not set, holds a
+// default its family derived from other fields (Family.Complete) that a
+// curve may change: the resolved copy a run directory keeps (Plan.Marshal)
+// leaves it out, so that each curve of the copy derives it again rather
+// than inheriting the value derived for the scenario without its curves.
+func (v *Validator) Derived(field string) {
+	if !v.Set(field) {
+		v.c.derived = append(v.c.derived, field)
+	}
+}
+
 // Set reports whether the scenario (its file, a curve or an override) sets
 // field explicitly, as opposed to leaving it to its default.
 func (v *Validator) Set(field string) bool {

@@ -87,13 +87,31 @@ func (a *Agent) train(ctx *actors.Context, m *msg.GlobalModel) error {
 		a.drop(ctx, "dropped out")
 		return nil
 	}
+	reply, r, ok, err := a.work(ctx, m)
+	if err != nil || !ok {
+		return err
+	}
+	if a.Share == fedavg.Updates {
+		ctx.Send(a.Server, &msg.LocalUpdate{Slot: m.GetSlot(), Update: reply, GradNorm: r.GradNorm, Sigma2: r.Sigma2, Alpha: r.Alpha})
+	} else {
+		ctx.Send(a.Server, &msg.LocalModel{Slot: m.GetSlot(), Weights: reply, GradNorm: r.GradNorm, Sigma2: r.Sigma2, Alpha: r.Alpha})
+	}
+	return nil
+}
+
+// work trains on a task's model (unless the agent is an adversary that
+// does not), spends the compute time unless the device is unavailable
+// meanwhile, and returns the reply — what an adversary makes of it — and
+// the importance report; false when the agent does not answer.
+func (a *Agent) work(ctx *actors.Context, m *msg.GlobalModel) ([]float64, fedavg.Report, bool, error) {
+	d := a.Device
 	w0 := m.GetWeights()
 	reply := make([]float64, len(w0))
 	var out fedavg.Outcome
 	if a.Adversary == nil || a.Adversary.Trains() {
 		var err error
 		if out, err = a.Core.Train(reply, w0, m.GetP()); err != nil {
-			return err
+			return nil, fedavg.Report{}, false, err
 		}
 	}
 	compute := float64(out.Gradients) * a.GradientTime
@@ -101,20 +119,14 @@ func (a *Agent) train(ctx *actors.Context, m *msg.GlobalModel) error {
 		compute = d.ComputeTime(out.Steps, out.Gradients)
 		if !d.Available(ctx.Now(), ctx.Now()+compute) {
 			a.drop(ctx, "was unavailable")
-			return nil
+			return nil, fedavg.Report{}, false, nil
 		}
 	}
 	if a.Adversary != nil {
 		a.Adversary.Corrupt(reply, w0, a.Share, a.AttackStream)
 	}
 	ctx.Spend(compute)
-	r := out.Report
-	if a.Share == fedavg.Updates {
-		ctx.Send(a.Server, &msg.LocalUpdate{Slot: m.GetSlot(), Update: reply, GradNorm: r.GradNorm, Sigma2: r.Sigma2, Alpha: r.Alpha})
-	} else {
-		ctx.Send(a.Server, &msg.LocalModel{Slot: m.GetSlot(), Weights: reply, GradNorm: r.GradNorm, Sigma2: r.Sigma2, Alpha: r.Alpha})
-	}
-	return nil
+	return reply, out.Report, true, nil
 }
 
 // drop records that the agent does not answer its task.

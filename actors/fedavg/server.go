@@ -37,6 +37,9 @@ type ServerParts struct {
 	Params any
 	// Rounds is the number of rounds (model versions) of the run.
 	Rounds int
+	// Ledger, if set, accounts for the run's differential privacy after
+	// every round (privacy.go).
+	Ledger *fedavg.Ledger
 
 	round int  // the round in progress
 	open  bool // its replies are being collected
@@ -148,12 +151,17 @@ func (s *ServerParts) agentIndex(id actors.ID) (int, bool) { return s.Agents.Ind
 
 // EndRound adapts the agents' probabilities under the partial agent policy,
 // reports the time and the new global model to the observer and tells the
-// scheduler the round is over.
-func (s *ServerParts) EndRound(ctx *actors.Context) {
+// scheduler the round is over, with the privacy ledger's entry under DP.
+func (s *ServerParts) EndRound(ctx *actors.Context) { s.endRound(ctx, true, s.Config.Draws()) }
+
+// endRound is EndRound for a round that released a model update or not
+// (secure aggregation may fail), whose noise survivors clients added.
+func (s *ServerParts) endRound(ctx *actors.Context, released bool, survivors int) {
 	s.Core.Adapt()
+	ledger := s.account(ctx, released, survivors)
 	ctx.Observe(KeyTime, []float64{ctx.Now()})
 	ctx.Observe("model", s.Core.Model())
-	ctx.Send(s.Scheduler, &msg.Done{})
+	ctx.Send(s.Scheduler, &msg.Done{Privacy: ledger})
 }
 
 // Waiting implements actors.Waiter: a synchronous server whose round is open

@@ -3,6 +3,7 @@ package fedavg
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"maple/actors"
 	"maple/algorithms/data"
@@ -42,7 +43,10 @@ type Setup struct {
 	Fleet *systems.Fleet
 	// Agent, if set, chooses the behaviour of agent k given its honest one
 	// whenever the agent is woken: return a to keep it, or another
-	// behaviour (an adversary, a dropout model) to replace it.
+	// behaviour (an adversary, a dropout model) to replace it. Under
+	// secure aggregation the honest behaviour is the protocol's client on
+	// a; one that embeds a secAggClient is held, not rebuilt, while its
+	// round's protocol is under way.
 	Agent func(k int, a *Agent) actors.Behaviour
 }
 
@@ -85,8 +89,15 @@ func Spawn(r *actors.Run, s Setup) (actors.ID, error) {
 		Params: p,
 		Rounds: s.Rounds,
 	}
+	parts.Core.UseStreams(func(purpose string) *rand.Rand { return r.Rand(fedavg.ServerName, purpose) })
+	if l := fedavg.NewLedger(&cfg, len(s.W0), fedavg.LedgerSamples(&cfg, s.Data)); l.Active() {
+		parts.Ledger = l
+	}
 	var b actors.Behaviour = &ruleServer{parts}
-	if server.Behaviour != nil {
+	switch {
+	case cfg.SecAgg != nil:
+		b = newSecAggServer(parts) // secagg.go
+	case server.Behaviour != nil:
 		b = server.Behaviour(parts)
 	}
 	serverID := r.Spawn(fedavg.ServerName, b)
@@ -96,6 +107,9 @@ func Spawn(r *actors.Run, s Setup) (actors.ID, error) {
 	}
 	agents := &agentRange{pool: fedavg.NewPool(&cfg, s.Data, s.Loss, r.RunSeed(), s.Fleet), share: cfg.Share,
 		server: serverID, gradientTime: s.GradientTime, wrap: s.Agent, awake: map[int]*Agent{}}
+	if cfg.SecAgg != nil {
+		agents.secAgg, agents.held = &cfg, map[int]actors.Behaviour{}
+	}
 	if first := r.SpawnLazy(K, s.Fleet != nil, agents); first != parts.Agents.First {
 		panic(fmt.Sprintf("fedavg: agents spawned from ID %d, not %d", first, parts.Agents.First))
 	}
@@ -123,6 +137,17 @@ func (a AgentIDs) Index(id actors.ID) (int, bool) {
 }
 
 // agentRange holds a run's agents lazily (actors.Lazy) through the pool.
+//
+// Under secure aggregation a client keeps state between the protocol's
+// phases — its keys, its peers' shares, its masked input, its protocol
+// stream in use — while it has no message to handle: an agent parked with
+// its round's protocol under way (a behaviour that is or embeds a
+// secAggClient, inRound) is held whole in held, pool member and behaviour,
+// and Wake returns it; it goes to the pool once its part of the round is
+// over, or, if the round ended without it (it missed a phase, or the round
+// failed), when an agent of a later round is held. So held only ever has
+// clients of one round, at most its draws, and a run without secure
+// aggregation holds nothing more than before.
 type agentRange struct {
 	pool         *fedavg.Pool
 	share        fedavg.Share
@@ -130,6 +155,10 @@ type agentRange struct {
 	gradientTime float64
 	wrap         func(k int, a *Agent) actors.Behaviour
 	awake        map[int]*Agent
+
+	secAgg    *fedavg.Config           // the run's configuration under secure aggregation, nil otherwise
+	held      map[int]actors.Behaviour // the clients parked in a round's protocol
+	heldRound int                      // the round of held's clients
 }
 
 // Name implements actors.Lazy.
@@ -137,18 +166,44 @@ func (g *agentRange) Name(k int) string { return fedavg.AgentName(k) }
 
 // Wake implements actors.Lazy.
 func (g *agentRange) Wake(k int) (actors.Behaviour, *systems.Device) {
+	if b := g.held[k]; b != nil {
+		delete(g.held, k)
+		return b, g.awake[k].Device
+	}
 	m := g.pool.Wake(k)
 	a := &Agent{Member: m, Share: g.share, Server: g.server, GradientTime: g.gradientTime}
 	g.awake[k] = a
 	var b actors.Behaviour = a
+	if g.secAgg != nil {
+		b = &secAggClient{Agent: a, Config: g.secAgg, Slot: -1}
+	}
 	if g.wrap != nil {
 		b = g.wrap(k, a)
 	}
 	return b, m.Device
 }
 
-// Park implements actors.Lazy.
-func (g *agentRange) Park(k int, _ actors.Behaviour) {
+// Park implements actors.Lazy: a secure-aggregation client in its round's
+// protocol is held whole, any other agent parked in the pool.
+func (g *agentRange) Park(k int, b actors.Behaviour) {
+	if c, ok := b.(inProtocol); ok && g.held != nil && c.inRound() {
+		if round := c.protocolRound(); round > g.heldRound {
+			// The clients still held from an earlier round will not be
+			// sent another message of it: their protocol is over.
+			for j := range g.held {
+				g.park(j)
+			}
+			g.heldRound = round
+		}
+		g.held[k] = b
+		return
+	}
+	g.park(k)
+}
+
+// park lets agent k go to the pool.
+func (g *agentRange) park(k int) {
+	delete(g.held, k)
 	g.pool.Park(g.awake[k].Member)
 	delete(g.awake, k)
 }

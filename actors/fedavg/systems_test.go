@@ -332,6 +332,15 @@ func TestWireSizesMatchProtobuf(t *testing.T) {
 			t.Errorf("LocalUpdate slot %d, %d values: proto %d, reference %d", c.slot, c.n, got, reply)
 		}
 	}
+	for _, e := range [][]float64{nil, {1, 2, 3, 4, 5, 6}, {7.5, 1e-5, 0, 0, 1.1, 0.3}, {0, 0, 2, 1e-6, 0, 0}} {
+		want := 0
+		if e != nil {
+			want = proto.Size(&msg.Done{Privacy: &msg.PrivacyLedger{ClientEpsilon: e[0], ClientDelta: e[1], SampleEpsilon: e[2], SampleDelta: e[3], NoiseMultiplier: e[4], Clip: e[5]}})
+		}
+		if got := fedavg.DoneWireSize(e); got != want {
+			t.Errorf("Done with ledger %v: proto %d, reference %d", e, want, got)
+		}
+	}
 	if fedavg.ObsLost != actors.KeyLost || fedavg.ObsDuplicate != actors.KeyDuplicate || fedavg.ObsDropped != KeyDropped || fedavg.ObsLate != KeyLate {
 		t.Error("the reference's observation keys differ from the actor run's")
 	}

@@ -98,9 +98,12 @@ func (*Tick) Descriptor() ([]byte, []int) {
 	return file_control_proto_rawDescGZIP(), []int{1}
 }
 
-// Done tells the scheduler that its sender has finished the round in the envelope.
+// Done tells the scheduler that its sender has finished the round in the
+// envelope. A differentially private FedAvg server adds its privacy ledger
+// for the round (absent otherwise).
 type Done struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
+	Privacy       *PrivacyLedger         `protobuf:"bytes,1,opt,name=privacy,proto3" json:"privacy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -135,14 +138,22 @@ func (*Done) Descriptor() ([]byte, []int) {
 	return file_control_proto_rawDescGZIP(), []int{2}
 }
 
+func (x *Done) GetPrivacy() *PrivacyLedger {
+	if x != nil {
+		return x.Privacy
+	}
+	return nil
+}
+
 var File_control_proto protoreflect.FileDescriptor
 
 const file_control_proto_rawDesc = "" +
 	"\n" +
-	"\rcontrol.proto\x12\tmaple.msg\"\a\n" +
+	"\rcontrol.proto\x12\tmaple.msg\x1a\bdp.proto\"\a\n" +
 	"\x05Start\"\x06\n" +
-	"\x04Tick\"\x06\n" +
-	"\x04DoneB\x12Z\x10maple/actors/msgb\x06proto3"
+	"\x04Tick\":\n" +
+	"\x04Done\x122\n" +
+	"\aprivacy\x18\x01 \x01(\v2\x18.maple.msg.PrivacyLedgerR\aprivacyB\x12Z\x10maple/actors/msgb\x06proto3"
 
 var (
 	file_control_proto_rawDescOnce sync.Once
@@ -158,16 +169,18 @@ func file_control_proto_rawDescGZIP() []byte {
 
 var file_control_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_control_proto_goTypes = []any{
-	(*Start)(nil), // 0: maple.msg.Start
-	(*Tick)(nil),  // 1: maple.msg.Tick
-	(*Done)(nil),  // 2: maple.msg.Done
+	(*Start)(nil),         // 0: maple.msg.Start
+	(*Tick)(nil),          // 1: maple.msg.Tick
+	(*Done)(nil),          // 2: maple.msg.Done
+	(*PrivacyLedger)(nil), // 3: maple.msg.PrivacyLedger
 }
 var file_control_proto_depIdxs = []int32{
-	0, // [0:0] is the sub-list for method output_type
-	0, // [0:0] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	3, // 0: maple.msg.Done.privacy:type_name -> maple.msg.PrivacyLedger
+	1, // [1:1] is the sub-list for method output_type
+	1, // [1:1] is the sub-list for method input_type
+	1, // [1:1] is the sub-list for extension type_name
+	1, // [1:1] is the sub-list for extension extendee
+	0, // [0:1] is the sub-list for field type_name
 }
 
 func init() { file_control_proto_init() }
@@ -175,6 +188,7 @@ func file_control_proto_init() {
 	if File_control_proto != nil {
 		return
 	}
+	file_dp_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

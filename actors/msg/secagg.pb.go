@@ -147,8 +147,12 @@ func (x *SecAggPeerKeys) GetMaskKey() []byte {
 // client's share holders that advertised, itself included: every client
 // for SecAgg, its neighbours in the Harary graph for SecAgg+.
 type SecAggKeyList struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Keys          []*SecAggPeerKeys      `protobuf:"bytes,1,rep,name=keys,proto3" json:"keys,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Keys  []*SecAggPeerKeys      `protobuf:"bytes,1,rep,name=keys,proto3" json:"keys,omitempty"`
+	// server_key is the server's X25519 public key for its private channel
+	// with the client (Bonawitz et al. assume private authenticated
+	// client–server channels): the client seals its SecAggUnmask under it.
+	ServerKey     []byte `protobuf:"bytes,2,opt,name=server_key,json=serverKey,proto3" json:"server_key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -186,6 +190,13 @@ func (*SecAggKeyList) Descriptor() ([]byte, []int) {
 func (x *SecAggKeyList) GetKeys() []*SecAggPeerKeys {
 	if x != nil {
 		return x.Keys
+	}
+	return nil
+}
+
+func (x *SecAggKeyList) GetServerKey() []byte {
+	if x != nil {
+		return x.ServerKey
 	}
 	return nil
 }
@@ -501,11 +512,11 @@ func (x *SecAggOwnerShare) GetShare() []uint64 {
 	return nil
 }
 
-// SecAggUnmask (client → server, phase 3) carries the shares the server
-// needs: of the self-mask seed of every holder that survived, and of the
-// mask key of every holder that dropped after sharing its keys — never both
-// for one owner.
-type SecAggUnmask struct {
+// SecAggShares is the plaintext of a SecAggUnmask: the shares the server
+// needs, of the self-mask seed of every holder that survived and of the
+// mask key of every holder that dropped after sharing its keys — never
+// both for one owner. It never crosses a link in the clear.
+type SecAggShares struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	SelfMask      []*SecAggOwnerShare    `protobuf:"bytes,1,rep,name=self_mask,json=selfMask,proto3" json:"self_mask,omitempty"`
 	MaskKey       []*SecAggOwnerShare    `protobuf:"bytes,2,rep,name=mask_key,json=maskKey,proto3" json:"mask_key,omitempty"`
@@ -513,9 +524,64 @@ type SecAggUnmask struct {
 	sizeCache     protoimpl.SizeCache
 }
 
+func (x *SecAggShares) Reset() {
+	*x = SecAggShares{}
+	mi := &file_secagg_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SecAggShares) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SecAggShares) ProtoMessage() {}
+
+func (x *SecAggShares) ProtoReflect() protoreflect.Message {
+	mi := &file_secagg_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SecAggShares.ProtoReflect.Descriptor instead.
+func (*SecAggShares) Descriptor() ([]byte, []int) {
+	return file_secagg_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *SecAggShares) GetSelfMask() []*SecAggOwnerShare {
+	if x != nil {
+		return x.SelfMask
+	}
+	return nil
+}
+
+func (x *SecAggShares) GetMaskKey() []*SecAggOwnerShare {
+	if x != nil {
+		return x.MaskKey
+	}
+	return nil
+}
+
+// SecAggUnmask (client → server, phase 3) carries the client's SecAggShares
+// sealed with AES-256-GCM under a key agreed between its cipher key c_u and
+// the server's key of SecAggKeyList: the private client–server channel the
+// protocol assumes, so that an observer of the link sees only their size.
+type SecAggUnmask struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Sealed        []byte                 `protobuf:"bytes,1,opt,name=sealed,proto3" json:"sealed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
 func (x *SecAggUnmask) Reset() {
 	*x = SecAggUnmask{}
-	mi := &file_secagg_proto_msgTypes[9]
+	mi := &file_secagg_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -527,7 +593,7 @@ func (x *SecAggUnmask) String() string {
 func (*SecAggUnmask) ProtoMessage() {}
 
 func (x *SecAggUnmask) ProtoReflect() protoreflect.Message {
-	mi := &file_secagg_proto_msgTypes[9]
+	mi := &file_secagg_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -540,21 +606,62 @@ func (x *SecAggUnmask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SecAggUnmask.ProtoReflect.Descriptor instead.
 func (*SecAggUnmask) Descriptor() ([]byte, []int) {
-	return file_secagg_proto_rawDescGZIP(), []int{9}
+	return file_secagg_proto_rawDescGZIP(), []int{10}
 }
 
-func (x *SecAggUnmask) GetSelfMask() []*SecAggOwnerShare {
+func (x *SecAggUnmask) GetSealed() []byte {
 	if x != nil {
-		return x.SelfMask
+		return x.Sealed
 	}
 	return nil
 }
 
-func (x *SecAggUnmask) GetMaskKey() []*SecAggOwnerShare {
+// SecAggPhaseTimeout is the timer a secure-aggregation server sets for
+// itself when it opens a phase after the first (phase 1, 2 or 3): when it
+// fires, the phase closes with the clients that have answered. It crosses
+// no link.
+type SecAggPhaseTimeout struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Phase         int32                  `protobuf:"varint,1,opt,name=phase,proto3" json:"phase,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SecAggPhaseTimeout) Reset() {
+	*x = SecAggPhaseTimeout{}
+	mi := &file_secagg_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SecAggPhaseTimeout) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SecAggPhaseTimeout) ProtoMessage() {}
+
+func (x *SecAggPhaseTimeout) ProtoReflect() protoreflect.Message {
+	mi := &file_secagg_proto_msgTypes[11]
 	if x != nil {
-		return x.MaskKey
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
 	}
-	return nil
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SecAggPhaseTimeout.ProtoReflect.Descriptor instead.
+func (*SecAggPhaseTimeout) Descriptor() ([]byte, []int) {
+	return file_secagg_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *SecAggPhaseTimeout) GetPhase() int32 {
+	if x != nil {
+		return x.Phase
+	}
+	return 0
 }
 
 var File_secagg_proto protoreflect.FileDescriptor
@@ -570,9 +677,11 @@ const file_secagg_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x1d\n" +
 	"\n" +
 	"cipher_key\x18\x02 \x01(\fR\tcipherKey\x12\x19\n" +
-	"\bmask_key\x18\x03 \x01(\fR\amaskKey\">\n" +
+	"\bmask_key\x18\x03 \x01(\fR\amaskKey\"]\n" +
 	"\rSecAggKeyList\x12-\n" +
-	"\x04keys\x18\x01 \x03(\v2\x19.maple.msg.SecAggPeerKeysR\x04keys\"7\n" +
+	"\x04keys\x18\x01 \x03(\v2\x19.maple.msg.SecAggPeerKeysR\x04keys\x12\x1d\n" +
+	"\n" +
+	"server_key\x18\x02 \x01(\fR\tserverKey\"7\n" +
 	"\tSecAggBox\x12\x12\n" +
 	"\x04peer\x18\x01 \x01(\x05R\x04peer\x12\x16\n" +
 	"\x06sealed\x18\x02 \x01(\fR\x06sealed\">\n" +
@@ -589,9 +698,13 @@ const file_secagg_proto_rawDesc = "" +
 	"\x10SecAggOwnerShare\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\x05R\x05owner\x12\x14\n" +
 	"\x05share\x18\x02 \x03(\x06R\x05share\"\x80\x01\n" +
-	"\fSecAggUnmask\x128\n" +
+	"\fSecAggShares\x128\n" +
 	"\tself_mask\x18\x01 \x03(\v2\x1b.maple.msg.SecAggOwnerShareR\bselfMask\x126\n" +
-	"\bmask_key\x18\x02 \x03(\v2\x1b.maple.msg.SecAggOwnerShareR\amaskKeyB\x12Z\x10maple/actors/msgb\x06proto3"
+	"\bmask_key\x18\x02 \x03(\v2\x1b.maple.msg.SecAggOwnerShareR\amaskKey\"&\n" +
+	"\fSecAggUnmask\x12\x16\n" +
+	"\x06sealed\x18\x01 \x01(\fR\x06sealed\"*\n" +
+	"\x12SecAggPhaseTimeout\x12\x14\n" +
+	"\x05phase\x18\x01 \x01(\x05R\x05phaseB\x12Z\x10maple/actors/msgb\x06proto3"
 
 var (
 	file_secagg_proto_rawDescOnce sync.Once
@@ -605,7 +718,7 @@ func file_secagg_proto_rawDescGZIP() []byte {
 	return file_secagg_proto_rawDescData
 }
 
-var file_secagg_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_secagg_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_secagg_proto_goTypes = []any{
 	(*SecAggAdvertiseKeys)(nil), // 0: maple.msg.SecAggAdvertiseKeys
 	(*SecAggPeerKeys)(nil),      // 1: maple.msg.SecAggPeerKeys
@@ -616,14 +729,16 @@ var file_secagg_proto_goTypes = []any{
 	(*SecAggMaskedInput)(nil),   // 6: maple.msg.SecAggMaskedInput
 	(*SecAggSurvivors)(nil),     // 7: maple.msg.SecAggSurvivors
 	(*SecAggOwnerShare)(nil),    // 8: maple.msg.SecAggOwnerShare
-	(*SecAggUnmask)(nil),        // 9: maple.msg.SecAggUnmask
+	(*SecAggShares)(nil),        // 9: maple.msg.SecAggShares
+	(*SecAggUnmask)(nil),        // 10: maple.msg.SecAggUnmask
+	(*SecAggPhaseTimeout)(nil),  // 11: maple.msg.SecAggPhaseTimeout
 }
 var file_secagg_proto_depIdxs = []int32{
 	1, // 0: maple.msg.SecAggKeyList.keys:type_name -> maple.msg.SecAggPeerKeys
 	3, // 1: maple.msg.SecAggSharedKeys.boxes:type_name -> maple.msg.SecAggBox
 	3, // 2: maple.msg.SecAggForwardedKeys.boxes:type_name -> maple.msg.SecAggBox
-	8, // 3: maple.msg.SecAggUnmask.self_mask:type_name -> maple.msg.SecAggOwnerShare
-	8, // 4: maple.msg.SecAggUnmask.mask_key:type_name -> maple.msg.SecAggOwnerShare
+	8, // 3: maple.msg.SecAggShares.self_mask:type_name -> maple.msg.SecAggOwnerShare
+	8, // 4: maple.msg.SecAggShares.mask_key:type_name -> maple.msg.SecAggOwnerShare
 	5, // [5:5] is the sub-list for method output_type
 	5, // [5:5] is the sub-list for method input_type
 	5, // [5:5] is the sub-list for extension type_name
@@ -642,7 +757,7 @@ func file_secagg_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_secagg_proto_rawDesc), len(file_secagg_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -32,6 +32,7 @@ type Agent struct {
 	scratch []float64
 
 	streams func(purpose string) *rand.Rand // Streams.Named
+	fresh   func(purpose string) *rand.Rand // Streams.Fresh, or Named
 	named   map[string]*rand.Rand           // the streams opened by Local.Rand
 	local   Local                           // the training in progress, reused
 }
@@ -54,10 +55,15 @@ func gradBuffer(n int) (*[]float64, []float64) {
 
 // Streams are the random streams an agent owns, by purpose. Noise may be nil
 // when the configuration adds no noise. Named, if set, opens the agent's
-// stream for any other purpose (its Client's, through Local.Rand).
+// stream for any other purpose (its Client's, through Local.Rand). Fresh,
+// if set, opens the agent's stream for a purpose from its start on every
+// call, where Named may resume it (a Pool's member resumes its streams where
+// its last task left them): the canary stream of the DP audit, which must
+// give the same draws at every task (audit.go); nil means Named.
 type Streams struct {
 	Schedule, Batch, Noise *rand.Rand
 	Named                  func(purpose string) *rand.Rand
+	Fresh                  func(purpose string) *rand.Rand
 }
 
 // NewAgent returns the agent learning on set. Under the PerAgent schedule it
@@ -67,8 +73,11 @@ func NewAgent(cfg *Config, set *data.Set, l loss.Loss, s Streams) *Agent {
 	dim := l.Dim(set.Dim)
 	a := &Agent{
 		cfg: cfg, set: set, loss: l,
-		schedule: s.Schedule, batch: s.Batch, noise: s.Noise, streams: s.Named,
+		schedule: s.Schedule, batch: s.Batch, noise: s.Noise, streams: s.Named, fresh: s.Fresh,
 		idx: make([]int, cfg.Batch.Max),
+	}
+	if a.fresh == nil {
+		a.fresh = s.Named
 	}
 	if cfg.Schedule == PerAgent {
 		a.drawSchedule()
@@ -160,6 +169,9 @@ func (a *Agent) Train(dst, w0 []float64, p float64) (Outcome, error) {
 	var out Outcome
 	if a.cfg.Schedule == PerRound {
 		a.drawSchedule()
+	}
+	if a.cfg.DP.Canaries > 0 && a.canary(dst) { // audit.go
+		return out, nil
 	}
 	// The local model is trained in dst itself and the gradient in a pooled
 	// buffer, rather than in buffers owned by every agent (see gradBuffers).

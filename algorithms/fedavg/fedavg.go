@@ -138,6 +138,11 @@ type Config struct {
 	Collect   Collector
 	Async     Async
 	Adversary Adversary
+	// SecAgg, if set, sums each round's replies with secure aggregation
+	// (secagg.go), and DP makes the training differentially private at the
+	// client level (dp.go); their zero values are plain FedAvg.
+	SecAgg *SecureAggregation
+	DP     DP
 	// Hold is how the engines hold the agents between their tasks (Pool):
 	// whole in memory, or parked compactly. It changes no number.
 	Hold Holding
@@ -172,6 +177,12 @@ func (c *Config) Validate() error {
 		}
 	}
 	if err := c.validateSystems(); err != nil {
+		return err
+	}
+	if err := c.validateSecAgg(); err != nil {
+		return err
+	}
+	if err := c.validateDP(); err != nil {
 		return err
 	}
 	return c.Importance.validate(c)

@@ -138,13 +138,17 @@ func (t *Local) Charge(n int) { t.charged += n }
 // every call and in both engines (derived from the run seed, the agent's
 // name and purpose). A Client that draws — the noise of DP-SGD, say — draws
 // from a purpose of its own.
-func (t *Local) Rand(purpose string) *rand.Rand {
-	a := t.agent
+func (t *Local) Rand(purpose string) *rand.Rand { return t.agent.Rand(purpose) }
+
+// Rand returns the agent's random stream for purpose (Local.Rand): opened
+// once through Streams.Named, then the same stream on every call, so that
+// both engines draw its values in the same order.
+func (a *Agent) Rand(purpose string) *rand.Rand {
 	if r, ok := a.named[purpose]; ok {
 		return r
 	}
 	if a.streams == nil {
-		panic("fedavg: the agent was created without Streams.Named, so its Client cannot open the stream " + purpose)
+		panic("fedavg: the agent was created without Streams.Named, so it cannot open the stream " + purpose)
 	}
 	r := a.streams(purpose)
 	if a.named == nil {

@@ -183,7 +183,7 @@ func (p *Pool) Wake(k int) *Member {
 		m.sources = append(m.sources, src)
 		return rand.New(src)
 	}
-	s := Streams{Named: m.open}
+	s := Streams{Named: m.open, Fresh: func(purpose string) *rand.Rand { return rng.New(p.runSeed, name, purpose) }}
 	if p.cfg.Schedule == PerRound {
 		s.Schedule = stream("schedule")
 	} else {

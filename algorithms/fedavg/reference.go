@@ -34,6 +34,18 @@ func Reference(cfg Config, src data.Source, l loss.Loss, w0 []float64, runSeed u
 // and changes nothing else, so that a run that is not interrupted has
 // Reference's iterates.
 func ReferenceContext(ctx context.Context, cfg Config, src data.Source, l loss.Loss, w0 []float64, runSeed uint64, rounds int, observe func(round int, w []float64)) error {
+	return ReferenceEvents(ctx, cfg, src, l, w0, runSeed, rounds, func(round int, key string, v []float64) {
+		if key == ObsModel {
+			observe(round, v)
+		}
+	})
+}
+
+// ReferenceEvents is ReferenceContext reporting what the actor run's
+// observer receives besides the model (ObsModel): under secure aggregation
+// and DP, the observations of privacy.go (ObsSecAggCosts, ObsSecAggClipped,
+// ObsSecAggIncluded, ObsPrivacy). v must be copied to be kept.
+func ReferenceEvents(ctx context.Context, cfg Config, src data.Source, l loss.Loss, w0 []float64, runSeed uint64, rounds int, observe func(round int, key string, v []float64)) error {
 	interrupted := func(round int) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("round %d: interrupted: %w", round, err)
@@ -44,11 +56,18 @@ func ReferenceContext(ctx context.Context, cfg Config, src data.Source, l loss.L
 		return err
 	}
 	server := NewServer(&cfg, w0, rng.New(runSeed, ServerName, "participation"))
+	serverStream := func(purpose string) *rand.Rand { return rng.New(runSeed, ServerName, purpose) }
+	server.UseStreams(serverStream)
 	pool := NewPool(&cfg, src, l, runSeed, nil)
 	replies := make([][]float64, cfg.Draws())
 	for slot := range replies {
 		replies[slot] = make([]float64, len(w0))
 	}
+	private := newReferencePrivacy(&cfg, src, len(w0), serverStream, observe)
+	// Under secure aggregation the drawn agents stay awake until the
+	// round's protocol has drawn from their streams (an agent drawn twice
+	// is woken once).
+	secure := private.members(cfg.SecAgg != nil)
 	for round := 1; round <= rounds; round++ {
 		if err := interrupted(round); err != nil {
 			return err
@@ -71,9 +90,9 @@ func ReferenceContext(ctx context.Context, cfg Config, src data.Source, l loss.L
 			return fmt.Errorf("round %d: %w", round, err)
 		}
 		for slot, k := range draws {
-			a := pool.Wake(k)
+			a := secure.wake(pool, k)
 			out, err := a.Core.Train(replies[slot], server.Model(), server.Probability(slot))
-			pool.Park(a)
+			secure.park(pool, a)
 			if err != nil {
 				return fmt.Errorf("round %d, agent %d: %w", round, k, err)
 			}
@@ -81,9 +100,18 @@ func ReferenceContext(ctx context.Context, cfg Config, src data.Source, l loss.L
 				return fmt.Errorf("round %d: %w", round, err)
 			}
 		}
-		server.Combine()
+		if cfg.SecAgg != nil {
+			err := private.secureRound(round, server, draws, secure, replies)
+			secure.parkAll(pool)
+			if err != nil {
+				return fmt.Errorf("round %d: %w", round, err)
+			}
+		} else {
+			server.Combine()
+		}
 		server.Adapt()
-		observe(round, server.Model())
+		private.account(round, true, len(draws))
+		observe(round, ObsModel, server.Model())
 	}
 	return nil
 }

@@ -35,6 +35,8 @@ type Server struct {
 	weights []float64 // c_k, scratch
 	drawer  *drawer
 	probed  bool // the Optimal policy's single probe is done
+
+	priv *privateServer // central DP (dp.go), nil otherwise
 }
 
 // NewServer returns a server holding a copy of w0 that draws participants
@@ -247,8 +249,13 @@ func (s *Server) Close() int {
 // configuration's rule (Config.Rule, the mean of eq. 1.31 by default):
 // their combination (model sharing) or w ← w − μ·combination (update
 // sharing). Replies are combined in slot order, never in arrival order. A
-// round closed without any reply leaves the model unchanged.
+// round closed without any reply leaves the model unchanged. Under central
+// DP it is DP-FedAvg's noisy step instead (combineDP).
 func (s *Server) Combine() {
+	if s.cfg.DP.Mode == CentralDP {
+		s.combineDP() // dp.go
+		return
+	}
 	s.cfg.rule().Combine(s.model, s.Replies(), s.cfg.Share, s.cfg.StepSize)
 }
 

@@ -69,6 +69,9 @@ func SimulateContext(ctx context.Context, cfg Config, src data.Source, l loss.Lo
 	if cfg.Importance.Agents != Uniform || cfg.Importance.Data != Uniform {
 		return errors.New("the systems reference does not model importance sampling")
 	}
+	if cfg.SecAgg != nil {
+		return errors.New("the systems reference does not model secure aggregation's phases: only the actor engine runs them with the systems model")
+	}
 	s := newSim(&cfg, src, l, w0, runSeed, rounds, opt)
 	s.ctx = ctx
 	return s.run()
@@ -149,6 +152,8 @@ type sim struct {
 	tasks    int32
 	answered map[int]int32 // per agent: the task of its last accepted update
 	done     bool
+
+	ledger *Ledger // DP accounting, nil without DP
 }
 
 func newSim(cfg *Config, src data.Source, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) *sim {
@@ -159,6 +164,10 @@ func newSim(cfg *Config, src data.Source, l loss.Loss, w0 []float64, runSeed uin
 	s := &sim{cfg: cfg, opt: opt, model: m, runSeed: runSeed, rounds: rounds, dim: len(w0),
 		fifo: systems.FIFO{}, acts: map[int]*simActor{}, answered: map[int]int32{}}
 	s.server = NewServer(cfg, w0, rng.New(runSeed, ServerName, "participation"))
+	s.server.UseStreams(func(purpose string) *rand.Rand { return rng.New(runSeed, ServerName, purpose) })
+	if l := NewLedger(cfg, len(w0), LedgerSamples(cfg, src)); l.Active() {
+		s.ledger = l
+	}
 	s.pool = NewPool(cfg, src, l, runSeed, m.Fleet(runSeed, src.Agents(), AgentName))
 	return s
 }
@@ -409,9 +418,15 @@ func (s *sim) closeRound(round int) {
 
 func (s *sim) endRound(round int) {
 	s.server.Combine()
+	var entry []float64
+	if s.ledger != nil {
+		c, p := s.ledger.Round(true, s.cfg.Draws())
+		s.observe(round, ObsPrivacy, c.Epsilon, p.Epsilon)
+		entry = s.server.LedgerEntry(c, p)
+	}
 	s.observe(round, ObsTime, s.fixed[simServer].clock)
 	s.observe(round, ObsModel, s.server.Model()...)
-	s.send(simMsg{kind: simDone, from: simServer, to: simScheduler, round: round}, func() int { return 0 })
+	s.send(simMsg{kind: simDone, from: simServer, to: simScheduler, round: round}, func() int { return DoneWireSize(entry) })
 }
 
 // asyncServer mirrors actors/fedavg's asynchronous server.

@@ -89,11 +89,16 @@ type parityCase struct {
 	name   string
 	src    string
 	prefix string // only fields under this path are changed ("" for all)
+	// extra are further fields changed: those of the sections a family's
+	// other tiny scenario sets and its first leaves out (a privacy
+	// feature's, say).
+	extra map[string]bool
 }
 
-// parityCases lists, for a family, its tiny scenarios and, from the first,
-// one per privacy scheme and noise mechanism, whose privacy fields are
-// walked in turn (for the other mechanisms, the accountant's: the rest of
+// parityCases lists, for a family, its tiny scenarios (the others walking
+// their family's section and the sections the first leaves out) and, from
+// the first, one per privacy scheme and noise mechanism, whose privacy
+// fields are walked in turn (for the other mechanisms, the accountant's: the rest of
 // the privacy section is walked with the default one, and the mechanism
 // field itself in every scheme).
 func parityCases(t *testing.T, f run.Family) []parityCase {
@@ -101,13 +106,25 @@ func parityCases(t *testing.T, f run.Family) []parityCase {
 	if len(tiny) == 0 {
 		tiny = []string{derivedTiny(f)}
 	}
-	cases := []parityCase{{name: "tiny", src: tiny[0]}}
-	for i, src := range tiny[1:] {
-		cases = append(cases, parityCase{name: fmt.Sprintf("tiny[%d]", i+1), src: src, prefix: "algorithm." + f.Kind})
-	}
 	base, err := scenarios.Parse([]byte(tiny[0]), "tiny.yaml", t.TempDir(), nil)
 	if err != nil {
 		t.Fatalf("%s: tiny scenario: %v", f.Kind, err)
+	}
+	first := map[string]bool{}
+	for _, l := range leaves("", reflect.ValueOf(base.Base), nil) {
+		first[l.path] = true
+	}
+	cases := []parityCase{{name: "tiny", src: tiny[0]}}
+	for i, src := range tiny[1:] {
+		other, err := scenarios.Parse([]byte(src), "tiny.yaml", t.TempDir(), nil)
+		if err != nil {
+			t.Fatalf("%s: tiny scenario %d: %v", f.Kind, i+1, err)
+		}
+		extra := map[string]bool{}
+		for _, l := range leaves("", reflect.ValueOf(other.Base), nil) {
+			extra[l.path] = !first[l.path]
+		}
+		cases = append(cases, parityCase{name: fmt.Sprintf("tiny[%d]", i+1), src: src, prefix: "algorithm." + f.Kind, extra: extra})
 	}
 	mechanisms := append([]string{base.Base.Privacy.Mechanism}, enumValues(tiny[0], "privacy.mechanism", "zz-bogus")...)
 	for _, scheme := range f.Schemes[1:] {
@@ -319,7 +336,7 @@ func walkFields(t *testing.T, c parityCase) {
 		t.Fatalf("the engines disagree on the tiny scenario:\n%s\n---\n%s", before[run.Actors].metrics, before[run.Reference].metrics)
 	}
 	for _, l := range leaves("", reflect.ValueOf(base.Base), nil) {
-		if _, ok := notCompared[l.path]; ok || !strings.HasPrefix(l.path, c.prefix) {
+		if _, ok := notCompared[l.path]; ok || !strings.HasPrefix(l.path, c.prefix) && !c.extra[l.path] {
 			continue
 		}
 		if w, ok := notComparedWhen[l.path]; ok && w.when(base.Base) {

@@ -39,6 +39,7 @@ func init() {
 			Validate: validateFedAvg,
 			Systems: []string{scenarios.FieldStepTime, scenarios.FieldClasses, scenarios.FieldLoss, scenarios.FieldDuplicate,
 				scenarios.FieldDropout, scenarios.FieldAvailability, scenarios.FieldCrashes, scenarios.FieldXAxis},
+			Privacy: fedavgPrivacy,
 		},
 		Check:    checkFedAvg,
 		Columns:  fedavgColumns,
@@ -46,7 +47,9 @@ func init() {
 		Estimate: fedavgEstimate,
 		Lazy:     true,
 		Tiny: []string{fedavgTiny, fedavgTiny + "    server: {kind: trimmed-mean, trim: 0.34}\n",
-			fedavgTiny + "    collect: {kind: deadline, seconds: 1}\nnetwork: {step_time: {kind: fixed, value: 0.3}}\n"},
+			fedavgTiny + "    collect: {kind: deadline, seconds: 1}\nnetwork: {step_time: {kind: fixed, value: 0.3}}\n",
+			fedavgTiny + "privacy: {secure_aggregation: {protocol: secagg+, clip: 2, bits: 16}, dp: {mode: distributed, clip: 0.5}}\n",
+			fedavgTiny + "privacy: {dp: {clip: 0.5, adaptive_clip: {quantile: 0.4}, audit: {canaries: 2}}}\n"},
 	})
 }
 
@@ -145,6 +148,7 @@ func fedavgComplete(sc *scenarios.Scenario, set func(string) bool) {
 	if !set("algorithm.fedavg.participants") {
 		fa.Participants = min(fa.Participants, sc.Data.Agents)
 	}
+	completeFedAvgPrivacy(sc, set)
 }
 
 func fedavgParams(sc *scenarios.Scenario) *FedAvg { return sc.Algorithm.Params.(*FedAvg) }
@@ -175,6 +179,7 @@ func validateFedAvg(v *scenarios.Validator, sc *scenarios.Scenario) {
 	checkBehaviours(draft, fa, func(field, msg string) { v.Fail(field, "%s", msg) })
 	validateImportance(v, sc, fa)
 	validateFedAvgSystems(v, sc, fa, draft)
+	validateFedAvgPrivacy(v, sc, fa, draft)
 }
 
 // validateImportance checks the section algorithm.fedavg.importance and how
@@ -228,7 +233,8 @@ func validateImportance(v *scenarios.Validator, sc *scenarios.Scenario, fa *FedA
 func fedavgColumns(sc *scenarios.Scenario) []rundir.Column {
 	cols := run.MSDColumns(sc, rundir.Column{Name: "msd", Decibel: true, Label: "MSD ‖w_i − w^o‖² (dB)"})
 	cols = append(cols, run.ClassColumns(sc, "", "")...)
-	return append(cols, run.SystemsColumns(sc, fedavgFaulty(sc))...)
+	cols = append(cols, run.SystemsColumns(sc, fedavgFaulty(sc))...)
+	return append(cols, privacyColumns(sc, draftConfig(sc))...)
 }
 
 // fedavgConfig translates a curve's scenario into the algorithm's
@@ -269,6 +275,7 @@ func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 		cfg.Share = fedavg.Updates
 		cfg.NoiseStd = math.Sqrt(sc.Privacy.Variance)
 	}
+	applyPrivacy(c, cfg)
 	return cfg, nil
 }
 
@@ -279,6 +286,8 @@ type fedavgObserver struct {
 	p     *inputs.Problem
 	class [run.ClassMetrics]float64
 	sys   *run.SystemsLog // the systems columns and counts, nil without them
+	priv  *privacyLog     // the privacy features' columns and details
+	audit *auditor        // the one-run audit, nil without it
 }
 
 func (o *fedavgObserver) record(round int, w []float64) {
@@ -304,9 +313,14 @@ func (o *fedavgObserver) Observe(_ actors.ID, round int, key string, v []float64
 }
 
 func (o *fedavgObserver) observe(round int, key string, v []float64) {
-	if key == "model" {
+	switch {
+	case key == "model":
 		o.record(round, v)
-	} else if o.sys != nil {
+		if o.audit != nil {
+			o.audit.release(v)
+		}
+	case o.priv.observe(round, key, v):
+	case o.sys != nil:
 		o.sys.Observe(round, key, v)
 	}
 }
@@ -333,6 +347,11 @@ func runFedAvg(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	cols := run.Columns(sc)
 	obs := &fedavgObserver{t: rundir.NewTable(sc.Iterations, sc.Output.Every, len(cols)), p: p}
 	obs.sys = run.NewSystemsLog(sc, obs.t, cols)
+	obs.priv = newPrivacyLog(sc, cfg, len(w0), obs.t, cols)
+	obs.priv.minSamples = fedavg.LedgerSamples(cfg, p.Data)
+	if cfg.DP.Canaries > 0 {
+		obs.audit = newAuditor(cfg, j.RunSeed, w0)
+	}
 	obs.record(0, w0)
 	j.Table = obs.t
 	fa := fedavgParams(sc)
@@ -348,10 +367,13 @@ func runFedAvg(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 			return err
 		}
 		if !systemsRun {
-			if err := fedavg.ReferenceContext(j.Context(), *cfg, p.Data, p.Loss, w0, j.RunSeed, sc.Iterations, obs.record); err != nil {
+			if err := fedavg.ReferenceEvents(j.Context(), *cfg, p.Data, p.Loss, w0, j.RunSeed, sc.Iterations, obs.observe); err != nil {
 				return err
 			}
-			return j.AccountFor(p, fedavgExposure(cfg, fa.Server.Kind))
+			return fedavgAccount(j, p, cfg, obs, fa.Server.Kind)
+		}
+		if cfg.SecAgg != nil {
+			return j.Curve.Errorf(scenarios.FieldSecureAggregation, "the reference engine runs secure aggregation's machines without the systems model only (the scenario sets %s): run it with --engine actors", systemsCause(sc, cfg))
 		}
 		err = fedavg.SimulateContext(j.Context(), *cfg, p.Data, p.Loss, w0, j.RunSeed, sc.Iterations, fedavg.SimOptions{Model: model, Observe: obs.observe})
 		if err != nil {
@@ -388,7 +410,26 @@ func runFedAvg(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 			d["adversaries"] = ids
 		}
 	}
-	return j.AccountFor(p, fedavgExposure(cfg, fa.Server.Kind))
+	return fedavgAccount(j, p, cfg, obs, fa.Server.Kind)
+}
+
+// fedavgAccount writes what a run reports of its privacy: the columns and
+// details of the privacy features and, under DP, its guarantees and audit;
+// otherwise the accountant of the privacy schemes.
+func fedavgAccount(j *run.Job, p *inputs.Problem, cfg *fedavg.Config, obs *fedavgObserver, server string) error {
+	obs.priv.finish(j)
+	if cfg.DP.Mode == fedavg.NoDP {
+		if _, private := cfg.Client.(fedavg.PrivateClient); private {
+			dpReport(j, cfg, obs.priv)
+		}
+		return j.AccountFor(p, fedavgExposure(cfg, server))
+	}
+	dpReport(j, cfg, obs.priv)
+	if obs.audit != nil && j.Run == 0 {
+		a := j.Curve.Scenario.Privacy.DP.Audit
+		return obs.audit.report(j, cfg, a.Guesses, a.Confidence, obs.priv.eps[len(obs.priv.eps)-1][0])
+	}
+	return nil
 }
 
 // fedavgExposure describes FedAvg to the accountant: one server, agent 0's

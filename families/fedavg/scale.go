@@ -126,7 +126,8 @@ func fedavgEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 
 // parkedStreams is the number of stream positions a parked agent keeps
 // besides its mini-batches': its noise, its per-round schedule, its
-// device's per-step compute times and dropouts, and its link streams.
+// device's per-step compute times and dropouts, its link streams, and its
+// secure-aggregation and distributed-DP streams.
 func parkedStreams(sc *scenarios.Scenario) float64 {
 	n := 0.0
 	fa := fedavgParams(sc)
@@ -147,6 +148,17 @@ func parkedStreams(sc *scenarios.Scenario) float64 {
 		n++
 	}
 	if net.Loss > 0 || net.Duplicate > 0 {
+		n++
+	}
+	// Secure aggregation's client streams: the protocol's, the phase a
+	// failing device vanishes before, and distributed DP's noise.
+	if sc.Privacy.SecureAggregation != nil {
+		n++
+		if net.Dropout > 0 || net.Crashes != nil {
+			n++
+		}
+	}
+	if dp := sc.Privacy.DP; dp != nil && dp.Mode == fedavg.DistributedDP.String() {
 		n++
 	}
 	return n

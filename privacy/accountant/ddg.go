@@ -85,3 +85,24 @@ func (p DDG) RDP(alpha float64) float64 {
 	tau, d := p.Tau(), float64(p.Dim)
 	return math.Min(alpha*s*s/2+tau*d, alpha/2*(s+tau*math.Sqrt(d))*(s+tau*math.Sqrt(d)))
 }
+
+// ReplaceOneRDP is RDP under the replace-one relation (one client's update
+// replaced by another, as when a fixed number of clients is drawn per
+// round): the two sums differ by up to 2Δ₂ rather than Δ₂, so with
+// s = Δ₂/(√n·σ)
+//
+//	ε(α) = min{α·(2s)²/2 + τ·d, (α/2)·(2s + τ√d)²};
+//
+// the τ terms, which bound how far the sum of n discrete Gaussians is from
+// one, do not depend on the sensitivity.
+func (p DDG) ReplaceOneRDP(alpha float64) float64 {
+	if err := p.Validate(); err != nil {
+		panic("accountant: " + err.Error())
+	}
+	if !(alpha > 1) {
+		panic(fmt.Sprintf("accountant: Rényi order %g must exceed 1", alpha))
+	}
+	s := 2 * math.Sqrt(p.SensitivitySquared()/(float64(p.Clients)*p.Sigma*p.Sigma))
+	tau, d := p.Tau(), float64(p.Dim)
+	return math.Min(alpha*s*s/2+tau*d, alpha/2*(s+tau*math.Sqrt(d))*(s+tau*math.Sqrt(d)))
+}

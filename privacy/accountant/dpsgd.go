@@ -17,7 +17,9 @@ const (
 	// FixedSize draws a fixed number of records without replacement
 	// (maple's FedAvg server sampling L of K clients), accounted by
 	// SubsampledGaussianRDP under replace-one neighbours, at integer orders
-	// only.
+	// only. Replacing one record moves a sum of contributions clipped to C
+	// by up to 2C, so the noise multiplier relative to that sensitivity is
+	// z/2.
 	FixedSize
 )
 
@@ -80,7 +82,8 @@ func (s SubsampledGaussian) Validate() error {
 
 // RDP returns the composition's Rényi DP at order alpha: Steps times the
 // per-step bound. Fixed-size sampling has a bound at integer orders only and
-// returns +Inf elsewhere.
+// returns +Inf elsewhere; its replace-one sensitivity is 2C, so the
+// per-step bound is that of noise multiplier z/2.
 func (s SubsampledGaussian) RDP(alpha float64) float64 {
 	if s.Steps == 0 {
 		return 0
@@ -89,7 +92,7 @@ func (s SubsampledGaussian) RDP(alpha float64) float64 {
 		if alpha != math.Trunc(alpha) || alpha < 2 {
 			return math.Inf(1)
 		}
-		return float64(s.Steps) * SubsampledGaussianRDP(int(alpha), s.Rate, s.NoiseMultiplier)
+		return float64(s.Steps) * SubsampledGaussianRDP(int(alpha), s.Rate, s.NoiseMultiplier/2)
 	}
 	return float64(s.Steps) * PoissonGaussianRDP(alpha, s.Rate, s.NoiseMultiplier)
 }

@@ -21,7 +21,12 @@ import (
 //     A_{α,0} = Σ_i C(α,i) q^i (1 − q)^{α−i} e^{(i²−i)/(2z²)} · ½erfc((i − z₀)/(√2 z)),
 //     A_{α,1} = Σ_i C(α,i) q^{α−i} (1 − q)^i e^{((α−i)²−(α−i))/(2z²)} · ½erfc((z₀ − (α − i))/(√2 z)),
 //     with generalized binomial coefficients (of alternating sign beyond
-//     i > α), summed until both terms fall below e^{−40}·A.
+//     i > α), summed until both terms fall below e^{−30}·A, the stopping
+//     rule of TensorFlow Privacy and Opacus. z₀ makes the terms' linear
+//     exponents cancel, so they decay only as a power of i (about
+//     i^{−(α+2)}): a rule of e^{−50}·A took up to 2.6 million terms where
+//     this one takes 4164 (α = 1.1, q = 0.4, z = 1), and moved ln A by at
+//     most 3.2·10⁻¹³ over α ∈ [1.1, 9.9], q ∈ [0.004, 0.9], z ∈ [0.5, 3].
 //
 // Everything is summed in log space with signs. q = 0 gives 0 and q = 1 the
 // unsampled α/(2z²).
@@ -103,13 +108,13 @@ func logAFrac(alpha, q, z float64) float64 {
 		a0 = a0.add(signedLog{neg, s0})
 		a1 = a1.add(signedLog{neg, s1})
 		total := a0.add(a1)
-		if fi > alpha && max(s0, s1) < total.mag-40 {
+		if fi > alpha && max(s0, s1) < total.mag-30 {
 			if total.neg {
 				panic(fmt.Sprintf("accountant: A_α negative at α = %g, q = %g, z = %g", alpha, q, z))
 			}
 			return total.mag
 		}
-		if i > 1<<16 {
+		if i > 1<<20 {
 			panic(fmt.Sprintf("accountant: A_α did not converge at α = %g, q = %g, z = %g", alpha, q, z))
 		}
 	}

@@ -53,7 +53,19 @@ func SubsampledGaussianRDP(alpha int, q, z float64) float64 {
 	if q == 1 {
 		return plain
 	}
-	eps := func(j int) float64 { return float64(j) / (2 * z * z) }
+	return SubsampledRDP(alpha, q, func(j int) float64 { return float64(j) / (2 * z * z) })
+}
+
+// SubsampledRDP returns Theorem 9 of Wang, Balle & Kasiviswanathan 2019 for
+// any mechanism whose Rényi DP at integer order j ≥ 2 under the replace-one
+// relation is eps(j) (and unbounded at order ∞), applied to a fraction
+// q ∈ (0, 1) of the records drawn without replacement:
+//
+//	ε′(α) ≤ 1/(α−1) · log(1 + q²·C(α,2)·min(4(e^{ε(2)} − 1), 2e^{ε(2)})
+//	                      + Σ_{j=3}^{α} 2·q^j·C(α,j)·e^{(j−1)ε(j)}),
+//
+// or eps(α) itself when that is smaller (the unsampled bound holds too).
+func SubsampledRDP(alpha int, q float64, eps func(j int) float64) float64 {
 	logQ := math.Log(q)
 	e2 := eps(2)
 	// log of min(4(e^{ε(2)} − 1), 2e^{ε(2)}), without overflow.
@@ -62,7 +74,7 @@ func SubsampledGaussianRDP(alpha int, q, z float64) float64 {
 	for j := 3; j <= alpha; j++ {
 		terms = append(terms, math.Ln2+float64(j)*logQ+logBinomial(alpha, j)+float64(j-1)*eps(j))
 	}
-	return math.Min(plain, logSumExp(terms)/float64(alpha-1))
+	return math.Min(eps(alpha), logSumExp(terms)/float64(alpha-1))
 }
 
 // RDPToDP converts a Rényi DP curve into (ε, δ)-DP: ε = min over integer

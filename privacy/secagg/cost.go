@@ -47,6 +47,9 @@ func (c *Costs) Record(m Message) {
 	}
 }
 
+// Clients returns the number of clients n.
+func (c *Costs) Clients() int { return len(c.clients[0]) }
+
 // Client returns client u's traffic in phase p.
 func (c *Costs) Client(p Phase, u int) Traffic { return c.clients[p][u] }
 

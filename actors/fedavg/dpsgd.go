@@ -1,0 +1,121 @@
+package fedavg
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+
+	"maple/algorithms/fedavg"
+	"maple/internal/params"
+	"maple/privacy/accountant"
+	"maple/privacy/clip"
+)
+
+// DP-SGD (Abadi, Chu, Goodfellow, McMahan, Mironov, Talwar and Zhang,
+// "Deep learning with differential privacy", CCS 2016) as a FedAvg client:
+// every local step clips each example's gradient to ℓ2 norm C, adds
+// N(0, (zC)²) noise to their sum and divides by the (expected) batch size,
+// so that each client's training is differentially private with respect
+// to each of its examples — for every model maple has, through
+// loss.ClippedGradSum. Batches are Poisson samples (each example joins a
+// step's batch with probability q = B_k/N_k, as Opacus and TensorFlow
+// Privacy analyse them) or fixed-size ones drawn without replacement.
+
+func init() {
+	Clients.Register("dp-sgd", "DP-SGD (Abadi et al. 2016): local steps on per-example gradients clipped to C plus N(0, (zC)²) noise, Poisson or fixed-size batches",
+		dpSGD{Clip: 1, NoiseMultiplier: 1.1, Sampling: "poisson", Delta: 1e-5})
+}
+
+// dpSGD is the client's parameters, and its local solver.
+type dpSGD struct {
+	Clip            float64 `yaml:"clip" range:"(0, inf)" doc:"ℓ2 bound C of each example's gradient"`
+	NoiseMultiplier float64 `yaml:"noise_multiplier" range:"(0, inf)" doc:"z: each step's sum of clipped gradients gets N(0, (zC)²) noise per coordinate"`
+	Sampling        string  `yaml:"sampling" oneof:"poisson fixed" doc:"poisson: each example joins a step's batch with probability B_k/N_k; fixed: B_k distinct examples"`
+	Delta           float64 `yaml:"delta" range:"(0, 1)" doc:"δ of the sample-level (ε, δ) guarantee reported"`
+}
+
+// streamDPSGD is the purpose of the agent's stream for the Poisson batches
+// and the noise.
+const streamDPSGD = "dp-sgd"
+
+// Validate implements fedavg.Checker: the accountant's sampling must be the
+// batches' — uniform, and fixed-size ones distinct.
+func (p dpSGD) Validate(cfg *fedavg.Config) error {
+	switch {
+	case cfg.Importance.Data != fedavg.Uniform:
+		return errors.New("DP-SGD's accountant assumes uniformly sampled batches: importance sampling of data does not apply")
+	case p.Sampling == "fixed" && cfg.BatchWithReplacement:
+		return params.Errorf("sampling", "fixed-size batches are accounted as drawn without replacement: algorithm.fedavg.batch_sampling must be without-replacement")
+	}
+	return nil
+}
+
+// Train implements fedavg.Client.
+func (p dpSGD) Train(t *fedavg.Local) error {
+	r := t.Rand(streamDPSGD)
+	g := make([]float64, len(t.W))
+	scratch := make([]float64, len(t.W))
+	var poisson []int
+	for range t.Epochs {
+		var idx []int
+		if p.Sampling == "poisson" {
+			q := float64(t.BatchSize) / float64(t.Set.Len())
+			poisson = poisson[:0]
+			for n := range t.Set.Len() {
+				if r.Float64() < q {
+					poisson = append(poisson, n)
+				}
+			}
+			idx = poisson
+		} else {
+			var err error
+			if idx, _, err = t.Batch(); err != nil {
+				return err
+			}
+		}
+		t.Loss.ClippedGradSum(g, t.W, t.Set, idx, p.Clip, scratch)
+		t.Charge(len(idx))
+		clip.AddGaussian(g, p.NoiseMultiplier, p.Clip, r)
+		floats.Scale(1/float64(t.BatchSize), g)
+		// The regularizer ρ‖θ‖², θ = θ₀ + w, is data-independent: its
+		// gradient 2ρθ is added after the noise.
+		if rho := t.Loss.Rho; rho > 0 {
+			floats.AddScaled(g, 2*rho, t.W)
+			if t.Loss.Origin != nil {
+				floats.AddScaled(g, 2*rho, t.Loss.Origin)
+			}
+		}
+		t.Descend(g)
+	}
+	return nil
+}
+
+// StepRDP implements fedavg.PrivateClient: the sampled Gaussian mechanism
+// at rate q = batch/samples — Poisson sampling under add/remove neighbours
+// (Mironov, Talwar & Zhang 2019), or a fixed-size sample without
+// replacement under replace-one neighbours, whose sensitivity is 2C (Wang,
+// Balle & Kasiviswanathan 2019, integer orders only).
+func (p dpSGD) StepRDP(alpha float64, samples, batch int) float64 {
+	q := math.Min(1, float64(batch)/float64(samples))
+	if p.Sampling == "poisson" {
+		return accountant.PoissonGaussianRDP(alpha, q, p.NoiseMultiplier)
+	}
+	if alpha != math.Trunc(alpha) {
+		return math.Inf(1)
+	}
+	return accountant.SubsampledGaussianRDP(int(alpha), q, p.NoiseMultiplier/2)
+}
+
+// SampleDelta implements fedavg.PrivateClient.
+func (p dpSGD) SampleDelta() float64 { return p.Delta }
+
+// Mechanism implements fedavg.PrivateClient.
+func (p dpSGD) Mechanism() string {
+	rel := "add/remove-one"
+	if p.Sampling == "fixed" {
+		rel = "replace-one (sensitivity 2C)"
+	}
+	return fmt.Sprintf("DP-SGD (Abadi et al. 2016): per-example gradients clipped to C = %g, N(0, (zC)²) noise per step with z = %g, %s batches, %s example neighbours", p.Clip, p.NoiseMultiplier, p.Sampling, rel)
+}

@@ -1,0 +1,188 @@
+package fedavg
+
+import (
+	"math/rand/v2"
+
+	"maple/algorithms/data"
+	"maple/privacy/secagg"
+)
+
+// Observation keys of secure aggregation and DP, which the actor behaviours
+// and the references report in the round concerned (outside the protocol):
+const (
+	// ObsSecAggCosts is a round's traffic (SecAggCosts); the server reports
+	// it when the round ends, completed or failed.
+	ObsSecAggCosts = "secagg/costs"
+	// ObsSecAggClipped is the number of coordinates of one client's input
+	// that the fixed-point encoding clipped: [count].
+	ObsSecAggClipped = "secagg/clipped"
+	// ObsSecAggIncluded is the number of clients whose inputs a completed
+	// round's sum holds: [|U₃|].
+	ObsSecAggIncluded = "secagg/included"
+	// ObsSecAggFailed is a round whose secure aggregation failed:
+	// [phase, client (−1 for the round's count), survivors, threshold].
+	ObsSecAggFailed = "secagg/failed"
+	// ObsPrivacy is the ledger's guarantees after a round:
+	// [client-level ε, sample-level ε] (0 for a level the run lacks).
+	ObsPrivacy = "privacy/epsilon"
+)
+
+// SecAggCostFields is the length of an ObsSecAggCosts vector: the models
+// the server sent (messages, bytes), then for each of the four phases the
+// messages and bytes all clients sent and those the server sent.
+const SecAggCostFields = 2 + 4*int(secagg.PhaseCount)
+
+// SecAggCosts returns the ObsSecAggCosts vector of a round whose server
+// sent models GlobalModels of modelBytes bytes in all and whose protocol
+// traffic is c (payload sizes, secagg.Message.Size).
+func SecAggCosts(models, modelBytes int, c *secagg.Costs) []float64 {
+	v := make([]float64, 0, SecAggCostFields)
+	v = append(v, float64(models), float64(modelBytes))
+	for _, p := range secagg.Phases() {
+		var sent secagg.Count
+		for u := range c.Clients() {
+			sent = sent.Add(c.Client(p, u).Sent)
+		}
+		srv := c.Server(p).Sent
+		v = append(v, float64(sent.Messages), float64(sent.Bytes), float64(srv.Messages), float64(srv.Bytes))
+	}
+	return v
+}
+
+// ModelBytes returns the bytes of the GlobalModels a synchronous server
+// sends in a round to its draws, for models of dim coordinates: their
+// protobuf sizes, as the actor engine counts them.
+func (c *Config) ModelBytes(dim int) int {
+	n := 0
+	for slot := range c.Draws() {
+		n += modelWireSize(int32(slot), dim)
+	}
+	return n
+}
+
+// ReplyBytes returns the bytes of the replies of a round in which every
+// draw answers in the clear (LocalModel or LocalUpdate), for models of dim
+// coordinates: the traffic secure aggregation replaces.
+func (c *Config) ReplyBytes(dim int) int {
+	n := 0
+	for slot := range c.Draws() {
+		n += replyWireSize(int32(slot), dim)
+	}
+	return n
+}
+
+// MinSamples returns the size of the smallest dataset of src: the agent
+// with the largest sampling rate of DP-SGD. A generated source is drawn
+// agent by agent (one pass, data.Each).
+func MinSamples(src data.Source) int {
+	n := 0
+	if err := data.Each(src, func(k int, s *data.Set) error {
+		if k == 0 || s.Len() < n {
+			n = s.Len()
+		}
+		return nil
+	}); err != nil {
+		panic(err) // f returns none
+	}
+	return n
+}
+
+// LedgerSamples returns what NewLedger takes of src: the smallest dataset
+// (MinSamples) when cfg's client is differentially private at the level of
+// the samples (PrivateClient), the only ledger that needs it, and 0
+// otherwise, sparing a pass over lazily drawn agents.
+func LedgerSamples(cfg *Config, src data.Source) int {
+	if _, ok := cfg.client().(PrivateClient); !ok {
+		return 0
+	}
+	return MinSamples(src)
+}
+
+// referencePrivacy is what Reference does about secure aggregation and DP:
+// the protocol's machines on each round's replies, and the ledger.
+type referencePrivacy struct {
+	cfg     *Config
+	dim     int
+	ledger  *Ledger
+	secagg  *rand.Rand // the server's protocol stream
+	observe func(round int, key string, v []float64)
+}
+
+func newReferencePrivacy(cfg *Config, src data.Source, dim int, server func(string) *rand.Rand, observe func(int, string, []float64)) *referencePrivacy {
+	p := &referencePrivacy{cfg: cfg, dim: dim, observe: observe}
+	if cfg.SecAgg != nil {
+		p.secagg = server(StreamSecAgg)
+	}
+	if l := NewLedger(cfg, dim, LedgerSamples(cfg, src)); l.Active() {
+		p.ledger = l
+	}
+	return p
+}
+
+// secureRound sums the round's replies with the protocol and combines the
+// decoded sum, reporting what the actor server reports.
+func (p *referencePrivacy) secureRound(round int, server *Server, draws []int, agents *roundMembers, replies [][]float64) error {
+	res, err := p.cfg.SecureRound(round, replies, SecAggStreams{
+		Client: func(slot int) *rand.Rand { return agents.awake[draws[slot]].Core.Rand(StreamSecAgg) },
+		DP:     func(slot int) *rand.Rand { return agents.awake[draws[slot]].Core.Rand(StreamDP) },
+		Server: p.secagg,
+	})
+	if err != nil {
+		return err
+	}
+	p.observe(round, ObsSecAggClipped, []float64{float64(res.Clipped)})
+	p.observe(round, ObsSecAggIncluded, []float64{float64(res.Included)})
+	p.observe(round, ObsSecAggCosts, SecAggCosts(len(draws), p.cfg.ModelBytes(p.dim), res.Costs))
+	server.CombineSum(res.Sum, res.Included)
+	return nil
+}
+
+// roundMembers are the agents Reference keeps awake through a round: under
+// secure aggregation, the protocol draws from the streams of the round's
+// clients after they trained, so they are parked when it is over; without
+// it each agent is parked as soon as it trained (hold false).
+type roundMembers struct {
+	hold  bool
+	awake map[int]*Member
+}
+
+// members returns the round's record of awake agents.
+func (p *referencePrivacy) members(hold bool) *roundMembers {
+	return &roundMembers{hold: hold, awake: map[int]*Member{}}
+}
+
+// wake returns agent k: the member already awake in the round, or woken.
+func (r *roundMembers) wake(pool *Pool, k int) *Member {
+	if m := r.awake[k]; m != nil {
+		return m
+	}
+	m := pool.Wake(k)
+	if r.hold {
+		r.awake[k] = m
+	}
+	return m
+}
+
+// park ends m's task unless the round holds its agents.
+func (r *roundMembers) park(pool *Pool, m *Member) {
+	if !r.hold {
+		pool.Park(m)
+	}
+}
+
+// parkAll parks the agents the round held.
+func (r *roundMembers) parkAll(pool *Pool) {
+	for k, m := range r.awake {
+		pool.Park(m)
+		delete(r.awake, k)
+	}
+}
+
+// account reports the ledger's guarantees after a round.
+func (p *referencePrivacy) account(round int, released bool, survivors int) {
+	if p.ledger == nil {
+		return
+	}
+	c, s := p.ledger.Round(released, survivors)
+	p.observe(round, ObsPrivacy, []float64{c.Epsilon, s.Epsilon})
+}

@@ -1,0 +1,202 @@
+package fedavg
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"maple/privacy/fixedpoint"
+	"maple/privacy/secagg"
+)
+
+// This file holds secure aggregation of a synchronous round's replies
+// (package privacy/secagg): the clients' replies are summed by SecAgg
+// (Bonawitz et al., CCS 2017) or SecAgg+ (Bell et al., CCS 2020), so that
+// the server learns only their sum. The actor engine runs the protocol as
+// messages (actors/fedavg); Reference runs the same state machines in a
+// plain loop, without dropouts.
+
+// SecureAggregation configures secure aggregation of every round of a
+// synchronous server. The round's draws are its clients, numbered by slot;
+// each client's input is its reply (model or update, after the clipping
+// and noise of distributed DP), clipped per coordinate to [−Clip, Clip] and
+// encoded in Bits-bit fixed point (package fixedpoint).
+type SecureAggregation struct {
+	// Neighbours is k, the clients each client shares its keys with and
+	// masks against: Draws() − 1 for SecAgg, fewer for SecAgg+ (a Harary
+	// graph under a random permutation).
+	Neighbours int
+	// Threshold is t: any t of a client's k + 1 share holders reconstruct
+	// its secrets; a round in which fewer survive fails.
+	Threshold int
+	// Bits is the width of the fixed-point encoding and Clip the range of
+	// each coordinate of an input.
+	Bits int
+	Clip float64
+	// Timeout, if positive, closes each phase after the first this many
+	// virtual seconds after the server opened it, with the clients that
+	// answered; the first phase (training, then advertising keys) closes as
+	// the collection policy says. 0 waits for every client.
+	Timeout float64
+}
+
+// Purposes of the random streams of secure aggregation: each agent's
+// protocol stream (its keys, seeds and shares) and the one that picks the
+// phase in which a dropout vanishes; the server's stream (the SecAgg+ graph)
+// and the one of its channel key.
+const (
+	StreamSecAgg        = "secagg"
+	StreamDropoutPhase  = "dropout-phase"
+	StreamSecAggChannel = "secagg-channel"
+)
+
+// SecAggRound returns the configuration of round's secure aggregation over
+// inputs of dim coordinates.
+func (c *Config) SecAggRound(round, dim int) (secagg.Config, error) {
+	sa := c.SecAgg
+	enc, err := fixedpoint.New(sa.Bits, sa.Clip, c.Draws())
+	if err != nil {
+		return secagg.Config{}, err
+	}
+	return secagg.Config{Clients: c.Draws(), Neighbours: sa.Neighbours, Threshold: sa.Threshold,
+		Encoder: enc, Dim: dim, Round: uint64(round)}, nil
+}
+
+// validateSecAgg checks secure aggregation against the rest of the
+// configuration: the protocol's own limits (threshold, neighbours, bits for
+// the round's clients), and a server that needs nothing but the sum of a
+// round's replies from distinct clients.
+func (c *Config) validateSecAgg() error {
+	sa := c.SecAgg
+	if sa == nil {
+		return nil
+	}
+	n := c.Draws()
+	switch {
+	case c.Participation == WithReplacement:
+		return errors.New("secure aggregation: participation with-replacement may draw an agent twice in a round, and a round's clients must be distinct")
+	case c.Async.Mode != Sync:
+		return fmt.Errorf("secure aggregation sums the replies of synchronous rounds: server %v is asynchronous", c.Async.Mode)
+	case c.Importance.Agents != Uniform || c.Importance.Data != Uniform:
+		return errors.New("secure aggregation is not combined with importance sampling")
+	case !(sa.Timeout >= 0):
+		return fmt.Errorf("timeout: must be a non-negative number of seconds, got %v", sa.Timeout)
+	}
+	if _, mean := c.rule().(MeanRule); !mean {
+		return fmt.Errorf("secure aggregation reveals only the sum of a round's replies; the server's rule %T needs each reply", c.Rule)
+	}
+	if n < 2 {
+		return fmt.Errorf("secure aggregation needs at least 2 clients per round, got %d", n)
+	}
+	cfg, err := c.SecAggRound(1, 1)
+	if err != nil {
+		return err
+	}
+	return cfg.Validate()
+}
+
+// SecAggInput writes into dst client k's input to the round's secure
+// aggregation: its reply, clipped and privatized as the configuration's DP
+// says (DPInput), ready for the encoder enc. r is the agent's StreamDP
+// stream (drawn from only under distributed DP).
+func (c *Config) SecAggInput(dst, reply []float64, enc fixedpoint.Encoder, r func() *rand.Rand) error {
+	copy(dst, reply)
+	return c.DP.input(dst, c.StepSize, enc, c.Draws(), r)
+}
+
+// ClippedCoordinates returns the number of coordinates of x that enc clips
+// to its range: the fixed-point range errors of one input, which are
+// counted and reported, never wrapped around.
+func ClippedCoordinates(enc fixedpoint.Encoder, x []float64) int {
+	n := 0
+	for _, v := range x {
+		if _, clipped := enc.Quantize(v); clipped {
+			n++
+		}
+	}
+	return n
+}
+
+// CombineSum updates the model from the decoded sum of the inputs of the
+// included clients of a round closed by secure aggregation (included > 0).
+// Without DP the model becomes their mean (model sharing) or moves by −μ
+// times it (update sharing) — the mean over the included clients, or, when
+// the collection policy closes rounds early without re-weighting, over the
+// round's draws with every missing reply counted as the current model (a
+// zero update). Under DP the estimator divides by the draws whatever
+// arrives (DP-FedAvg's fixed denominator), after the server's Gaussian
+// noise under central DP. sum is modified.
+func (s *Server) CombineSum(sum []float64, included int) {
+	if s.cfg.DP.Mode != NoDP {
+		s.privateSum(sum)
+		return
+	}
+	n, pad := float64(included), 0.0
+	if col := s.cfg.Collection(); col.Early() && !col.Reweight() {
+		n, pad = float64(s.cfg.Draws()), float64(s.cfg.Draws()-included)
+	}
+	inv := 1 / n
+	if s.cfg.Share == Models {
+		for j := range s.model {
+			s.model[j] = (sum[j] + pad*s.model[j]) * inv
+		}
+		return
+	}
+	for j := range s.model {
+		s.model[j] -= s.cfg.StepSize * sum[j] * inv
+	}
+}
+
+// SecAggStreams opens the random streams of one secure-aggregation round
+// in the reference: a client's protocol and DP streams, by slot, and the
+// server's protocol stream.
+type SecAggStreams struct {
+	Client func(slot int) *rand.Rand
+	DP     func(slot int) *rand.Rand
+	Server *rand.Rand
+}
+
+// SecAggRoundResult is what a reference round of secure aggregation
+// yields: the decoded sum of the included clients' inputs, how many there
+// are, the fixed-point range errors and the traffic.
+type SecAggRoundResult struct {
+	Sum      []float64
+	Included int
+	Clipped  int
+	Costs    *secagg.Costs
+	Config   secagg.Config
+}
+
+// SecureRound aggregates the replies of a round, one per draw in slot
+// order, with the protocol's state machines and no dropout
+// (secagg.Reference): the actor run's round when every client answers.
+func (c *Config) SecureRound(round int, replies [][]float64, st SecAggStreams) (*SecAggRoundResult, error) {
+	dim := len(replies[0])
+	scfg, err := c.SecAggRound(round, dim)
+	if err != nil {
+		return nil, err
+	}
+	inputs := make([][]float64, len(replies))
+	res := &SecAggRoundResult{Config: scfg}
+	for u, r := range replies {
+		inputs[u] = make([]float64, dim)
+		if err := c.SecAggInput(inputs[u], r, scfg.Encoder, func() *rand.Rand { return st.DP(u) }); err != nil {
+			return nil, fmt.Errorf("client %d: %w", u, err)
+		}
+		res.Clipped += ClippedCoordinates(scfg.Encoder, inputs[u])
+	}
+	stream := func(id int) *rand.Rand {
+		if id == secagg.Server {
+			return st.Server
+		}
+		return st.Client(id)
+	}
+	out, costs, _, err := secagg.Reference(scfg, inputs, nil, stream)
+	if err != nil {
+		return nil, err
+	}
+	res.Costs, res.Included = costs, len(out.Included)
+	res.Sum = make([]float64, dim)
+	scfg.Encoder.Decode(res.Sum, out.Sum)
+	return res, nil
+}

@@ -1,0 +1,147 @@
+package fedavg
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"maple/algorithms/fedavg"
+	"maple/privacy/fixedpoint"
+	"maple/privacy/secagg"
+	"maple/rundir"
+	"maple/scenarios"
+	"maple/scenarios/run"
+)
+
+// privacyTiny is a FedAvg scenario of 12 agents, 6 per round, for the
+// privacy features.
+const privacyTiny = `name: private
+seed: 7
+runs: 1
+iterations: 12
+data: {agents: 12, samples: [10, 14], dim: 3}
+output: {plot: false}
+algorithm:
+  kind: fedavg
+  step_size: 0.05
+  fedavg:
+    participants: 6
+    local_steps: [1, 3]
+    batch: [1, 4]
+`
+
+// summaryOf runs src with overrides on engine e and returns the first
+// curve's summary.
+func summaryOf(t *testing.T, src string, e run.Engine, overrides ...string) rundir.CurveSummary {
+	t.Helper()
+	p, err := scenarios.Parse([]byte(src), "p.yaml", t.TempDir(), overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := run.Execute(p, t.TempDir(), run.Options{Engine: e, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Round-trip through JSON, as summary.json holds it.
+	js, err := json.Marshal(res.Summary.Curves[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c rundir.CurveSummary
+	if err := json.Unmarshal(js, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Bad privacy input gets one line naming the field: a threshold above n, k
+// above n − 1, bits too few for the clients of a round (or too coarse for
+// distributed noise), a negative noise multiplier, δ ≥ 1, and the sections
+// in combinations that cannot mean anything.
+func TestBadPrivacyInputNamesTheField(t *testing.T) {
+	for _, c := range []struct {
+		set  []string
+		want string
+	}{
+		{[]string{"privacy.secure_aggregation={threshold: 9}"}, "privacy.secure_aggregation.threshold: t must lie in [2, n] = [2, 6] for n = 6 clients per round, got 9"},
+		{[]string{"privacy.secure_aggregation={protocol: secagg+, neighbours: 6}"}, "privacy.secure_aggregation.neighbours: k must lie in [1, n − 1] = [1, 5] for n = 6 clients per round, got 6"},
+		{[]string{"privacy.secure_aggregation={protocol: secagg+, neighbours: 2, threshold: 4}"}, "privacy.secure_aggregation.threshold: t must lie in [2, k + 1] = [2, 3]"},
+		{[]string{"privacy.secure_aggregation={neighbours: 3}"}, "privacy.secure_aggregation.neighbours: protocol secagg shares with all n − 1 = 5"},
+		{[]string{"privacy.secure_aggregation={bits: 3}"}, "privacy.secure_aggregation.bits: 3 bits cannot hold a sum of 6 inputs without wrapping around; need at least 4 (n = 6 clients per round)"},
+		{[]string{"privacy.secure_aggregation={bits: 4}", "privacy.dp={mode: distributed}"}, "privacy.secure_aggregation.bits: 4 bits and clip 10 give a grid step γ = 10 coarser than the noise"},
+		{[]string{"privacy.secure_aggregation={bits: 70}"}, "privacy.secure_aggregation.bits: must lie in [2, 64], got 70"},
+		{[]string{"privacy.secure_aggregation={protocol: none, bits: 16}"}, "privacy.secure_aggregation.bits: does not apply: protocol none"},
+		{[]string{"privacy.secure_aggregation={}", "network.dropout=0.1"}, "privacy.secure_aggregation.timeout: clients can vanish mid-round (network.dropout)"},
+		{[]string{"privacy.secure_aggregation={}", "algorithm.fedavg.server=median"}, "algorithm.fedavg.server: secure aggregation reveals only the sum of a round's replies: server median"},
+		{[]string{"privacy.secure_aggregation={}", "algorithm.fedavg.participation=with-replacement"}, "algorithm.fedavg.participation: secure aggregation"},
+		{[]string{"privacy.dp={noise_multiplier: -1}"}, "privacy.dp.noise_multiplier: must be a positive number, got -1"},
+		{[]string{"privacy.dp={delta: 1}"}, "privacy.dp.delta: must lie in (0, 1), got 1"},
+		{[]string{"privacy.dp={mode: distributed}"}, "privacy.dp.mode: distributed noise is added in shares that only secure aggregation sums"},
+		{[]string{"privacy.dp={}", "privacy.scheme=update-noise"}, "privacy.dp: DP-FedAvg adds its own noise"},
+		{[]string{"privacy.dp={adaptive_clip: {}}", "privacy.secure_aggregation={}"}, "privacy.dp.adaptive_clip: the server adapts C"},
+		{[]string{"privacy.dp={noise_multiplier: 4, adaptive_clip: {count_noise: 1}}"}, "privacy.dp.adaptive_clip.count_noise: σ_b must exceed z/2 = 2"},
+		{[]string{"privacy.dp={audit: {canaries: 13}}"}, "privacy.dp.audit.canaries: at most data.agents = 12"},
+		{[]string{"algorithm.fedavg.client={kind: dp-sgd, delta: 1}"}, "algorithm.fedavg.client.delta: must lie in (0, 1)"},
+		{[]string{"algorithm.fedavg.client={kind: dp-sgd, noise_multiplier: -0.5}"}, "algorithm.fedavg.client.noise_multiplier: must lie in (0, inf)"},
+	} {
+		_, err := scenarios.Parse([]byte(privacyTiny), "p.yaml", t.TempDir(), c.set)
+		if err == nil || !scenarios.IsUserError(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: %v\nwant a one-line error containing %q", c.set, err, c.want)
+		}
+	}
+}
+
+// Without dropouts, a round's traffic is the closed form of
+// secagg.ExpectedCosts exactly, for SecAgg and for SecAgg+ on a k-regular
+// graph (k even), on both engines; the bytes per client add the model each
+// client receives.
+func TestSecAggCostsAreTheClosedForm(t *testing.T) {
+	for _, set := range [][]string{{"privacy.secure_aggregation={bits: 24}"}, {"privacy.secure_aggregation={protocol: secagg+, neighbours: 2, bits: 20}"}} {
+		for _, e := range []run.Engine{run.Actors, run.Reference} {
+			c := summaryOf(t, privacyTiny, e, set...)
+			d := c.Details["secure_aggregation"].(map[string]any)
+			k := int(d["neighbours"].(float64))
+			enc, err := fixedpoint.New(int(d["bits"].(float64)), 10, 6)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := secagg.ExpectedCosts(secagg.Config{Clients: 6, Neighbours: k, Threshold: 2, Encoder: enc, Dim: 3})
+			phases := d["per_phase_per_round"].(map[string]any)
+			total := float64((&fedavg.Config{Agents: 12, Participants: 6}).ModelBytes(3))
+			for _, p := range secagg.Phases() {
+				got := phases[p.String()].(map[string]any)
+				if got["client_bytes"].(float64) != float64(want.Server[p].Received.Bytes) || got["server_bytes"].(float64) != float64(want.Server[p].Sent.Bytes) ||
+					got["client_messages"].(float64) != float64(want.Server[p].Received.Messages) {
+					t.Errorf("%v on %v, %v: %v, want clients %d B and server %d B", set, e, p, got, want.Server[p].Received.Bytes, want.Server[p].Sent.Bytes)
+				}
+				total += float64(want.Server[p].Received.Bytes + want.Server[p].Sent.Bytes)
+			}
+			if got := c.SteadyState["server_bytes"]; float64(got) != total || float64(c.SteadyState["client_bytes"]) != total/6 {
+				t.Errorf("%v on %v: server bytes %v, client bytes %v; want %v and %v", set, e, got, c.SteadyState["client_bytes"], total, total/6)
+			}
+		}
+	}
+}
+
+// The one-run audit never claims more than the accountant: its lower bound
+// on ε stays at or below the accountant's ε. With weak noise (z = 0.1),
+// every agent drawn every round and 100-dimensional canary directions the
+// canaries show, and the bound is positive: the audit does detect them.
+func TestAuditLowerBoundIsBelowTheAccountant(t *testing.T) {
+	for _, mode := range []string{"central", "distributed"} {
+		set := []string{"data.agents=60", "algorithm.fedavg.participants=60", "data.dim=100", "iterations=20",
+			"privacy.dp={mode: " + mode + ", clip: 0.5, noise_multiplier: 0.1, audit: {canaries: 40}}"}
+		if mode == "distributed" {
+			set = append(set, "privacy.secure_aggregation={protocol: secagg+, bits: 40, clip: 50}")
+		}
+		c := summaryOf(t, privacyTiny, run.Actors, set...)
+		a := c.Details["audit"].(map[string]any)
+		lower, upper := a["epsilon_lower_bound"].(float64), a["epsilon_upper_bound"].(float64)
+		if !(lower > 0 && lower <= upper) || a["canaries"].(float64) < 20 || a["guesses"] != a["canaries"] {
+			t.Errorf("%s: audit %v", mode, a)
+		}
+		if p := c.Details["privacy"].(map[string]any); p["epsilon_final"].(float64) != upper {
+			t.Errorf("%s: the audit's upper bound %v is not the accountant's %v", mode, upper, p["epsilon_final"])
+		}
+	}
+}
