@@ -45,6 +45,22 @@ func (t *Timing) link(from, to *cell) systems.Link {
 	return l.Between(from.device, to.device, from.placed && to.placed)
 }
 
+// fixed reports whether every link of cells delays every message by
+// exactly Latency, never losing or duplicating one: no jitter, bandwidth or
+// faults, and no device whose class adds latency or limits bandwidth. The
+// engine then skips the link model on every send.
+func (t *Timing) fixed(cells []*cell) bool {
+	if t.Jitter != 0 || t.Bandwidth != 0 || t.Loss != 0 || t.Duplicate != 0 {
+		return false
+	}
+	for _, c := range cells {
+		if c.device != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // TraceOptions switches message tracing on.
 type TraceOptions struct {
 	// Sink receives one record per message, in delivery order. Nil disables
@@ -83,27 +99,28 @@ type Options struct {
 // per behaviour. Build it with Spawn, execute it once with Execute, and always
 // Close it.
 type Run struct {
-	opts      Options
-	system    *System
-	own       bool // the run created system and closes it
-	root      *actor.RootContext
-	props     []actor.PropsOption
-	cells     []*cell
-	inflight  queue
-	sent      uint64            // messages sent so far
-	seq       uint64            // trace records so far: deliveries and losses
-	delivered uint64            // messages delivered so far
-	lost      uint64            // messages lost so far
-	copies    uint64            // duplicate copies sent so far
-	links     map[[2]ID]float64 // last arrival time per link whose delays vary
-	finished  bool
-	failure   error
-	warnings  []string
-	warned    map[string]bool
-	sub       *eventstream.Subscription
-	free      []*Envelope
-	taps      []wiretap
-	plain     *actor.RootContext // delivers wiretap copies, outside the trace
+	opts       Options
+	system     *System
+	own        bool // the run created system and closes it
+	root       *actor.RootContext
+	props      []actor.PropsOption
+	cells      []*cell
+	inflight   queue
+	sent       uint64            // messages sent so far
+	seq        uint64            // trace records so far: deliveries and losses
+	delivered  uint64            // messages delivered so far
+	lost       uint64            // messages lost so far
+	copies     uint64            // duplicate copies sent so far
+	links      map[[2]ID]float64 // last arrival time per link whose delays vary
+	finished   bool
+	fixedDelay bool // every link delays by Timing.Latency alone (Timing.fixed)
+	failure    error
+	warnings   []string
+	warned     map[string]bool
+	sub        *eventstream.Subscription
+	free       []*Envelope
+	taps       []wiretap
+	plain      *actor.RootContext // delivers wiretap copies, outside the trace
 }
 
 // wiretap is a tap actor and the links it listens to.
@@ -124,7 +141,7 @@ func NewRun(opts Options) *Run {
 	as := r.system.actors
 	r.props = []actor.PropsOption{
 		actor.WithDispatcher(actor.NewSynchronizedDispatcher(300)),
-		actor.WithMailbox(actor.Unbounded()),
+		actor.WithMailbox(newMailbox),
 		actor.WithGuardian(r.system.supervisor),
 	}
 	r.root = actor.NewRootContext(as, nil)
@@ -180,6 +197,7 @@ func (r *Run) Rand(name, purpose string) *rand.Rand {
 // has stalled. When Options.Done is closed, Execute stops before the next
 // delivery and returns ErrInterrupted.
 func (r *Run) Execute(to ID, m proto.Message) error {
+	r.fixedDelay = r.opts.Timing.fixed(r.cells)
 	r.push(&Envelope{From: Environment, To: to, Body: m}, false)
 	for r.inflight.Len() > 0 && !r.finished && r.failure == nil {
 		select {
@@ -288,6 +306,12 @@ func (r *Run) stalled() error {
 // the link may lose or duplicate it. It is called while the delivery
 // numbered r.seq is being handled, which is therefore the message's cause.
 func (r *Run) send(c *cell, to ID, round int, m proto.Message) {
+	if r.fixedDelay {
+		env := r.envelope()
+		*env = Envelope{From: c.id, To: to, Round: round, Time: c.clock + r.opts.Timing.Latency, Body: m, departed: c.clock, cause: r.seq}
+		r.push(env, false)
+		return
+	}
 	var l systems.Link
 	if to >= 0 && int(to) < len(r.cells) {
 		l = r.opts.Timing.link(c, r.cells[to])
