@@ -183,42 +183,57 @@ func (l Loss) CheckLabels(s *data.Set) error {
 
 // Term returns ℓ(z, y). Only generalized linear losses (GLM) have it.
 func (l Loss) Term(z, y float64) float64 {
-	l.mustBeGLM("Term")
-	if l.Kind == Logistic {
+	switch l.Kind {
+	case Logistic:
 		return softplus(-y * z)
+	case LeastSquares:
+		r := y - z
+		return r * r
 	}
-	r := y - z
-	return r * r
+	panic(notGLM("Term", l.Kind))
 }
 
 // Deriv returns ∂ℓ(z, y)/∂z. Only generalized linear losses (GLM) have it.
 func (l Loss) Deriv(z, y float64) float64 {
-	l.mustBeGLM("Deriv")
-	if l.Kind == Logistic {
+	switch l.Kind {
+	case Logistic:
 		return -y * sigmoid(-y*z)
+	case LeastSquares:
+		return -2 * (y - z)
 	}
-	return -2 * (y - z)
+	panic(notGLM("Deriv", l.Kind))
 }
 
 // Curvature returns ∂²ℓ(z, y)/∂z², used by Newton solvers and Lipschitz
 // bounds. Only generalized linear losses (GLM) have it: callers check GLM
 // and refuse the other models.
 func (l Loss) Curvature(z, y float64) float64 {
-	l.mustBeGLM("Curvature")
-	if l.Kind == Logistic {
+	switch l.Kind {
+	case Logistic:
 		s := sigmoid(z)
 		return s * (1 - s)
+	case LeastSquares:
+		return 2
 	}
-	return 2
+	panic(notGLM("Curvature", l.Kind))
 }
 
-// mustBeGLM panics when a scalar method of the generalized linear losses is
-// called on a multi-class model: a programming error (the caller should have
-// refused the model, checking GLM, before running), never a wrong number.
-func (l Loss) mustBeGLM(method string) {
-	if !l.GLM() {
-		panic(fmt.Sprintf("loss: %s is defined for the generalized linear losses only, not %v (check Loss.GLM and refuse the model)", method, l.Kind))
+// deriv is Deriv for a loss the caller has checked is generalized linear:
+// small enough to be inlined into the per-sample loops.
+func (l *Loss) deriv(z, y float64) float64 {
+	if l.Kind == Logistic {
+		return -y * sigmoid(-y*z)
 	}
+	return -2 * (y - z)
+}
+
+// notGLM is the panic value of a scalar method of the generalized linear
+// losses called on a multi-class model: a programming error (the caller
+// should have refused the model, checking GLM, before running), never a
+// wrong number. It is a function of its own so that the scalar methods stay
+// small enough to be inlined into the per-sample loops.
+func notGLM(method string, k Kind) string {
+	return fmt.Sprintf("loss: %s is defined for the generalized linear losses only, not %v (check Loss.GLM and refuse the model)", method, k)
 }
 
 // Value returns Q(w; x_n, y_n) for sample n of s.
@@ -260,7 +275,7 @@ func (l Loss) Grad(dst, w []float64, s *data.Set, idx []int, a []float64) {
 			ab = a[b]
 		}
 		total += ab
-		s.AddScaledRow(dst, n, ab*l.Deriv(s.Dot(n, w), s.Y[n]))
+		s.AddScaledRow(dst, n, ab*l.deriv(s.Dot(n, w), s.Y[n]))
 	}
 	floats.AddScaled(dst, 2*l.Rho*total, w)
 }
@@ -274,23 +289,30 @@ func (l Loss) FullGrad(dst, w []float64, s *data.Set) {
 	clear(dst)
 	inv := 1 / float64(s.Len())
 	for n := 0; n < s.Len(); n++ {
-		s.AddScaledRow(dst, n, inv*l.Deriv(s.Dot(n, w), s.Y[n]))
+		s.AddScaledRow(dst, n, inv*l.deriv(s.Dot(n, w), s.Y[n]))
 	}
 	floats.AddScaled(dst, 2*l.Rho, w)
 }
 
-// SampleGradNorm returns ‖∇Q(w; x_n, y_n)‖, the quantity optimal importance
-// sampling probabilities are proportional to. scratch must have length len(w).
+// SampleGradNorm returns ‖∇Q(w; x_n, y_n)‖ = √(gᵀg), the quantity optimal
+// importance sampling probabilities are proportional to. The gradient g is
+// computed into scratch (of length len(w)) exactly as Grad computes the
+// gradient of the single sample n, and gᵀg as floats.Dot sums it; the plain
+// square root is used rather than the overflow-safe scaling of floats.Norm,
+// which costs several times more, since gradients are far from overflow.
+// It does not allocate.
 func (l Loss) SampleGradNorm(w []float64, s *data.Set, n int, scratch []float64) float64 {
-	if !l.GLM() {
+	if l.GLM() {
+		// Grad with idx = [n]: the weight is 1/1, so the sample's term is
+		// ℓ'·x_n and the regularizer's factor 2ρ·1.
+		clear(scratch)
+		s.AddScaledRow(scratch, n, l.deriv(s.Dot(n, w), s.Y[n]))
+		floats.AddScaled(scratch, 2*l.Rho, w)
+	} else {
 		idx := [1]int{n}
 		l.multiGrad(scratch, w, s, idx[:], nil)
-		return floats.Norm(scratch, 2)
 	}
-	clear(scratch)
-	s.AddScaledRow(scratch, n, l.Deriv(s.Dot(n, w), s.Y[n]))
-	floats.AddScaled(scratch, 2*l.Rho, w)
-	return floats.Norm(scratch, 2)
+	return math.Sqrt(floats.Dot(scratch, scratch))
 }
 
 // TestError returns the fraction of samples of s that w misclassifies: a sign
