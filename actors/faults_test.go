@@ -67,7 +67,7 @@ func TestLostMessagesAreTracedNotDelivered(t *testing.T) {
 	var recs []trace.Record
 	obs := &countingObserver{}
 	r := NewRun(Options{RunSeed: 1, Timing: Timing{Latency: 1, Loss: 1}, Observer: obs,
-		Trace: TraceOptions{Sink: func(rec *trace.Record) error { recs = append(recs, *rec); return nil }}})
+		Trace: TraceOptions{Sink: func(rec *trace.Record) error { recs = append(recs, rec.Clone()); return nil }}})
 	defer r.Close()
 	b := &pinger{finishAt: 1}
 	a := &pinger{n: 3, dim: 2}
@@ -177,7 +177,7 @@ func (d *timed) Receive(ctx *Context, m proto.Message) error {
 // after the timer was set.
 func TestTimerFiresAfterMessagesDueAtTheSameTime(t *testing.T) {
 	var recs []trace.Record
-	r := NewRun(Options{Timing: Timing{Latency: 1}, Trace: TraceOptions{Sink: func(rec *trace.Record) error { recs = append(recs, *rec); return nil }}})
+	r := NewRun(Options{Timing: Timing{Latency: 1}, Trace: TraceOptions{Sink: func(rec *trace.Record) error { recs = append(recs, rec.Clone()); return nil }}})
 	defer r.Close()
 	d := &timed{}
 	id := r.Spawn("d", d)

@@ -63,8 +63,10 @@ func (t *Timing) fixed(cells []*cell) bool {
 
 // TraceOptions switches message tracing on.
 type TraceOptions struct {
-	// Sink receives one record per message, in delivery order. Nil disables
-	// tracing: no middleware is installed and messages cost nothing extra.
+	// Sink receives one record per message, in delivery order. The record
+	// is only valid during the call (the engine reuses it and its Fields
+	// map): a sink that keeps it keeps rec.Clone(). Nil disables tracing: no middleware is installed
+	// and messages cost nothing extra.
 	Sink func(*trace.Record) error
 	// Payload records the vectors of every message in full.
 	Payload bool
@@ -121,6 +123,7 @@ type Run struct {
 	free       []*Envelope
 	taps       []wiretap
 	plain      *actor.RootContext // delivers wiretap copies, outside the trace
+	rec        trace.Record       // the trace record being written, reused
 }
 
 // wiretap is a tap actor and the links it listens to.
@@ -501,17 +504,21 @@ func (r *Run) traceMiddleware(next actor.SenderFunc) actor.SenderFunc {
 		rec := r.newRecord(env, max(c.clock, env.Time))
 		next(ctx, target, me) // handles the message and recycles env
 		rec.End = c.clock
-		r.write(&rec)
+		r.write(rec)
 	}
 }
 
-// newRecord describes env in a trace record whose handling starts at start.
-func (r *Run) newRecord(env *Envelope, start float64) trace.Record {
-	rec := trace.Record{Seq: env.Seq, Run: r.opts.Run, Curve: r.opts.Curve, Time: env.Time,
+// newRecord describes env in the run's trace record, whose handling starts
+// at start. The record and its Fields map are reused from one message to
+// the next: sinks clone what they keep (trace.Record.Clone).
+func (r *Run) newRecord(env *Envelope, start float64) *trace.Record {
+	rec := &r.rec
+	fields := rec.Fields // cleared and refilled by Describe
+	*rec = trace.Record{Fields: fields, Seq: env.Seq, Run: r.opts.Run, Curve: r.opts.Curve, Time: env.Time,
 		Round: env.Round, From: r.Name(env.From), To: r.Name(env.To),
 		Sent: env.departed, Start: start, Cause: env.cause,
 		Lost: env.lost, Duplicate: env.copy, Timer: env.timer}
-	trace.Describe(&rec, env.Body, r.opts.Trace.Payload)
+	trace.Describe(rec, env.Body, r.opts.Trace.Payload)
 	return rec
 }
 
@@ -520,7 +527,7 @@ func (r *Run) newRecord(env *Envelope, start float64) trace.Record {
 func (r *Run) record(env *Envelope) {
 	rec := r.newRecord(env, env.Time)
 	rec.End = env.Time
-	r.write(&rec)
+	r.write(rec)
 }
 
 func (r *Run) write(rec *trace.Record) {

@@ -201,7 +201,7 @@ func TestTraceShowsSetupAndPath(t *testing.T) {
 	cfg := rw.Config{Protocol: rw.Walk, Target: rw.Importance, Walks: 1, StepSize: 0.05, Exponent: 0.75, Radius: 5,
 		Privacy: rw.Privacy{Mechanism: rw.GammaMechanism, Theta: 5}}
 	var recs []trace.Record
-	sink := func(rec *trace.Record) error { recs = append(recs, *rec); return nil }
+	sink := func(rec *trace.Record) error { recs = append(recs, rec.Clone()); return nil }
 	got, _ := actorRun(t, Setup{Config: cfg, Problem: p, Iterations: T}, actors.Options{RunSeed: 4, Trace: actors.TraceOptions{Sink: sink}})
 	var announce, tokens []trace.Record
 	for _, rec := range recs {

@@ -16,7 +16,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -71,10 +73,28 @@ type Record struct {
 	Timer     bool `json:"timer,omitempty"`
 }
 
+// Clone returns a copy of rec that shares no map or vector with it. A sink
+// that keeps the records it is handed keeps clones: the engine reuses one
+// record, and its Fields map, from message to message.
+func (rec *Record) Clone() Record {
+	c := *rec
+	c.Fields = maps.Clone(rec.Fields)
+	if rec.Payload != nil {
+		c.Payload = make(map[string][]float64, len(rec.Payload))
+		for k, v := range rec.Payload {
+			c.Payload[k] = slices.Clone(v)
+		}
+	}
+	return c
+}
+
 // Describe fills the message-dependent fields of rec (Type, Size, Dim, Norm,
 // Fields and, if payload is set, Payload) from m by protobuf reflection, so
-// user-defined messages are traced without any code of their own.
+// user-defined messages are traced without any code of their own. A Fields
+// map rec already holds is cleared and reused; the values put in it are
+// new.
 func Describe(rec *Record, m proto.Message, payload bool) {
+	clear(rec.Fields)
 	pm := m.ProtoReflect()
 	rec.Type = string(pm.Descriptor().Name())
 	rec.Size = proto.Size(m)
@@ -159,18 +179,25 @@ func scalarValue(fd protoreflect.FieldDescriptor, v protoreflect.Value) any {
 
 // Writer writes records as JSON lines.
 type Writer struct {
-	w   *bufio.Writer
-	enc *json.Encoder
+	w    *bufio.Writer
+	line []byte
 }
 
 // NewWriter returns a Writer on w. Call Flush when done.
 func NewWriter(w io.Writer) *Writer {
-	bw := bufio.NewWriter(w)
-	return &Writer{w: bw, enc: json.NewEncoder(bw)}
+	return &Writer{w: bufio.NewWriter(w)}
 }
 
-// Write appends one record.
-func (w *Writer) Write(rec *Record) error { return w.enc.Encode(rec) }
+// Write appends one record, as encoding/json's Encoder writes it.
+func (w *Writer) Write(rec *Record) error {
+	line, err := appendRecord(w.line[:0], rec)
+	if err != nil {
+		return err
+	}
+	w.line = line
+	_, err = w.w.Write(line)
+	return err
+}
 
 // Flush writes any buffered data to the underlying writer.
 func (w *Writer) Flush() error { return w.w.Flush() }
