@@ -6,12 +6,16 @@ package actors
 // simulation: every actor handles its messages in the order they arrive,
 // whatever order they were produced in.
 //
-// It is a binary min-heap of entries that carry their sort key, so that a
-// comparison reads two adjacent entries rather than two envelopes. The order
-// is total (send numbers are distinct), so the sequence of pops does not
-// depend on how the heap is arranged.
+// Most messages are sent in delivery order already — with a fixed latency
+// and no compute time every one is, and in a synchronous round most — so the
+// queue keeps those in a FIFO run, sorted by construction, and only the
+// others in a binary min-heap of entries that carry their sort key; pop takes
+// the smaller head. The order is total (send numbers are distinct), so the
+// sequence of pops does not depend on how the entries are split or arranged.
 type queue struct {
-	entries []entry
+	run     []entry // sorted: each entry pushed after the one before it
+	head    int     // the run's first entry not yet popped
+	entries []entry // the heap of the others
 }
 
 // entry is a queued envelope and its key: arrival time, then order, which
@@ -33,18 +37,32 @@ func (e *entry) before(f *entry) bool {
 }
 
 // Len returns the number of messages in flight.
-func (q *queue) Len() int { return len(q.entries) }
+func (q *queue) Len() int { return len(q.run) - q.head + len(q.entries) }
 
 func (q *queue) push(env *Envelope) {
 	order := env.sent
 	if env.timer {
 		order |= timerBit
 	}
-	q.entries = append(q.entries, entry{time: env.Time, order: order, env: env})
+	e := entry{time: env.Time, order: order, env: env}
+	if n := len(q.run); n == q.head || q.run[n-1].before(&e) {
+		if n == q.head && n > 0 {
+			q.run, q.head = q.run[:0], 0
+		}
+		q.run = append(q.run, e)
+		return
+	}
+	q.entries = append(q.entries, e)
 	q.up(len(q.entries) - 1)
 }
 
 func (q *queue) pop() *Envelope {
+	if q.head < len(q.run) && (len(q.entries) == 0 || q.run[q.head].before(&q.entries[0])) {
+		top := q.run[q.head].env
+		q.run[q.head] = entry{}
+		q.head++
+		return top
+	}
 	h := q.entries
 	n := len(h) - 1
 	top := h[0].env
