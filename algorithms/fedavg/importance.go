@@ -161,9 +161,7 @@ func dataVariance(norms, p []float64, epochs, batch int) float64 {
 // sampleNorms sets norms[n] = ‖∇Q(w; x_n)‖ for every sample of set; scratch
 // has the length of w.
 func sampleNorms(norms []float64, l loss.Loss, w []float64, set *data.Set, scratch []float64) {
-	for n := range norms {
-		norms[n] = l.SampleGradNorm(w, set, n, scratch)
-	}
+	l.SampleGradNorms(norms, w, set, scratch)
 }
 
 // sampleNorm returns ‖∇Q(w; x_n)‖, the gradient of the single sample n

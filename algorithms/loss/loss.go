@@ -395,6 +395,41 @@ func (l Loss) SampleGradNorm(w []float64, s *data.Set, n int, scratch []float64)
 	return math.Sqrt(floats.Dot(scratch, scratch))
 }
 
+// SampleGradNorms sets norms[n] = SampleGradNorm(w, s, n, scratch) for
+// every sample n of s, bit for bit. For dense generalized linear data of
+// fewer than four features — the regression figures of importance sampling,
+// where these norms are most of the work — the gradient stays in registers:
+// each coordinate is 0 + ℓ'·x_j + 2ρ·w_j as clear, AddScaledRow and
+// floats.AddScaled compute it, and gᵀg is summed from 0 in coordinate order,
+// which is what floats.Dot does for fewer than four elements on every
+// platform (gonum's assembly sums four lanes only from four elements on).
+func (l Loss) SampleGradNorms(norms, w []float64, s *data.Set, scratch []float64) {
+	if !l.GLM() || s.X == nil || s.Dim >= 4 {
+		for n := range norms {
+			norms[n] = l.SampleGradNorm(w, s, n, scratch)
+		}
+		return
+	}
+	r := 2 * l.Rho
+	w = w[:s.Dim]
+	for n := range norms {
+		x := s.Row(n)
+		var z float64
+		for j, v := range x {
+			z += v * w[j]
+		}
+		d := l.deriv(z, s.Y[n])
+		var sq float64
+		for j, v := range x {
+			g := 0.0
+			g += d * v
+			g += r * w[j]
+			sq += g * g
+		}
+		norms[n] = math.Sqrt(sq)
+	}
+}
+
 // TestError returns the fraction of samples of s that w misclassifies: a sign
 // of x_nᵀw other than the ±1 label for the generalized linear losses (a zero
 // score counts as an error, so an all-zero model scores 100% error), an arg

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
+
 	"maple/algorithms/data"
 )
 
@@ -181,6 +183,51 @@ func sameBits(t *testing.T, what string, a, b []float64) {
 	for i := range a {
 		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
 			t.Fatalf("%s: dense %v, generic %v", what, a, b)
+		}
+	}
+}
+
+// SampleGradNorms is SampleGradNorm sample by sample, bit for bit, for every
+// dimension (its register path below four features, the general one above)
+// and for dense and sparse data; and SampleGradNorm's gᵀg is floats.Dot's.
+func TestSampleGradNormsIsSampleGradNorm(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, kind := range []Kind{LeastSquares, Logistic} {
+		for dim := 1; dim <= 6; dim++ {
+			dense := randomSet(r, 30, dim, kind == Logistic)
+			sparse := &data.Set{Dim: dim, Y: dense.Y, RowPtr: make([]int, 31)}
+			for n := range 30 {
+				for j, v := range dense.Row(n) {
+					if v > 0 { // a sparse row with gaps
+						sparse.Col = append(sparse.Col, int32(j))
+						sparse.Val = append(sparse.Val, v)
+					}
+				}
+				sparse.RowPtr[n+1] = len(sparse.Val)
+			}
+			// A zero regularizer and a zero model make zero coordinates.
+			for _, rho := range []float64{0, 0.01} {
+				l := Loss{Kind: kind, Rho: rho}
+				w := make([]float64, dim)
+				for j := range w {
+					if r.IntN(3) > 0 {
+						w[j] = r.NormFloat64()
+					}
+				}
+				for _, set := range []*data.Set{dense, sparse} {
+					got, g := make([]float64, 30), make([]float64, dim)
+					l.SampleGradNorms(got, w, set, g)
+					for n := range got {
+						want := l.SampleGradNorm(w, set, n, g)
+						if math.Float64bits(got[n]) != math.Float64bits(want) {
+							t.Fatalf("%v, dim %d, sample %d: SampleGradNorms %v, SampleGradNorm %v", kind, dim, n, got[n], want)
+						}
+						if want != math.Sqrt(floats.Dot(g, g)) {
+							t.Fatalf("%v, dim %d, sample %d: SampleGradNorm %v is not √(floats.Dot(g, g))", kind, dim, n, want)
+						}
+					}
+				}
+			}
 		}
 	}
 }
