@@ -51,3 +51,38 @@ func BenchmarkDelivery(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(delivered), "ns/msg")
 	b.ReportMetric(float64(delivered)/float64(b.N), "msgs/run")
 }
+
+// idle is a behaviour that never receives a message.
+type idle struct{}
+
+func (idle) Receive(*Context, proto.Message) error { return nil }
+
+// finisher ends the run on its first message.
+type finisher struct{}
+
+func (finisher) Receive(ctx *Context, _ proto.Message) error {
+	ctx.Finish()
+	return nil
+}
+
+// BenchmarkSpawn reports the engine's cost per actor of a run's lifecycle
+// (ns/actor): spawning 1000 actors on a reused System, as FedAvg's runs
+// spawn their agents, executing a run that delivers one message, and closing
+// it, which stops them all.
+func BenchmarkSpawn(b *testing.B) {
+	const actors = 1000
+	system := NewSystem(nil)
+	defer system.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		r := NewRun(Options{System: system})
+		for range actors {
+			r.Spawn("agent", idle{})
+		}
+		if err := r.Execute(r.Spawn("finisher", finisher{}), &msg.Tick{}); err != nil {
+			b.Fatal(err)
+		}
+		r.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*(actors+1)), "ns/actor")
+}

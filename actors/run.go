@@ -105,7 +105,8 @@ type Run struct {
 	system     *System
 	own        bool // the run created system and closes it
 	root       *actor.RootContext
-	props      []actor.PropsOption
+	props      *actor.Props // of every actor: its producer returns spawning
+	spawning   *cell
 	cells      []*cell
 	inflight   queue
 	sent       uint64            // messages sent so far
@@ -142,11 +143,14 @@ func NewRun(opts Options) *Run {
 		r.system, r.own = NewSystem(opts.Logger), true
 	}
 	as := r.system.actors
-	r.props = []actor.PropsOption{
+	// One Props serves every actor of the run: protoactor calls its
+	// producer synchronously inside Spawn, which sets r.spawning just
+	// before. (It would call it again to restart a failed actor, which the
+	// guardian never does: it stops it.)
+	r.props = actor.PropsFromProducer(func() actor.Actor { return r.spawning },
 		actor.WithDispatcher(actor.NewSynchronizedDispatcher(300)),
 		actor.WithMailbox(newMailbox),
-		actor.WithGuardian(r.system.supervisor),
-	}
+		actor.WithGuardian(r.system.supervisor))
 	r.root = actor.NewRootContext(as, nil)
 	if opts.Trace.Sink != nil {
 		r.root = actor.NewRootContext(as, nil, r.traceMiddleware)
@@ -159,7 +163,9 @@ func NewRun(opts Options) *Run {
 // be spawned before Execute.
 func (r *Run) Spawn(name string, b Behaviour) ID {
 	c := &cell{run: r, id: ID(len(r.cells)), name: name, behaviour: b}
-	c.pid = r.root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }, r.props...))
+	r.spawning = c
+	c.pid = r.root.Spawn(r.props)
+	r.spawning = nil
 	r.system.cells[c.pid.Id] = c
 	r.cells = append(r.cells, c)
 	return c.id
@@ -223,6 +229,9 @@ func (r *Run) Execute(to ID, m proto.Message) error {
 		r.delivered++
 		env.Seq = r.seq
 		copies := r.tapped(env)
+		if len(copies) > 0 {
+			env.passed = false // the taps' copies share the body
+		}
 		r.root.Send(c.pid, env)
 		for _, cp := range copies {
 			if r.failure == nil {
@@ -308,10 +317,13 @@ func (r *Run) stalled() error {
 // send queues m from actor c to actor to, arriving after the link's delay;
 // the link may lose or duplicate it. It is called while the delivery
 // numbered r.seq is being handled, which is therefore the message's cause.
-func (r *Run) send(c *cell, to ID, round int, m proto.Message) {
+// passed says the sender gave m up (Context.Pass); a duplicated message is
+// not passed, as its two copies share it.
+func (r *Run) send(c *cell, to ID, round int, m proto.Message, passed bool) {
 	if r.fixedDelay {
 		env := r.envelope()
 		*env = Envelope{From: c.id, To: to, Round: round, Time: c.clock + r.opts.Timing.Latency, Body: m, departed: c.clock, cause: r.seq}
+		env.passed = passed
 		r.push(env, false)
 		return
 	}
@@ -330,6 +342,7 @@ func (r *Run) send(c *cell, to ID, round int, m proto.Message) {
 	env := r.envelope()
 	*env = Envelope{From: c.id, To: to, Round: round, Time: c.clock + d, Body: m, departed: c.clock, cause: r.seq}
 	env.lost = copies == 0
+	env.passed = passed && copies == 1
 	r.push(env, l.Reorders())
 	if copies == 2 {
 		dup := r.envelope()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+	"google.golang.org/protobuf/proto"
 
 	"maple/actors"
 	"maple/actors/msg"
@@ -268,5 +269,23 @@ func TestSpawnRefusesBadInput(t *testing.T) {
 	}
 	if r.Name(0) != "unknown/0" {
 		t.Error("an actor was spawned despite the errors")
+	}
+}
+
+// tokenSize is proto.Size of the token, for walks, steps and dimensions at
+// and around every varint length boundary, zero and negative values
+// included.
+func TestTokenSizeIsProtoSize(t *testing.T) {
+	values := []int{0, 1, -1, 127, 128, 16383, 16384, 1<<21 - 1, 1 << 21, 1<<31 - 1, -1 << 31}
+	steps := append(values, 1<<35, 1<<62, -1<<40)
+	for _, walk := range values {
+		for _, k := range steps {
+			for _, dim := range []int{0, 1, 10, 15, 16, 2047, 2048} {
+				model := make([]float64, dim)
+				if got, want := tokenSize(walk, k, dim), proto.Size(token(walk, k, model)); got != want {
+					t.Errorf("walk %d, step %d, dimension %d: tokenSize %d, proto.Size %d", walk, k, dim, got, want)
+				}
+			}
+		}
 	}
 }
