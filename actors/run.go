@@ -65,7 +65,7 @@ func (t *Timing) fixed(cells []*cell) bool {
 type TraceOptions struct {
 	// Sink receives one record per message, in delivery order. The record
 	// is only valid during the call (the engine reuses it and its Fields
-	// map): a sink that keeps it keeps rec.Clone(). Nil disables tracing: no middleware is installed
+	// map): a sink that keeps it keeps rec.Clone(). Nil disables tracing,
 	// and messages cost nothing extra.
 	Sink func(*trace.Record) error
 	// Payload records the vectors of every message in full.
@@ -125,6 +125,7 @@ type Run struct {
 	taps       []wiretap
 	plain      *actor.RootContext // delivers wiretap copies, outside the trace
 	rec        trace.Record       // the trace record being written, reused
+	describer  trace.Describer
 }
 
 // wiretap is a tap actor and the links it listens to.
@@ -152,9 +153,6 @@ func NewRun(opts Options) *Run {
 		actor.WithMailbox(newMailbox),
 		actor.WithGuardian(r.system.supervisor))
 	r.root = actor.NewRootContext(as, nil)
-	if opts.Trace.Sink != nil {
-		r.root = actor.NewRootContext(as, nil, r.traceMiddleware)
-	}
 	r.sub = as.EventStream.Subscribe(r.onEvent)
 	return r
 }
@@ -232,7 +230,7 @@ func (r *Run) Execute(to ID, m proto.Message) error {
 		if len(copies) > 0 {
 			env.passed = false // the taps' copies share the body
 		}
-		r.root.Send(c.pid, env)
+		r.deliver(c, env)
 		for _, cp := range copies {
 			if r.failure == nil {
 				r.plain.Send(r.cells[cp.To].pid, cp)
@@ -502,23 +500,19 @@ func (r *Run) onEvent(evt any) {
 	}
 }
 
-// traceMiddleware records every envelope as it is delivered, in delivery
-// order: the root context that delivers messages carries it. The receiver
-// handles the message synchronously inside next, so the record can say
-// when the handling ended on the receiver's clock.
-func (r *Run) traceMiddleware(next actor.SenderFunc) actor.SenderFunc {
-	return func(ctx actor.SenderContext, target *actor.PID, me *actor.MessageEnvelope) {
-		env, ok := me.Message.(*Envelope)
-		if !ok || r.failure != nil {
-			next(ctx, target, me)
-			return
-		}
-		c := r.cells[env.To]
-		rec := r.newRecord(env, max(c.clock, env.Time))
-		next(ctx, target, me) // handles the message and recycles env
-		rec.End = c.clock
-		r.write(rec)
+// deliver hands env to its receiver c through protoactor, which runs the
+// handling synchronously, and, when tracing, records it in delivery order:
+// the record says when the handling started and, since it has returned, when
+// it ended on the receiver's clock.
+func (r *Run) deliver(c *cell, env *Envelope) {
+	if r.opts.Trace.Sink == nil {
+		r.root.Send(c.pid, env)
+		return
 	}
+	rec := r.newRecord(env, max(c.clock, env.Time))
+	r.root.Send(c.pid, env) // handles the message and recycles env
+	rec.End = c.clock
+	r.write(rec)
 }
 
 // newRecord describes env in the run's trace record, whose handling starts
@@ -531,7 +525,7 @@ func (r *Run) newRecord(env *Envelope, start float64) *trace.Record {
 		Round: env.Round, From: r.Name(env.From), To: r.Name(env.To),
 		Sent: env.departed, Start: start, Cause: env.cause,
 		Lost: env.lost, Duplicate: env.copy, Timer: env.timer}
-	trace.Describe(rec, env.Body, r.opts.Trace.Payload)
+	r.describer.Describe(rec, env.Body, r.opts.Trace.Payload)
 	return rec
 }
 

@@ -17,16 +17,69 @@ import (
 // represent (NaN, ±Inf, which make the encoder fail), go through
 // encoding/json itself, so the output and the errors stay the encoder's.
 func appendRecord(b []byte, rec *Record) ([]byte, error) {
+	var e encoder
+	return e.appendRecord(b, rec)
+}
+
+// encoder is appendRecord for a writer of many records: it remembers the
+// text of the last value of each of the record's times, which consecutive
+// records often share (the messages of a round arrive at the same time).
+type encoder struct {
+	times       [4]formatted // t, sent, start, end
+	curve, kind quoted       // the curve and the type, which change rarely
+}
+
+// quoted is a string and its JSON text.
+type quoted struct {
+	s    string
+	text []byte
+	ok   bool
+}
+
+// appendQuoted appends s as appendString does, from c if s is c's string.
+func (c *quoted) appendQuoted(b []byte, s string) []byte {
+	if c.ok && c.s == s {
+		return append(b, c.text...)
+	}
+	n := len(b)
+	b = appendString(b, s)
+	c.s, c.text, c.ok = s, append(c.text[:0], b[n:]...), true
+	return b
+}
+
+// formatted is a float64 and its JSON text.
+type formatted struct {
+	bits uint64
+	text []byte
+	ok   bool
+}
+
+// appendTime appends f, the i-th time field, formatted as appendFloat does.
+func (e *encoder) appendTime(b []byte, i int, f float64) ([]byte, bool) {
+	c := &e.times[i]
+	if c.ok && c.bits == math.Float64bits(f) {
+		return append(b, c.text...), true
+	}
+	n := len(b)
+	b, ok := appendFloat(b, f, 64)
+	if ok {
+		c.bits, c.text, c.ok = math.Float64bits(f), append(c.text[:0], b[n:]...), true
+	}
+	return b, ok
+}
+
+// appendRecord is the package's appendRecord.
+func (e *encoder) appendRecord(b []byte, rec *Record) ([]byte, error) {
 	start := len(b)
 	b = append(b, `{"seq":`...)
 	b = strconv.AppendUint(b, rec.Seq, 10)
 	b = append(b, `,"run":`...)
 	b = strconv.AppendInt(b, int64(rec.Run), 10)
 	b = append(b, `,"curve":`...)
-	b = appendString(b, rec.Curve)
+	b = e.curve.appendQuoted(b, rec.Curve)
 	b = append(b, `,"t":`...)
 	var ok bool
-	if b, ok = appendFloat(b, rec.Time, 64); !ok {
+	if b, ok = e.appendTime(b, 0, rec.Time); !ok {
 		return slowRecord(b[:start], rec)
 	}
 	b = append(b, `,"round":`...)
@@ -36,20 +89,26 @@ func appendRecord(b []byte, rec *Record) ([]byte, error) {
 	b = append(b, `,"to":`...)
 	b = appendString(b, rec.To)
 	b = append(b, `,"type":`...)
-	b = appendString(b, rec.Type)
+	b = e.kind.appendQuoted(b, rec.Type)
 	b = append(b, `,"size":`...)
 	b = strconv.AppendInt(b, int64(rec.Size), 10)
 	if rec.Dim != 0 {
 		b = append(b, `,"dim":`...)
 		b = strconv.AppendInt(b, int64(rec.Dim), 10)
 	}
-	for _, f := range [...]struct {
+	if rec.Norm != 0 {
+		b = append(b, `,"norm":`...)
+		if b, ok = appendFloat(b, rec.Norm, 64); !ok {
+			return slowRecord(b[:start], rec)
+		}
+	}
+	for i, f := range [...]struct {
 		key string
 		v   float64
-	}{{`,"norm":`, rec.Norm}, {`,"sent":`, rec.Sent}, {`,"start":`, rec.Start}, {`,"end":`, rec.End}} {
+	}{{`,"sent":`, rec.Sent}, {`,"start":`, rec.Start}, {`,"end":`, rec.End}} {
 		if f.v != 0 {
 			b = append(b, f.key...)
-			if b, ok = appendFloat(b, f.v, 64); !ok {
+			if b, ok = e.appendTime(b, i+1, f.v); !ok {
 				return slowRecord(b[:start], rec)
 			}
 		}
@@ -66,7 +125,8 @@ func appendRecord(b []byte, rec *Record) ([]byte, error) {
 	}
 	if len(rec.Payload) > 0 {
 		b = append(b, `,"payload":{`...)
-		for i, k := range sortedKeys(rec.Payload) {
+		var buf [8]string
+		for i, k := range sortedKeys(rec.Payload, buf[:]) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -140,7 +200,8 @@ func appendValue(b []byte, v any) ([]byte, bool) {
 			return append(b, "null"...), true
 		}
 		b = append(b, '{')
-		for i, k := range sortedKeys(v) {
+		var buf [8]string
+		for i, k := range sortedKeys(v, buf[:]) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -159,8 +220,10 @@ func appendValue(b []byte, v any) ([]byte, bool) {
 	return append(b, js...), true
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
+// sortedKeys returns the keys of m in ascending byte order, as
+// encoding/json writes a map's entries, in buf when they fit.
+func sortedKeys[V any](m map[string]V, buf []string) []string {
+	keys := buf[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
@@ -213,6 +276,16 @@ func appendFloat(b []byte, f float64, bits int) ([]byte, bool) {
 	return b, true
 }
 
+// plain marks the ASCII bytes a JSON string holds as they are, with HTML
+// escaping: printable characters but the quote, the backslash, '<', '>'
+// and '&'.
+var plain = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // appendString appends s as a JSON string the way encoding/json does with
 // HTML escaping on: quotes, backslashes and control characters escaped
 // (\b, \f, \n, \r, \t by name, the others as \u00XX), '<', '>' and '&' as
@@ -224,7 +297,7 @@ func appendString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if plain[c] {
 				i++
 				continue
 			}

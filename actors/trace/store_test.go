@@ -521,3 +521,26 @@ func TestStoreWriterReportsWriteErrorsAndStops(t *testing.T) {
 	}
 	goleak.VerifyNone(t)
 }
+
+// A block's name set holds exactly the names seen since the last block,
+// whatever their order and repetition (the empty name included), and the
+// table gives each name one position.
+func TestNamesOfABlock(t *testing.T) {
+	ns := names{table: map[string]int{}}
+	for _, n := range []string{"", "a", "", "b", "b", "a", "c", ""} {
+		ns.see(n)
+	}
+	got := ns.endBlock()
+	slices.Sort(got)
+	if len(ns.table) != 4 || !slices.Equal(got, []int{0, 1, 2, 3}) {
+		t.Errorf("table %v, block %v; want 4 names, all in the block", ns.table, got)
+	}
+	for _, n := range []string{"c", "a", "c"} {
+		ns.see(n)
+	}
+	got = ns.endBlock()
+	slices.Sort(got)
+	if want := []int{ns.table["a"], ns.table["c"]}; !slices.Equal(got, want) && !slices.Equal(got, []int{want[1], want[0]}) {
+		t.Errorf("second block %v, want the positions of a and c, %v", got, want)
+	}
+}

@@ -94,42 +94,67 @@ func (rec *Record) Clone() Record {
 // map rec already holds is cleared and reused; the values put in it are
 // new.
 func Describe(rec *Record, m proto.Message, payload bool) {
+	var d Describer
+	d.Describe(rec, m, payload)
+}
+
+// Describer is Describe for a caller that describes many messages, one
+// after another: it keeps the state of the walk over a message's fields, so
+// that describing one allocates nothing beyond the field values it records.
+// The zero value is ready to use; it is not safe for concurrent use.
+type Describer struct {
+	rec     *Record
+	payload bool
+	sq      float64
+	visit   func(protoreflect.FieldDescriptor, protoreflect.Value) bool // d.field, bound once
+}
+
+// Describe is the package's Describe.
+func (d *Describer) Describe(rec *Record, m proto.Message, payload bool) {
 	clear(rec.Fields)
 	pm := m.ProtoReflect()
 	rec.Type = string(pm.Descriptor().Name())
 	rec.Size = proto.Size(m)
-	var sq float64
-	pm.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		name := string(fd.Name())
-		if fd.IsList() && (fd.Kind() == protoreflect.DoubleKind || fd.Kind() == protoreflect.FloatKind) {
-			list := v.List()
-			var vec []float64 // kept only when the payload is recorded
-			if payload {
-				vec = make([]float64, list.Len())
-				if rec.Payload == nil {
-					rec.Payload = map[string][]float64{}
-				}
-				rec.Payload[name] = vec
-			}
-			for i := range list.Len() {
-				x := list.Get(i).Float()
-				if payload {
-					vec[i] = x
-				}
-				sq += x * x
-			}
-			rec.Dim += list.Len()
-			return true
-		}
-		if rec.Fields == nil {
-			rec.Fields = map[string]any{}
-		}
-		rec.Fields[name] = fieldValue(fd, v)
-		return true
-	})
-	if rec.Dim > 0 {
-		rec.Norm = math.Sqrt(sq)
+	if d.visit == nil {
+		d.visit = d.field
 	}
+	d.rec, d.payload, d.sq = rec, payload, 0
+	pm.Range(d.visit)
+	if rec.Dim > 0 {
+		rec.Norm = math.Sqrt(d.sq)
+	}
+	d.rec = nil
+}
+
+// field records one populated field of the message being described.
+func (d *Describer) field(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+	rec := d.rec
+	name := string(fd.Name())
+	if fd.IsList() && (fd.Kind() == protoreflect.DoubleKind || fd.Kind() == protoreflect.FloatKind) {
+		list := v.List()
+		var vec []float64 // kept only when the payload is recorded
+		if d.payload {
+			vec = make([]float64, list.Len())
+			if rec.Payload == nil {
+				rec.Payload = map[string][]float64{}
+			}
+			rec.Payload[name] = vec
+		}
+		for i := range list.Len() {
+			x := list.Get(i).Float()
+			if d.payload {
+				vec[i] = x
+			}
+			d.sq += x * x
+		}
+		rec.Dim += list.Len()
+		return true
+	}
+	if rec.Fields == nil {
+		rec.Fields = map[string]any{}
+	}
+	rec.Fields[name] = fieldValue(fd, v)
+	return true
 }
 
 // fieldValue renders a non-vector field for JSON: lists as arrays, maps as
