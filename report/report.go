@@ -1,27 +1,31 @@
-// Package report writes the report of a run directory: one self-contained
-// report.html that needs no network to view — the scenario, the curves with
-// confidence bands across the Monte-Carlo runs, the steady-state table, the
-// privacy budget per round, the eavesdropper audit, the message statistics,
-// the warnings and the provenance of the run. Charts are inline SVG drawn
-// with gonum/plot; the page has no script and loads nothing.
+// Package report writes the report of run directories: one self-contained
+// page, report.html, that needs no network to view. For one run it shows
+// the scenario, the steady-state and final values of every curve, the
+// figures maple run draws — the same charts, in the same styles, honouring
+// the scenario's output section, with the sweep figures — made interactive,
+// the privacy budget per round, the eavesdropper audit, the message and
+// byte counts per round from the trace, the warnings and the provenance of
+// the run. For several runs it overlays their curves metric by metric, with
+// a table of their steady states and of the scenario fields that differ.
+//
+// The charts are drawn twice: as the static SVG figures of package figures,
+// which the page shows without scripts, and, when scripts run, with uPlot
+// (embedded, report/uplot), from the same data. docs/report.md describes
+// the page.
 package report
 
 import (
 	"bytes"
 	_ "embed"
-	"errors"
 	"fmt"
 	"html/template"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	"maple/actors/trace"
-	"maple/actors/trace/stats"
+	"maple/rundir"
 )
 
 // File is the report's name in the run directory.
@@ -37,146 +41,189 @@ var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 // Write writes dir/report.html for the run directory dir and returns its
 // path.
 func Write(dir string) (string, error) {
-	r, err := load(dir)
+	path := filepath.Join(dir, File)
+	return path, WriteTo(dir, path)
+}
+
+// WriteTo writes the report of the run directory dir to the file path.
+func WriteTo(dir, path string) error {
+	r, err := rundir.Read(dir)
 	if err != nil {
-		return "", err
+		return err
 	}
-	pg, err := build(r)
+	pg, err := single(r)
 	if err != nil {
-		return "", err
+		return err
 	}
+	return render(path, pg)
+}
+
+// render executes the template for pg and writes the page to path
+// atomically.
+func render(path string, pg *page) error {
 	var buf bytes.Buffer
 	if err := tmpl.Execute(&buf, pg); err != nil {
-		return "", err
+		return err
 	}
-	path := filepath.Join(dir, File)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return "", err
-	}
-	return path, os.Rename(tmp, path)
+	return rundir.WriteFileAtomic(path, buf.Bytes())
 }
 
 // page is what the template shows.
 type page struct {
 	Title, Description string
-	Provenance         [][2]string
-	Warnings           []string
-	SteadyColumns      []string
-	SteadyRows         []steadyRow
-	Charts             []namedChart
-	BandNote           string
-	Privacy            []privacyRow
-	PrivacyChart       *chart
-	Audit              []auditRow
-	Messages           *messages
-	Scenario           string
+	// Facts is a line about what was run.
+	Facts string
+	// Runs describes the run directories of a comparison (nil for one run)
+	// and Differences the scenario fields that differ between them.
+	Runs        []runRow
+	Differences [][]string
+	Results     results
+	Charts      []chartView
+	// Flat says which metrics are zero throughout, and are not drawn.
+	Flat     string
+	Sweeps   []chartView
+	BandNote string
+	Privacy  *privacy
+	Audit    []auditRow
+	Messages *messages
+	Warnings []string
+	// Provenance is a table: a header row and a row per field.
+	Provenance [][]string
+	Scenario   string
+	// Data are the charts' data, the script and the style sheets.
+	Data   template.JS
+	Script template.JS
+	Style  template.CSS
 }
 
-type steadyRow struct {
-	Label  string
-	Runs   int
-	Values []string
-}
-
-type namedChart struct {
-	Heading string
-	*chart
-}
-
-type privacyRow struct {
-	Label, Formula, Sigma, Norm, PerRound, Final, Target string
-}
-
-type auditRow struct {
-	Label, Links, Predicted, Measured, Epsilon string
-}
-
-// messages are the message statistics: from the trace when the run has one,
-// else the counts of summary.json.
-type messages struct {
-	Source  string
-	Types   []stats.RoundType
-	Actors  []stats.Actor
-	Omitted int // actors left out of the table
-	PerRun  [][2]string
-}
-
-// build assembles the page.
-func build(r *runDir) (*page, error) {
-	s := &r.summary
-	pg := &page{Title: s.Scenario, Description: s.Description, Scenario: string(r.scenario)}
-	pg.Provenance = provenanceRows(r)
-	if r.prov == nil {
+// single assembles the page of one run directory.
+func single(r *rundir.Run) (*page, error) {
+	s := &r.Summary
+	if len(r.Metrics) == 0 {
+		return nil, fmt.Errorf("%s: metrics.csv has no rows", filepath.Join(r.Dir, rundir.MetricsFile))
+	}
+	pg := &page{Title: s.Scenario, Description: s.Description, Scenario: string(r.Scenario)}
+	pg.Facts = facts(r)
+	pg.Provenance = provenanceRows([]*rundir.Run{r})
+	if r.Provenance == nil {
 		pg.Warnings = append(pg.Warnings, "the run directory has no provenance.json (written by maple run since this version): the git commit, Go version and command line are unknown")
-	} else if r.prov.ScenarioSHA256 != r.hash {
+	} else if r.Provenance.ScenarioSHA256 != r.Hash {
 		pg.Warnings = append(pg.Warnings, "scenario.yaml changed after the run: its hash differs from the one recorded in provenance.json")
 	}
-	byLabel := map[string]*curveSummary{}
-	for i := range s.Curves {
-		byLabel[s.Curves[i].Label] = &s.Curves[i]
+	if s.Columns == nil {
+		pg.Warnings = append(pg.Warnings, "summary.json does not describe the metrics (a run of an older maple): the charts are labelled by column name")
 	}
 	pg.Warnings = append(pg.Warnings, curveWarnings(s)...)
-	if len(r.metrics) == 0 {
-		return nil, fmt.Errorf("%s: metrics.csv has no rows", r.dir)
-	}
-	pg.SteadyColumns = r.metricNames()
-	for _, c := range s.Curves {
-		row := steadyRow{Label: c.Label, Runs: c.Runs}
-		for _, m := range pg.SteadyColumns {
-			row.Values = append(row.Values, steadyValue(&c, m))
-		}
-		pg.SteadyRows = append(pg.SteadyRows, row)
-	}
-	charts, note, err := curveCharts(r, byLabel)
-	if err != nil {
+	curves := r.Curves()
+	set := newChartSet(r.Output)
+	var err error
+	if pg.Charts, pg.Sweeps, pg.Flat, err = set.metricCharts(options(r), curves); err != nil {
 		return nil, err
 	}
-	pg.Charts, pg.BandNote = charts, note
-	if note == "" {
-		pg.Warnings = append(pg.Warnings, "metrics.csv has no per-iteration standard deviations (a run of an older maple): the curves are drawn without confidence bands")
-	}
-	if pg.Privacy, pg.PrivacyChart, err = privacyBudget(s); err != nil {
+	flat := set.flat
+	pg.Results = resultTable([]*rundir.Run{r}, nil, flat)
+	pg.BandNote = bandNote(curves)
+	if pg.Privacy, err = privacyBudget(r, curves, set); err != nil {
 		return nil, err
 	}
 	pg.Audit = auditRows(s)
-	if pg.Messages, err = messageStats(r); err != nil {
+	if pg.Messages, err = messageStats(r, curves, set); err != nil {
+		return nil, err
+	}
+	if err := pg.finish(set); err != nil {
 		return nil, err
 	}
 	return pg, nil
 }
 
-func provenanceRows(r *runDir) [][2]string {
-	s := &r.summary
-	rows := [][2]string{{"maple version", s.Version}, {"engine", s.Engine}, {"scenario seed", strconv.FormatUint(s.Seed, 10)}}
-	if len(s.Curves) > 0 && len(s.Curves[0].RunSeeds) > 0 {
-		seeds := s.Curves[0].RunSeeds
-		shown := strings.Join(seeds[:min(3, len(seeds))], ", ")
-		if len(seeds) > 3 {
-			shown += fmt.Sprintf(" … (%d runs)", len(seeds))
-		}
-		rows = append(rows, [2]string{"run seeds", shown})
+// finish adds the charts' data, the script and the style sheet.
+func (pg *page) finish(set *chartSet) error {
+	data, err := set.json()
+	if err != nil {
+		return err
 	}
-	rows = append(rows, [2]string{"scenario hash (SHA-256 of scenario.yaml)", r.hash})
-	if p := r.prov; p != nil {
-		commit := p.Revision
-		if commit == "" {
-			commit = "unknown (built outside a git work tree)"
-		} else if p.Modified {
-			commit += " (with uncommitted changes)"
+	pg.Data, pg.Script, pg.Style = data, script, style
+	return nil
+}
+
+// facts is the line under the title: curves, runs, iterations and engine.
+func facts(r *rundir.Run) string {
+	s := &r.Summary
+	runs, iterations := map[int]bool{}, map[int]bool{}
+	for _, c := range s.Curves {
+		runs[c.Runs], iterations[c.Iterations] = true, true
+	}
+	var parts []string
+	parts = append(parts, plural(len(s.Curves), "curve", "curves"))
+	if len(runs) == 1 && len(s.Curves) > 0 {
+		each := plural(s.Curves[0].Runs, "Monte-Carlo run", "Monte-Carlo runs")
+		if len(s.Curves) > 1 {
+			each += " each"
 		}
-		if p.RevisionTime != "" {
-			commit += ", " + p.RevisionTime
+		parts = append(parts, each)
+	}
+	if len(iterations) == 1 && len(s.Curves) > 0 {
+		parts = append(parts, plural(s.Curves[0].Iterations, "iteration", "iterations"))
+	}
+	if s.Engine != "" {
+		parts = append(parts, s.Engine+" engine")
+	}
+	if s.Partial {
+		parts = append(parts, fmt.Sprintf("interrupted: %d of %d runs finished", s.RunsCompleted, s.RunsPlanned))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// provenanceRows tabulates what produced each run: a row per field, a
+// column per run.
+func provenanceRows(runs []*rundir.Run) [][]string {
+	fields := []string{"maple version", "engine", "scenario seed", "run seeds", "scenario hash (SHA-256 of scenario.yaml)",
+		"git commit", "Go version", "command line"}
+	rows := make([][]string, len(fields))
+	for i, f := range fields {
+		rows[i] = []string{f}
+	}
+	for _, r := range runs {
+		s := &r.Summary
+		seeds := "—"
+		if len(s.Curves) > 0 && len(s.Curves[0].RunSeeds) > 0 {
+			all := s.Curves[0].RunSeeds
+			seeds = strings.Join(all[:min(3, len(all))], ", ")
+			if len(all) > 3 {
+				seeds += fmt.Sprintf(" … (%d runs)", len(all))
+			}
 		}
-		rows = append(rows, [2]string{"git commit", commit}, [2]string{"Go version", p.GoVersion + " " + p.Platform},
-			[2]string{"command line", strings.Join(p.Command, " ")})
+		commit, goVersion, command := "unknown (no provenance.json)", "—", "—"
+		if p := r.Provenance; p != nil {
+			commit = p.Revision
+			if commit == "" {
+				commit = "unknown (built outside a git work tree)"
+			} else if p.Modified {
+				commit += " (with uncommitted changes)"
+			}
+			if p.RevisionTime != "" {
+				commit += ", " + p.RevisionTime
+			}
+			goVersion, command = p.GoVersion+" "+p.Platform, strings.Join(p.Command, " ")
+		}
+		values := []string{s.Version, s.Engine, strconv.FormatUint(s.Seed, 10), seeds, r.Hash, commit, goVersion, command}
+		for i, v := range values {
+			rows[i] = append(rows[i], v)
+		}
 	}
 	return rows
 }
 
 // curveWarnings lists the runs' warnings, each once with its curves, and
 // the curves that diverged.
-func curveWarnings(s *summary) []string {
+func curveWarnings(s *rundir.Summary) []string {
 	var order []string
 	curves := map[string][]string{}
 	for _, c := range s.Curves {
@@ -199,250 +246,86 @@ func curveWarnings(s *summary) []string {
 	return out
 }
 
-// steadyValue renders a curve's steady state of metric m: in dB for
-// mean-square deviations, "−∞ dB (exact)" for a zero.
-func steadyValue(c *curveSummary, m string) string {
+// results is the table of steady-state and final values: a row per curve
+// (per run and curve in a comparison), two cells per metric.
+type results struct {
+	Metrics []rundir.Column
+	Rows    []resultRow
+}
+
+type resultRow struct {
+	Run, Label string
+	Runs       int
+	// Values alternate the steady state and the final value of each metric.
+	Values []string
+}
+
+// resultTable tabulates the summaries' values of every metric but the flat
+// ones; names label the runs of a comparison.
+func resultTable(runs []*rundir.Run, names []string, flat map[string]bool) results {
+	var t results
+	for _, r := range runs {
+		for _, m := range r.MetricNames() {
+			if flat[m] || slices.ContainsFunc(t.Metrics, func(c rundir.Column) bool { return c.Name == m }) {
+				continue
+			}
+			col := rundir.Column{Name: m, Label: m}
+			if k := slices.IndexFunc(r.Summary.Columns, func(c rundir.Column) bool { return c.Name == m }); k >= 0 {
+				col = r.Summary.Columns[k]
+			}
+			t.Metrics = append(t.Metrics, col)
+		}
+	}
+	for i, r := range runs {
+		for _, c := range r.Summary.Curves {
+			row := resultRow{Label: c.Label, Runs: c.Runs}
+			if names != nil {
+				row.Run = names[i]
+			}
+			for _, m := range t.Metrics {
+				row.Values = append(row.Values, value(&c, c.SteadyState, m.Name), value(&c, c.Final, m.Name))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
+}
+
+// value renders a curve's value of metric m from the summary's values vs
+// (its steady state or its final values): in dB for mean-square deviations,
+// "−∞ dB (exact)" for a zero, "—" where the curve has no such value.
+func value(c *rundir.CurveSummary, vs map[string]rundir.Number, m string) string {
 	if c.Diverged {
 		return fmt.Sprintf("diverged (iteration %d)", c.DivergedAt)
 	}
-	lin := c.SteadyState[m]
-	if db, ok := c.SteadyState[m+"_db"]; ok {
+	lin, hasLin := vs[m]
+	if db, ok := vs[m+"_db"]; ok {
 		switch {
-		case db != nil:
-			return fmt.Sprintf("%.2f dB", *db)
-		case lin != nil && *lin == 0:
+		case known(db):
+			return strings.Replace(fmt.Sprintf("%.2f dB", float64(db)), "-", "−", 1)
+		case hasLin && lin == 0:
 			return "−∞ dB (exact)"
 		}
 		return "—"
 	}
-	if lin == nil {
+	if !hasLin || !known(lin) {
 		return "—"
 	}
-	return strconv.FormatFloat(*lin, 'g', 4, 64)
+	return strings.ReplaceAll(strconv.FormatFloat(float64(lin), 'g', 4, 64), "-", "−")
 }
 
-// curveCharts draws one chart per metric (and value of the group-by field),
-// every curve with its 95% confidence band when metrics.csv has standard
-// deviations.
-func curveCharts(r *runDir, byLabel map[string]*curveSummary) ([]namedChart, string, error) {
-	type group struct {
-		value  string
-		curves []*curveMetrics
-	}
-	var groups []group
-	for i := range r.metrics {
-		c := &r.metrics[i]
-		value := ""
-		if cs := byLabel[c.label]; cs != nil && r.groupBy != "" {
-			for _, st := range cs.Settings {
-				if st.Field == r.groupBy {
-					value = st.Value
-				}
-			}
-		}
-		k := slices.IndexFunc(groups, func(g group) bool { return g.value == value })
-		if k < 0 {
-			groups = append(groups, group{value: value})
-			k = len(groups) - 1
-		}
-		groups[k].curves = append(groups[k].curves, c)
-	}
-	var charts []namedChart
-	note := ""
-	for _, m := range r.metricNames() {
-		for _, g := range groups {
-			var ss []series
-			db := false
-			for _, c := range g.curves {
-				runs := 1
-				if cs := byLabel[c.label]; cs != nil {
-					runs = cs.Runs
-				}
-				s, isDB, banded := curveSeries(c, m, runs)
-				if s == nil {
-					continue
-				}
-				db = db || isDB
-				if banded {
-					note = "Bands are 95% confidence intervals of the mean over the Monte-Carlo runs, ±1.96·s/√runs with s the per-iteration standard deviation across runs (for dB curves, the interval of the linear mean, converted, its lower end clipped 20 dB below the mean)."
-				}
-				s.label = legendLabel(c.label, r.groupBy, g.value)
-				ss = append(ss, *s)
-			}
-			if len(ss) == 0 {
-				continue
-			}
-			heading := m
-			if g.value != "" {
-				heading += " — " + lastPart(r.groupBy) + "=" + g.value
-			}
-			yLabel := m
-			if db {
-				yLabel += " (dB)"
-			}
-			ch, err := svgChart(heading, "iteration", yLabel, ss)
-			if err != nil {
-				return nil, "", err
-			}
-			charts = append(charts, namedChart{Heading: heading, chart: ch})
-		}
-	}
-	return charts, note, nil
-}
+// known reports whether a number of summary.json was written as a value,
+// not as null (summary.json writes NaN and ±∞ as null, read back as NaN).
+func known(x rundir.Number) bool { return !math.IsNaN(float64(x)) }
 
-// curveSeries returns the series of metric m of curve c: in dB when the
-// CSV has its dB column, with a band when it has its standard deviation.
-func curveSeries(c *curveMetrics, m string, runs int) (s *series, db, banded bool) {
-	lin, ok := c.columns[m]
-	if !ok {
-		return nil, false, false
-	}
-	s = &series{x: c.iterations, y: lin}
-	dbCol, db := c.columns[m+"_db"]
-	if db {
-		s.y = dbCol
-	}
-	z := 1.96 / math.Sqrt(float64(runs))
-	switch std, dbStd := c.columns[m+"_std"], c.columns[m+"_db_std"]; {
-	case runs < 2:
-	case db && dbStd != nil:
-		s.lo, s.hi = make([]float64, len(lin)), make([]float64, len(lin))
-		for k := range lin {
-			s.lo[k], s.hi[k] = dbCol[k]-z*dbStd[k], dbCol[k]+z*dbStd[k]
-		}
-		banded = true
-	case std != nil:
-		s.lo, s.hi = make([]float64, len(lin)), make([]float64, len(lin))
-		for k := range lin {
-			lo, hi := lin[k]-z*std[k], lin[k]+z*std[k]
-			if db {
-				floor := lin[k] / 100
-				lo, hi = 10*math.Log10(max(lo, floor)), 10*math.Log10(hi)
-			}
-			s.lo[k], s.hi[k] = lo, hi
-		}
-		banded = true
-	}
-	return s, db, banded
-}
-
-// legendLabel drops the group-by setting (stated in the heading) from a
-// curve label made of ", "-joined parts.
-func legendLabel(label, groupBy, value string) string {
-	if groupBy == "" {
-		return label
-	}
-	drop := lastPart(groupBy) + "=" + value
-	var kept []string
-	for _, part := range strings.Split(label, ", ") {
-		if part != drop {
-			kept = append(kept, part)
+// bandNote says what the bands are, if any curve has one.
+func bandNote(curves []rundir.Curve) string {
+	for _, c := range curves {
+		if c.Runs >= 2 {
+			return "Each curve is the mean over its Monte-Carlo runs; its band is ±1 standard error of that mean, s/√runs with s the standard deviation across runs at each recorded iteration (cut 10 dB below the mean where it reaches zero), as in the PNG and SVG figures."
 		}
 	}
-	if len(kept) == 0 {
-		return label
-	}
-	return strings.Join(kept, ", ")
-}
-
-func lastPart(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }
-
-// privacyBudget tabulates the accountant's ε of every curve with privacy
-// noise and draws ε(i) round by round where it grows linearly in i (the
-// Laplace bounds: ε(i) = i·ε per iteration; Gaussian noise is reported as
-// (ε, δ) at the last iteration only).
-func privacyBudget(s *summary) ([]privacyRow, *chart, error) {
-	var rows []privacyRow
-	var ss []series
-	for _, c := range s.Curves {
-		p, ok := c.Details["privacy"].(map[string]any)
-		if !ok || p["mechanism"] == "none" {
-			continue // no noise: the curve reports no privacy
-		}
-		row := privacyRow{Label: c.Label, Formula: str(p["formula"]), Sigma: num(p["sigma"]), Norm: str(p["norm"]),
-			PerRound: num(p["epsilon_per_iteration"]), Final: num(p["epsilon_final"]), Target: num(p["sigma_for_target"])}
-		per, linear := p["epsilon_per_iteration"].(float64)
-		if !linear {
-			// Gaussian noise: (ε, δ) from the composed mechanism, which
-			// does not grow linearly in i.
-			row.Formula = fmt.Sprintf("%s noise, (ε, δ) at δ = %s: %s", str(p["mechanism"]), num(p["delta"]), str(p["bound"]))
-			rows = append(rows, row)
-			continue
-		}
-		rows = append(rows, row)
-		x := make([]float64, c.Iterations+1)
-		y := make([]float64, c.Iterations+1)
-		for i := range x {
-			x[i], y[i] = float64(i), float64(i)*per
-		}
-		ss = append(ss, series{label: c.Label, x: x, y: y})
-	}
-	if len(rows) == 0 {
-		return nil, nil, nil
-	}
-	if len(ss) == 0 {
-		return rows, nil, nil
-	}
-	ch, err := svgChart("privacy budget ε(i)", "iteration i", "ε(i)", ss)
-	return rows, ch, err
-}
-
-// auditRows sets each eavesdropper's measured reconstruction error beside
-// its prediction and the accountant's ε.
-func auditRows(s *summary) []auditRow {
-	var rows []auditRow
-	for _, c := range s.Curves {
-		a, ok := c.Details["audit"].(map[string]any)
-		if !ok {
-			continue
-		}
-		row := auditRow{Label: c.Label, Links: fmt.Sprintf("agent %v → %v", a["victim"], a["links"]),
-			Predicted: "−∞ dB (exact)", Measured: steadyValue(&c, "audit_msd"), Epsilon: "no privacy noise"}
-		if v, ok := a["predicted_msd_db"].(float64); ok {
-			row.Predicted = fmt.Sprintf("%.2f dB", v)
-		}
-		if p, ok := c.Details["privacy"].(map[string]any); ok && p["mechanism"] != "none" {
-			row.Epsilon = num(p["epsilon_final"])
-		}
-		rows = append(rows, row)
-	}
-	return rows
-}
-
-// maxActorRows bounds the per-actor table; the rest are counted.
-const maxActorRows = 60
-
-// messageStats summarizes the trace, or without one the summary's counts.
-func messageStats(r *runDir) (*messages, error) {
-	t, err := trace.Open(r.dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		m := &messages{Source: "summary.json (the run has no trace: run it with --trace for per-type and per-actor statistics)"}
-		for _, c := range r.summary.Curves {
-			if c.MessagesPerRun != nil {
-				vt := "0"
-				if c.VirtualTime != nil {
-					vt = strconv.FormatFloat(*c.VirtualTime, 'g', 6, 64)
-				}
-				m.PerRun = append(m.PerRun, [2]string{c.Label, fmt.Sprintf("%.0f messages, %s s virtual time per run", *c.MessagesPerRun, vt)})
-			}
-		}
-		return m, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer t.Close()
-	st, err := stats.Collect(t, trace.Filter{})
-	if err != nil {
-		return nil, err
-	}
-	m := &messages{Source: fmt.Sprintf("%s: %d messages in %d runs, virtual duration %s s", filepath.Base(t.Path), st.Records, st.Runs,
-		strconv.FormatFloat(st.Duration, 'g', 6, 64)), Types: st.Types, Actors: st.Actors}
-	if len(m.Actors) > maxActorRows {
-		m.Omitted = len(m.Actors) - maxActorRows
-		m.Actors = m.Actors[:maxActorRows]
-	}
-	return m, nil
+	return ""
 }
 
 func str(v any) string {

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -91,13 +92,33 @@ func (w *walker) leaf(n *yaml.Node, t reflect.Type, path string) error {
 		return w.errAt(n, path, "missing value (expected %s)", describe(t))
 	}
 	if err := decodeLeaf(n, t); err != nil {
-		got := nodeText(n)
-		if len(got) > 40 {
-			got = got[:40] + "…"
-		}
-		return w.errAt(n, path, "expected %s, got %q", describe(t), got)
+		return w.errAt(n, path, "expected %s, got %s", describe(t), gotText(n, t))
 	}
 	return nil
+}
+
+// gotText describes a value that does not decode into type t: its text,
+// quoted, and said to be a string where a string is not what was expected.
+// A quoted number or boolean ('1', "true"), or one tagged !!str, would
+// decode without its quotes or tag, and the text says so.
+func gotText(n *yaml.Node, t reflect.Type) string {
+	got := nodeText(n)
+	if len(got) > 40 {
+		got = got[:40] + "…"
+	}
+	got = strconv.Quote(got)
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" || t.Kind() == reflect.String {
+		return got
+	}
+	plain := *n
+	plain.Style, plain.Tag = 0, ""
+	switch {
+	case decodeLeaf(&plain, t) != nil:
+		return "the string " + got
+	case n.Style&yaml.TaggedStyle != 0:
+		return "the string " + got + " (tagged !!str; remove the tag)"
+	}
+	return "the string " + got + " (quoted; remove the quotes)"
 }
 
 // decodeLeaf decodes n into a fresh value of type t, refusing non-integers for

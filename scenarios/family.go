@@ -10,7 +10,7 @@ import (
 // Family is an algorithm family as the scenario loader sees it: the value of
 // algorithm.kind that selects it, its parameter section algorithm.<Kind>, its
 // defaults and its validation. Families register themselves (from their
-// runner file in scenarios/run), so that the loader never switches on the
+// glue package, families/<kind>), so that the loader never switches on the
 // algorithm kind and adding a family changes no shared code.
 type Family struct {
 	// Kind is the value of algorithm.kind that selects the family; it is
@@ -49,6 +49,11 @@ type Family struct {
 	// holders (graph federated learning: the servers). Without it the
 	// topology has data.agents nodes.
 	Nodes func(sc *Scenario) (n int, field string)
+	// NoData, if set, says why the family learns from no data (the Gamma
+	// mechanism's curves evaluate a privacy loss): maple data then tells
+	// the user so, rather than describe the smallest data set the runner
+	// builds for every run.
+	NoData string
 }
 
 // TopologyNodes returns the number of nodes of the family's topology for sc

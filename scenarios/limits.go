@@ -1,13 +1,15 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
-	"io"
-	"os"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"maple/internal/fileio"
 )
 
 // Bounds on what the loader accepts, so that no input can make it read,
@@ -31,19 +33,16 @@ const (
 	maxLabelRunes = 200
 )
 
-// readScenarioFile reads at most MaxFileBytes of the file at path.
+// readScenarioFile reads the regular file at path, of at most MaxFileBytes:
+// a named pipe, which would block the read, and a device, which may never
+// end, are refused by name.
 func readScenarioFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read scenario: %v", errUnwrapPath(err))}
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read scenario: %v", errUnwrapPath(err))}
-	}
-	if len(data) > MaxFileBytes {
+	data, err := fileio.ReadFile(path, MaxFileBytes)
+	switch {
+	case errors.Is(err, fileio.ErrTooLarge):
 		return nil, &Error{File: path, Msg: fmt.Sprintf("scenario file larger than %d bytes: not a scenario", MaxFileBytes)}
+	case err != nil:
+		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read scenario: %v", errUnwrapPath(err))}
 	}
 	return data, nil
 }
@@ -120,6 +119,36 @@ func checkText(s string, maxRunes int) error {
 	}
 	if n := utf8.RuneCountInString(s); n > maxRunes {
 		return fmt.Errorf("has %d characters, more than the %d allowed", n, maxRunes)
+	}
+	return nil
+}
+
+// coreTags are the tags of YAML's core schema, which a scenario may write
+// explicitly (!!str 1, !!float 2). Any other tag — a language's type such as
+// !!python/object:…, a local !tag, !!binary — asks for a kind of value that
+// no scenario field has; yaml.v3 would decode the value and drop the tag, so
+// the loader refuses it instead.
+var coreTags = []string{"!!str", "!!int", "!!float", "!!bool", "!!null", "!!map", "!!seq"}
+
+// checkTags refuses explicit tags outside the core schema in the tree under
+// n, whose dotted field path is path, naming the field they are on. Aliases
+// are not followed: the values they refer to are checked where they are
+// written.
+func (l *loader) checkTags(n *yaml.Node, path string) error {
+	if n.Style&yaml.TaggedStyle != 0 && !slices.Contains(coreTags, n.Tag) {
+		return l.errAt(n, path, "the YAML tag %s is not supported: scenario values are plain YAML (strings, numbers, booleans, lists and mappings); remove the tag", n.Tag)
+	}
+	for i, c := range n.Content {
+		child := path
+		switch n.Kind {
+		case yaml.MappingNode:
+			child = joinPath(path, n.Content[i&^1].Value)
+		case yaml.SequenceNode:
+			child = fmt.Sprintf("%s[%d]", path, i)
+		}
+		if err := l.checkTags(c, child); err != nil {
+			return err
+		}
 	}
 	return nil
 }

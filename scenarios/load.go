@@ -33,6 +33,11 @@ type Plan struct {
 	// Curves are the resolved scenarios of the curves, in order. A scenario
 	// without curves or sweep has one curve, labelled with its name.
 	Curves []*CurveSpec
+	// Source is the scenario's text and Sets the overrides as given: Parse
+	// of the same Source, File, Dir and Sets gives the same plan (a cluster
+	// worker rebuilds its coordinator's plan so).
+	Source []byte
+	Sets   []string
 }
 
 // CurveSpec is one curve of a plan.
@@ -133,7 +138,7 @@ func Parse(data []byte, name, dir string, overrides []string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	plan := &Plan{File: name, Dir: dir, Base: base.Scenario, Overrides: applied}
+	plan := &Plan{File: name, Dir: dir, Base: base.Scenario, Overrides: applied, Source: data, Sets: overrides}
 	for _, v := range expand(curves, sweep) {
 		tree := l.clone(root)
 		var settings []Setting
@@ -161,6 +166,9 @@ func Parse(data []byte, name, dir string, overrides []string) (*Plan, error) {
 		return nil, err
 	}
 	if err := checkComparisons(plan); err != nil {
+		return nil, err
+	}
+	if err := checkGroupBy(plan); err != nil {
 		return nil, err
 	}
 	suffix := overrideLabel(applied)
@@ -206,6 +214,9 @@ func (l *loader) parseDocument(data []byte) (*yaml.Node, error) {
 	if err := checkExpansion(root); err != nil {
 		return nil, &Error{File: l.file, Msg: err.Error()}
 	}
+	if err := l.checkTags(root, ""); err != nil {
+		return nil, err
+	}
 	if root.Kind != yaml.MappingNode {
 		return nil, &Error{File: l.file, Line: root.Line, Msg: "expected a mapping of scenario fields at the top level"}
 	}
@@ -238,6 +249,10 @@ func (l *loader) applyOverride(root *yaml.Node, o string) (Setting, error) {
 	}
 	if err := checkExpansion(doc.Content[0]); err != nil {
 		return Setting{}, &Error{Origin: origin, Field: field, Msg: err.Error()}
+	}
+	markOrigin(l.origins, doc.Content[0], origin)
+	if err := l.checkTags(doc.Content[0], field); err != nil {
+		return Setting{}, err
 	}
 	return Setting{Field: field, Value: nodeText(doc.Content[0])}, l.set(root, field, doc.Content[0], origin)
 }
@@ -365,16 +380,26 @@ func overrideOrigin(o string) string {
 }
 
 // set stores value at the dotted path under root, creating mappings on the
-// way, and remembers where the value came from.
+// way, and remembers where the value came from: the override origin, or
+// else the value's line in the scenario file (a curve's set, a sweep), which
+// the keys and mappings it creates take too, so that every error about the
+// path names that line.
 func (l *loader) set(root *yaml.Node, field string, value *yaml.Node, origin string) error {
+	fail := func(field, msg string) error {
+		e := &Error{Origin: origin, Field: field, Msg: msg}
+		if origin == "" {
+			e.File, e.Line = l.file, value.Line
+		}
+		return e
+	}
 	parts := strings.Split(field, ".")
 	n := root
 	for i, part := range parts {
 		if part == "" {
-			return &Error{Origin: origin, Field: field, Msg: "empty component in field path"}
+			return fail(field, "empty component in field path")
 		}
 		if n.Kind != yaml.MappingNode {
-			return &Error{Origin: origin, Field: strings.Join(parts[:i], "."), Msg: "is not a mapping, cannot set a field inside it"}
+			return fail(strings.Join(parts[:i], "."), "is not a mapping, cannot set a field inside it")
 		}
 		idx := mappingIndex(n, part)
 		if i == len(parts)-1 {
@@ -382,14 +407,14 @@ func (l *loader) set(root *yaml.Node, field string, value *yaml.Node, origin str
 			if idx >= 0 {
 				n.Content[idx+1] = value
 			} else {
-				n.Content = append(n.Content, l.keyNode(part, origin), value)
+				n.Content = append(n.Content, l.keyNode(part, origin, value.Line), value)
 			}
 			return nil
 		}
 		if idx < 0 {
-			child := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			child := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: value.Line}
 			markOrigin(l.origins, child, origin)
-			n.Content = append(n.Content, l.keyNode(part, origin), child)
+			n.Content = append(n.Content, l.keyNode(part, origin, value.Line), child)
 			n = child
 		} else {
 			n = n.Content[idx+1]
@@ -405,9 +430,10 @@ func (l *loader) set(root *yaml.Node, field string, value *yaml.Node, origin str
 	return nil
 }
 
-// keyNode returns a new mapping key, remembered as coming from origin.
-func (l *loader) keyNode(key, origin string) *yaml.Node {
-	k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}
+// keyNode returns a new mapping key at line, remembered as coming from
+// origin.
+func (l *loader) keyNode(key, origin string, line int) *yaml.Node {
+	k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key, Line: line}
 	markOrigin(l.origins, k, origin)
 	return k
 }
@@ -626,6 +652,9 @@ func (l *loader) resolve(root *yaml.Node, settings []Setting, label string) (*Cu
 		return nil, &Error{File: l.file, Msg: err.Error()}
 	}
 	if sc.Name == "" {
+		if _, set := c.pos["name"]; set {
+			return nil, c.Errorf("name", "must not be empty (leave the field out to name the scenario after its file)")
+		}
 		sc.Name = strings.TrimSuffix(filepath.Base(l.file), filepath.Ext(l.file))
 	}
 	c.Scenario = sc
@@ -672,6 +701,32 @@ func checkComparisons(p *Plan) error {
 		}
 	}
 	return nil
+}
+
+// checkGroupBy checks that output.group_by names a field that curves or the
+// sweep set: the figures are split by the value each curve sets it to, so a
+// field that no curve sets (misspelt, or left over after the curves were
+// replaced) would split nothing and be silently ignored.
+func checkGroupBy(p *Plan) error {
+	field := p.Base.Output.GroupBy
+	if field == "" {
+		return nil
+	}
+	var set []string
+	for _, c := range p.Curves {
+		for _, s := range c.Settings {
+			if !slices.Contains(set, s.Field) {
+				set = append(set, s.Field)
+			}
+		}
+	}
+	switch {
+	case slices.Contains(set, field):
+		return nil
+	case len(set) == 0:
+		return p.Curves[0].Errorf("output.group_by", "names %s, but the plan has no curves or sweep setting a field: group_by draws one figure per value of a field that they set", field)
+	}
+	return p.Curves[0].Errorf("output.group_by", "names %s, which no curve or sweep sets (they set %s)", field, strings.Join(set, ", "))
 }
 
 // checkLabels rejects two curves with the same label, which would merge in

@@ -3,14 +3,19 @@ package scenarios_test
 import (
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
 
+	_ "maple/families/all" // the loader knows the families that register
+	"maple/families/fedavg"
+	"maple/internal/fileio/fileiotest"
+	"maple/internal/params"
 	"maple/scenarios"
-	"maple/scenarios/run"
 )
 
 const minimal = `name: t
@@ -47,7 +52,26 @@ func TestBadScenariosGiveOneClearLine(t *testing.T) {
 		{"not a mapping", "- a\n- b\n", nil, "t.yaml:1: expected a mapping"},
 		{"unknown top-level key", minimal + "colour: red\n", nil, "t.yaml:10: colour: unknown field (expected one of: name, description"},
 		{"unknown nested key", strings.Replace(minimal, "  agents: 20", "  agnets: 20", 1), nil, "t.yaml:3: data.agnets: unknown field (expected one of: kind, agents, samples"},
-		{"wrong type", strings.Replace(minimal, "agents: 20", "agents: many", 1), nil, `t.yaml:3: data.agents: expected an integer, got "many"`},
+		{"wrong type", strings.Replace(minimal, "agents: 20", "agents: many", 1), nil, `t.yaml:3: data.agents: expected an integer, got the string "many"`},
+		{"quoted integer", strings.Replace(minimal, "agents: 20", "agents: '20'", 1), nil, `t.yaml:3: data.agents: expected an integer, got the string "20" (quoted; remove the quotes)`},
+		{"quoted integer in an override", minimal, []string{"runs='1'"}, `--set runs='1': runs: expected an integer, got the string "1" (quoted; remove the quotes)`},
+		{"integer tagged as a string", strings.Replace(minimal, "agents: 20", "agents: !!str 20", 1), nil, `t.yaml:3: data.agents: expected an integer, got the string "20" (tagged !!str; remove the tag)`},
+		{"python tag on a value", strings.Replace(minimal, "agents: 20", "agents: !!python/object:os.system 20", 1), nil, "t.yaml:3: data.agents: the YAML tag !!python/object:os.system is not supported"},
+		{"python tag on a string", minimal + "description: !!python/object/apply:os.system [ls]\n", nil, "t.yaml:10: description: the YAML tag !!python/object/apply:os.system is not supported"},
+		{"local tag on a section", strings.Replace(minimal, "data:", "data: !dataset", 1), nil, "t.yaml:2: data: the YAML tag !dataset is not supported"},
+		{"tag in a curve's set", minimal + "curves:\n  - {label: a, set: {runs: !!binary AAAA}}\n", nil, "t.yaml:11: curves[0].set.runs: the YAML tag !!binary is not supported"},
+		{"tag in an override", minimal, []string{"seed=!!python/object:os.system 1"}, "--set seed=!!python/object:os.system 1: seed: the YAML tag !!python/object:os.system is not supported"},
+		{"empty name", strings.Replace(minimal, "name: t", `name: ""`, 1), nil, "t.yaml:1: name: must not be empty (leave the field out"},
+		{"empty name in an override", minimal, []string{`name=""`}, `--set name="": name: must not be empty`},
+		{"group_by without curves", minimal + "output: {group_by: data.agents}\n", nil, "t.yaml:10: output.group_by: names data.agents, but the plan has no curves or sweep setting a field"},
+		{"group_by of a field no curve sets", minimal + "output: {group_by: algorithm.fedavg.local_step}\nsweep:\n  algorithm.fedavg.local_steps: [1, 2]\n", nil,
+			"t.yaml:10: output.group_by: names algorithm.fedavg.local_step, which no curve or sweep sets (they set algorithm.fedavg.local_steps)"},
+		{"path through a value in a curve's set", minimal + "curves:\n  - label: a\n    set: {data.agents.x: 1}\n", nil, "t.yaml:12: data.agents: is not a mapping, cannot set a field inside it"},
+		{"empty component in a curve's set", minimal + "curves:\n  - label: a\n    set: {data..agents: 1}\n", nil, "t.yaml:12: data..agents: empty component in field path"},
+		{"unknown field in a curve's set", minimal + "curves:\n  - label: a\n    set: {algorithm.bogus: 1}\n", nil, "t.yaml:12: algorithm.bogus: unknown field"},
+		{"unknown field in a sweep", minimal + "sweep:\n  algorithm.bogus: [1, 2]\n", nil, "t.yaml:11: algorithm.bogus: unknown field"},
+		{"minimum degree above the nodes", "algorithm: {kind: diffusion}\ndata: {agents: 6}\ntopology: {graph: geometric, min_degree: 6}\n", nil,
+			"t.yaml:3: topology.min_degree: 6 is impossible: a node of a graph of data.agents = 6 nodes has at most 5 neighbours"},
 		{"float for int", strings.Replace(minimal, "agents: 20", "agents: 2.5", 1), nil, `t.yaml:3: data.agents: expected an integer, got "2.5"`},
 		{"bad range", strings.Replace(minimal, "samples: 30", "samples: [1, 2, 3]", 1), nil, "t.yaml:4: data.samples: expected an integer or a [min, max] pair"},
 		{"missing value", strings.Replace(minimal, "agents: 20", "agents:", 1), nil, "t.yaml:3: data.agents: missing value (expected an integer)"},
@@ -69,7 +93,7 @@ func TestBadScenariosGiveOneClearLine(t *testing.T) {
 		{"curve with bad value", minimal + "curves:\n  - label: a\n    set: {algorithm.step_size: 0}\n", nil, "t.yaml:12: algorithm.step_size: must be a positive number, got 0"},
 		{"override of a new field wrong for a curve", minimal + "curves:\n  - {label: a, set: {runs: 2}}\n", []string{"privacy.form=ratio"}, "--set privacy.form=ratio: privacy.form: does not apply"},
 		{"sweep not a list", minimal + "sweep:\n  runs: 3\n", nil, "t.yaml:11: sweep: runs: expected a non-empty list"},
-		{"unknown server", minimal + "    server: trimmed\n", nil, `t.yaml:10: algorithm.fedavg.server: unknown server behaviour "trimmed" (registered: fedasync, fedbuff, mean, median, trimmed-mean)`},
+		{"unknown server", minimal + "    server: trimmed\n", nil, `t.yaml:10: algorithm.fedavg.server: unknown server behaviour "trimmed" (registered: ` + strings.Join(params.Names("fedavg.server"), ", ") + ")"},
 		{"trim without trimmed-mean", minimal + "    server: {kind: median, trim: 0.2}\n", nil, "t.yaml:10: algorithm.fedavg.server.trim: unknown parameter: behaviour median has none"},
 		{"trim that drops nothing", minimal + "    server: {kind: trimmed-mean, trim: 0.1}\n", nil, "algorithm.fedavg.server.trim: 0.1 of 5 replies per round drops none"},
 		{"radius of a ring", "algorithm: {kind: diffusion}\ntopology: {graph: ring, radius: 0.5}\n", nil, "t.yaml:2: topology.radius: does not apply: graph ring has no radius (only geometric)"},
@@ -115,7 +139,7 @@ func TestBadScenariosGiveOneClearLine(t *testing.T) {
 func TestDefaultsAreFilledIn(t *testing.T) {
 	p := parse(t, minimal)
 	sc := p.Base
-	fa := sc.Algorithm.Params.(*run.FedAvg)
+	fa := sc.Algorithm.Params.(*fedavg.FedAvg)
 	if sc.Runs != 1 || sc.Iterations != 100 || sc.Loss.Kind != "least-squares" || sc.Data.Regression == nil {
 		t.Errorf("top-level defaults missing: %+v", sc)
 	}
@@ -144,7 +168,7 @@ func TestExplicitZeroIsKept(t *testing.T) {
 func TestParticipantsDefaultFollowsAgents(t *testing.T) {
 	src := strings.Replace(minimal, "  fedavg:\n    participants: 5\n", "", 1)
 	src = strings.Replace(src, "agents: 20", "agents: 4", 1)
-	if got := parse(t, src).Base.Algorithm.Params.(*run.FedAvg).Participants; got != 4 {
+	if got := parse(t, src).Base.Algorithm.Params.(*fedavg.FedAvg).Participants; got != 4 {
 		t.Errorf("default participants with 4 agents = %d, want 4", got)
 	}
 }
@@ -214,8 +238,8 @@ func TestOverridesAreRecordedAndLabelled(t *testing.T) {
 func TestOverridesApply(t *testing.T) {
 	p := parse(t, minimal, "algorithm.step_size=0.05", "algorithm.fedavg.local_steps=[2, 4]", "output.every=5")
 	sc := p.Base
-	if sc.Algorithm.StepSize != 0.05 || sc.Algorithm.Params.(*run.FedAvg).LocalSteps != (scenarios.IntRange{2, 4}) || sc.Output.Every != 5 {
-		t.Errorf("overrides not applied: step %v, local steps %v, every %d", sc.Algorithm.StepSize, sc.Algorithm.Params.(*run.FedAvg).LocalSteps, sc.Output.Every)
+	if sc.Algorithm.StepSize != 0.05 || sc.Algorithm.Params.(*fedavg.FedAvg).LocalSteps != (scenarios.IntRange{2, 4}) || sc.Output.Every != 5 {
+		t.Errorf("overrides not applied: step %v, local steps %v, every %d", sc.Algorithm.StepSize, sc.Algorithm.Params.(*fedavg.FedAvg).LocalSteps, sc.Output.Every)
 	}
 }
 
@@ -242,8 +266,8 @@ sweep:
 		t.Fatalf("labels\n  %v\nwant\n  %v", labels, want)
 	}
 	c := p.Curves[2].Scenario
-	if c.Algorithm.Params.(*run.FedAvg).Normalized || c.Algorithm.StepSize != 0.05 || c.Runs != 2 {
-		t.Errorf("curve 2 not resolved: normalized %v step %v runs %d", c.Algorithm.Params.(*run.FedAvg).Normalized, c.Algorithm.StepSize, c.Runs)
+	if c.Algorithm.Params.(*fedavg.FedAvg).Normalized || c.Algorithm.StepSize != 0.05 || c.Runs != 2 {
+		t.Errorf("curve 2 not resolved: normalized %v step %v runs %d", c.Algorithm.Params.(*fedavg.FedAvg).Normalized, c.Algorithm.StepSize, c.Runs)
 	}
 	if p.Base.Algorithm.StepSize != 0.1 || len(p.Base.Curves) != 2 || len(p.Base.Sweep) != 2 {
 		t.Error("the base scenario must keep its own values and record curves and sweep")
@@ -321,12 +345,31 @@ const flowBomb = "[&a [x, x, x, x, x, x, x, x, x, x], &b [*a, *a, *a, *a, *a, *a
 	"&e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d], &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e], " +
 	"&g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f], &h [*g, *g, *g, *g, *g, *g, *g, *g, *g, *g]]"
 
-// A file larger than any scenario (a device that never ends, say) is refused
-// after reading MaxFileBytes.
+// A file larger than any scenario is refused before it is read.
 func TestLoadFileRefusesHugeFiles(t *testing.T) {
-	_, err := scenarios.LoadFile("/dev/zero", nil)
-	if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "/dev/zero: scenario file larger than 1048576 bytes") {
-		t.Errorf("LoadFile(/dev/zero): %v", err)
+	path := filepath.Join(t.TempDir(), "huge.yaml")
+	if err := os.WriteFile(path, []byte("name: x\n"+strings.Repeat("#", scenarios.MaxFileBytes)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := scenarios.LoadFile(path, nil)
+	if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), path+": scenario file larger than 1048576 bytes") {
+		t.Errorf("LoadFile(%d bytes): %v", scenarios.MaxFileBytes+8, err)
+	}
+}
+
+// Only a regular file is a scenario: a named pipe, which would block the
+// loader until something writes to it, and a device such as /dev/zero,
+// which never ends, are refused by name without being read.
+func TestLoadFileRefusesWhatIsNotARegularFile(t *testing.T) {
+	for path, want := range map[string]string{
+		fileiotest.FIFO(t, "pipe.yaml", minimal): "pipe.yaml: cannot read scenario: not a regular file: a named pipe (FIFO)",
+		"/dev/zero":                              "/dev/zero: cannot read scenario: not a regular file: a character device",
+		t.TempDir():                              "cannot read scenario: not a regular file: a directory",
+	} {
+		_, err := scenarios.LoadFile(path, nil)
+		if !scenarios.IsUserError(err) || err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("LoadFile(%s): %v; want an error containing %q", path, err, want)
+		}
 	}
 }
 

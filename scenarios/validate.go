@@ -231,6 +231,9 @@ func (v *Validator) validateTopology(t *Topology, nodes int, field string) {
 	v.OneOf("topology.weights", t.Weights, weightRules)
 	v.OneOf("topology.regenerate", t.Regenerate, regenerateModes)
 	v.AtLeast("topology.min_degree", t.MinDegree, 0)
+	if t.MinDegree > nodes-1 {
+		v.Fail("topology.min_degree", "%d is impossible: a node of a graph of %s = %d nodes has at most %d neighbours", t.MinDegree, field, nodes, nodes-1)
+	}
 	switch t.Graph {
 	case "geometric":
 		v.Positive("topology.radius", t.Radius)

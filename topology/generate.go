@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -13,6 +14,11 @@ import (
 // allowed draws gave a connected graph with the requested minimum degree. The
 // wrapped message says what was drawn and which parameter to change.
 var ErrNoConnectedGraph = errors.New("topology: no connected graph")
+
+// ErrMinDegree is wrapped, besides ErrNoConnectedGraph, by the error of a
+// generator whose draws included connected graphs but none with the minimum
+// degree asked for: the minimum degree, not connectivity, is what failed.
+var ErrMinDegree = errors.New("every connected draw had a node below the minimum degree")
 
 // Ring returns the cycle 0–1–…–(n-1)–0, in which every node has degree 2.
 // It needs n ≥ 3 (fewer nodes would need a self loop or a repeated edge).
@@ -81,6 +87,12 @@ func Grid(rows, cols int, torus bool) (*Graph, error) {
 // has at least minDegree neighbours. It gives up after maxTries draws with an
 // error wrapping ErrNoConnectedGraph. All randomness comes from r.
 func ErdosRenyi(n int, p float64, minDegree int, r *rand.Rand, maxTries int) (*Graph, error) {
+	return ErdosRenyiContext(context.Background(), n, p, minDegree, r, maxTries)
+}
+
+// ErdosRenyiContext is ErdosRenyi, stopping with an error wrapping ctx.Err()
+// once ctx is done: it checks ctx before every draw (see redraw).
+func ErdosRenyiContext(ctx context.Context, n int, p float64, minDegree int, r *rand.Rand, maxTries int) (*Graph, error) {
 	if err := checkOrder("an Erdős–Rényi graph", n, 1); err != nil {
 		return nil, err
 	}
@@ -97,11 +109,9 @@ func ErdosRenyi(n int, p float64, minDegree int, r *rand.Rand, maxTries int) (*G
 		}
 		return fromGonum(u)
 	}
-	g, ok := redraw(maxTries, minDegree, draw)
-	if !ok {
-		return nil, drawsFailed(minDegree, maxTries, fmt.Sprintf("G(%d, %g)", n, p), "raise p")
-	}
-	return g, nil
+	return redraw(ctx, maxTries, minDegree, func() (*Graph, error) { return draw(), nil }, func(connected bool) error {
+		return drawsFailed(minDegree, maxTries, fmt.Sprintf("G(%d, %g)", n, p), "raise p", connected)
+	})
 }
 
 // Geometric draws random geometric graphs until one is connected and every
@@ -112,6 +122,13 @@ func ErdosRenyi(n int, p float64, minDegree int, r *rand.Rand, maxTries int) (*G
 // randomness comes from r. Edges are found by comparing the squared distance
 // of every pair with radius², O(n²).
 func Geometric(n int, radius float64, minDegree int, r *rand.Rand, maxTries int) (*Graph, [][2]float64, error) {
+	return GeometricContext(context.Background(), n, radius, minDegree, r, maxTries)
+}
+
+// GeometricContext is Geometric, stopping with an error wrapping ctx.Err()
+// once ctx is done: it checks ctx before every draw and every node's row
+// of the O(n²) distance test.
+func GeometricContext(ctx context.Context, n int, radius float64, minDegree int, r *rand.Rand, maxTries int) (*Graph, [][2]float64, error) {
 	if err := checkOrder("a random geometric graph", n, 1); err != nil {
 		return nil, nil, err
 	}
@@ -122,26 +139,31 @@ func Geometric(n int, radius float64, minDegree int, r *rand.Rand, maxTries int)
 		return nil, nil, err
 	}
 	var points [][2]float64
-	draw := func() *Graph {
+	draw := func() (*Graph, error) {
 		points = make([][2]float64, n)
 		for k := range points {
 			points[k] = [2]float64{r.Float64(), r.Float64()}
 		}
-		return geometricGraph(points, radius)
+		return geometricGraph(ctx, points, radius)
 	}
-	g, ok := redraw(maxTries, minDegree, draw)
-	if !ok {
+	g, err := redraw(ctx, maxTries, minDegree, draw, func(connected bool) error {
 		what := fmt.Sprintf("a random geometric graph with %d nodes and radius %g", n, radius)
-		return nil, nil, drawsFailed(minDegree, maxTries, what, "raise the radius")
+		return drawsFailed(minDegree, maxTries, what, "raise the radius", connected)
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return g, points, nil
 }
 
 // geometricGraph joins every pair of points at distance at most radius.
-func geometricGraph(points [][2]float64, radius float64) *Graph {
+func geometricGraph(ctx context.Context, points [][2]float64, radius float64) (*Graph, error) {
 	var edges [][2]int
 	r2 := radius * radius
 	for i, a := range points {
+		if err := interrupted(ctx); err != nil {
+			return nil, err
+		}
 		for j := i + 1; j < len(points); j++ {
 			dx, dy := a[0]-points[j][0], a[1]-points[j][1]
 			if dx*dx+dy*dy <= r2 {
@@ -149,7 +171,7 @@ func geometricGraph(points [][2]float64, radius float64) *Graph {
 			}
 		}
 	}
-	return mustGraph(len(points), edges)
+	return mustGraph(len(points), edges), nil
 }
 
 // SmallWorld draws Watts–Strogatz small-world graphs until one is connected,
@@ -165,6 +187,12 @@ func geometricGraph(points [][2]float64, radius float64) *Graph {
 // not used (see the package comment). beta = 0 gives the lattice itself.
 // All randomness comes from r.
 func SmallWorld(n, k int, beta float64, r *rand.Rand, maxTries int) (*Graph, error) {
+	return SmallWorldContext(context.Background(), n, k, beta, r, maxTries)
+}
+
+// SmallWorldContext is SmallWorld, stopping with an error wrapping
+// ctx.Err() once ctx is done: it checks ctx before every draw.
+func SmallWorldContext(ctx context.Context, n, k int, beta float64, r *rand.Rand, maxTries int) (*Graph, error) {
 	if err := checkOrder("a small-world graph", n, 3); err != nil {
 		return nil, err
 	}
@@ -177,12 +205,10 @@ func SmallWorld(n, k int, beta float64, r *rand.Rand, maxTries int) (*Graph, err
 	if err := checkDraws(n, 0, maxTries, r); err != nil {
 		return nil, err
 	}
-	g, ok := redraw(maxTries, 0, func() *Graph { return wattsStrogatz(n, k, beta, r) })
-	if !ok {
+	return redraw(ctx, maxTries, 0, func() (*Graph, error) { return wattsStrogatz(n, k, beta, r), nil }, func(connected bool) error {
 		what := fmt.Sprintf("a small world with n = %d, k = %d, beta = %g", n, k, beta)
-		return nil, drawsFailed(0, maxTries, what, "raise k or lower beta")
-	}
-	return g, nil
+		return drawsFailed(0, maxTries, what, "raise k or lower beta", connected)
+	})
 }
 
 // wattsStrogatz draws one small-world graph as described on SmallWorld.
@@ -221,22 +247,49 @@ func wattsStrogatz(n, k int, beta float64, r *rand.Rand) *Graph {
 }
 
 // redraw calls draw up to tries times and returns the first graph that is
-// connected and has minimum degree at least minDegree.
-func redraw(tries, minDegree int, draw func() *Graph) (*Graph, bool) {
+// connected and has minimum degree at least minDegree, or, when none is,
+// the error of drawsFailed. It checks ctx before every draw, and returns the
+// error of an interrupted one: the checks read ctx and draw nothing, so an
+// uninterrupted redraw draws the same graphs.
+func redraw(ctx context.Context, tries, minDegree int, draw func() (*Graph, error), failed func(connected bool) error) (*Graph, error) {
+	connected := false
 	for range tries {
-		if g := draw(); g.Connected() && g.MinDegree() >= minDegree {
-			return g, true
+		if err := interrupted(ctx); err != nil {
+			return nil, err
+		}
+		g, err := draw()
+		if err != nil {
+			return nil, err
+		}
+		if g.Connected() {
+			if g.MinDegree() >= minDegree {
+				return g, nil
+			}
+			connected = true
 		}
 	}
-	return nil, false
+	return nil, failed(connected)
+}
+
+// interrupted returns an error wrapping ctx's error once ctx is done.
+func interrupted(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("topology: interrupted: %w", err)
+	}
+	return nil
 }
 
 // drawsFailed builds the error returned when redraw found nothing, e.g.
 // "no connected graph with minimum degree 2 in 1000 draws of G(30, 0.05); raise p".
-func drawsFailed(minDegree, tries int, what, hint string) error {
+// When some draws were connected (connected) but none reached a minimum
+// degree above 1, the error also wraps ErrMinDegree and says so.
+func drawsFailed(minDegree, tries int, what, hint string, connected bool) error {
 	degree := ""
 	if minDegree > 0 {
 		degree = fmt.Sprintf(" with minimum degree %d", minDegree)
+	}
+	if connected && minDegree > 1 {
+		return fmt.Errorf("%w%s in %d draws of %s: %w; lower the minimum degree or %s", ErrNoConnectedGraph, degree, tries, what, ErrMinDegree, hint)
 	}
 	return fmt.Errorf("%w%s in %d draws of %s; %s", ErrNoConnectedGraph, degree, tries, what, hint)
 }

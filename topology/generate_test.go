@@ -280,3 +280,21 @@ func TestSmallWorldGivesUpWithAClearError(t *testing.T) {
 		t.Errorf("error %v, want ErrNoConnectedGraph suggesting a larger k or smaller beta", err)
 	}
 }
+
+// Draws that are connected but never reach the minimum degree fail with
+// ErrMinDegree too, so that the caller can blame the minimum degree rather
+// than the radius or p; draws that are never connected do not.
+func TestMinDegreeFailureIsTold(t *testing.T) {
+	_, _, err := Geometric(30, 0.3, 25, newRand(1), 20)
+	if !errors.Is(err, ErrNoConnectedGraph) || !errors.Is(err, ErrMinDegree) {
+		t.Errorf("min degree 25 of 30 nodes at radius 0.3: %v", err)
+	}
+	_, err = ErdosRenyi(30, 0.5, 25, newRand(1), 20)
+	if !errors.Is(err, ErrMinDegree) {
+		t.Errorf("min degree 25 of G(30, 0.5): %v", err)
+	}
+	_, _, err = Geometric(30, 0.01, 2, newRand(1), 20)
+	if !errors.Is(err, ErrNoConnectedGraph) || errors.Is(err, ErrMinDegree) {
+		t.Errorf("radius 0.01, never connected: %v", err)
+	}
+}

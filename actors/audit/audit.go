@@ -4,7 +4,10 @@
 // every round reconstructs the value the victim shared with the best linear
 // unbiased estimator of package privacy/audit. It reports each estimate to the
 // run's observer under KeyEstimate, where it is compared with the true value;
-// it sends nothing, so the protocol runs as if it were not there.
+// it sends nothing, so the protocol runs as if it were not there. With
+// Unmask it is the stronger adversary who also holds the pair secrets (the
+// published run seed, under seeded key randomness) and strips the local
+// graph-homomorphic masks before combining.
 package audit
 
 import (
@@ -35,6 +38,13 @@ type Eavesdropper struct {
 	// Extract returns the vector a message reveals about the shared value,
 	// and false for messages that carry none (key exchange, control).
 	Extract func(m proto.Message) ([]float64, bool)
+	// Unmask, if set, removes what it can from every observation before
+	// the observations are combined: the adversary who holds the pair
+	// secrets too, such as anyone with the published run seed under seeded
+	// key randomness (privacy/audit.Unmasker). It rewrites x, the
+	// eavesdropper's copy of the vector m carries on link (an index into
+	// Links) in round.
+	Unmask func(x []float64, link, round int, m proto.Message)
 
 	round int
 	obs   [][]float64
@@ -77,6 +87,9 @@ func (e *Eavesdropper) Receive(ctx *actors.Context, m proto.Message) error {
 		return fmt.Errorf("message of dimension %d, earlier ones had %d", len(x), len(e.est))
 	}
 	e.obs[k] = append(e.obs[k][:0], x...)
+	if e.Unmask != nil {
+		e.Unmask(e.obs[k], k, e.round, m)
+	}
 	e.got[k] = true
 	if e.have++; e.have == len(e.Links) {
 		e.Estimator.Estimate(e.est, e.obs)

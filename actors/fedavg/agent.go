@@ -53,13 +53,14 @@ type Agent struct {
 	// Device, if set, charges the compute time of a task (it then replaces
 	// GradientTime) and decides dropouts, crashes and availability.
 	Device *systems.Device
-	// Attack, if set, makes the agent an adversary of that kind.
-	Attack *fedavg.Attack
+	// Adversary, if set, makes the agent an adversary of that kind, and
+	// AttackStream is then its fedavg.StreamAttack stream.
+	Adversary    fedavg.Adversary
+	AttackStream *rand.Rand
 
-	attack  *rand.Rand // its fedavg.StreamAttack stream
-	last    task       // the last task handled, to ignore a second copy
-	started bool       // last is set
-	dropped int        // the last round it did not answer, for Waiting
+	last    task // the last task handled, to ignore a second copy
+	started bool // last is set
+	dropped int  // the last round it did not answer, for Waiting
 	why     string
 }
 
@@ -88,7 +89,8 @@ func (a *Agent) Receive(ctx *actors.Context, m proto.Message) error {
 }
 
 // train carries out a task: unless the device is down or drops out, it
-// trains (or free-rides), spends the compute time and replies.
+// trains (unless it is an adversary that does not), spends the compute
+// time, and replies (what an adversary makes of its reply).
 func (a *Agent) train(ctx *actors.Context, m *msg.GlobalModel) error {
 	d := a.Device
 	switch {
@@ -102,9 +104,7 @@ func (a *Agent) train(ctx *actors.Context, m *msg.GlobalModel) error {
 	w0 := m.GetWeights()
 	reply := make([]float64, len(w0))
 	var out fedavg.Outcome
-	if a.Attack != nil && a.Attack.Kind == fedavg.FreeRider {
-		fedavg.FreeRide(reply, w0, a.Share)
-	} else {
+	if a.Adversary == nil || a.Adversary.Trains() {
 		var err error
 		if out, err = a.Core.Train(reply, w0, m.GetP()); err != nil {
 			return err
@@ -118,11 +118,8 @@ func (a *Agent) train(ctx *actors.Context, m *msg.GlobalModel) error {
 			return nil
 		}
 	}
-	if a.Attack != nil {
-		if a.Attack.Kind == fedavg.GaussianNoise && a.attack == nil {
-			a.attack = ctx.Rand(fedavg.StreamAttack)
-		}
-		a.Attack.Apply(reply, w0, a.Share, a.attack)
+	if a.Adversary != nil {
+		a.Adversary.Corrupt(reply, w0, a.Share, a.AttackStream)
 	}
 	ctx.Spend(compute)
 	r := out.Report

@@ -12,47 +12,63 @@ import (
 	"maple/internal/params"
 )
 
-// stalenessParams are the parameters every asynchronous server shares.
-var stalenessParams = []params.Param{
-	{Name: "staleness", Type: params.String, Default: "constant", OneOf: fedavg.StalenessNames(),
-		Doc: "the staleness weight s(τ): constant 1, polynomial (1+τ)^(−a), or hinge (1 up to τ = b, then 1/(a(τ−b)+1))"},
-	{Name: "a", Type: params.Float, Default: 0.5, Range: "[0, inf)", Doc: "exponent of polynomial, slope of hinge"},
-	{Name: "b", Type: params.Float, Default: 4.0, Range: "[0, inf)", Doc: "knee of hinge"},
-	{Name: "timeout", Type: params.Float, Default: 0.0, Range: "[0, inf)",
-		Doc: "seconds after which a client that has not answered is given up on and replaced (0: never)"},
+// Staleness holds the parameters every asynchronous server shares: its
+// staleness weight s(τ) and its timeout.
+type Staleness struct {
+	Shape   string  `yaml:"staleness" oneof:"constant polynomial hinge" doc:"the staleness weight s(τ): constant 1, polynomial (1+τ)^(−a), or hinge (1 up to τ = b, then 1/(a(τ−b)+1))"`
+	A       float64 `yaml:"a" range:"[0, inf)" doc:"exponent of polynomial, slope of hinge"`
+	B       float64 `yaml:"b" range:"[0, inf)" doc:"knee of hinge"`
+	Timeout float64 `yaml:"timeout" range:"[0, inf)" doc:"seconds after which a client that has not answered is given up on and replaced (0: never)"`
+}
+
+// async returns the asynchronous configuration of mode with these
+// staleness and timeout parameters.
+func (p Staleness) async(mode fedavg.Mode) fedavg.Async {
+	kind, _ := fedavg.ParseStaleness(p.Shape) // the loader checked the name (oneof)
+	return fedavg.Async{Mode: mode, Staleness: fedavg.Staleness{Kind: kind, A: p.A, B: p.B}, Timeout: p.Timeout}
+}
+
+var defaultStaleness = Staleness{Shape: "constant", A: 0.5, B: 4}
+
+// fedAsync is FedAsync's parameters (Xie et al., 2019).
+type fedAsync struct {
+	Alpha     float64 `yaml:"alpha" range:"(0, 1]" doc:"mixing weight α"`
+	Staleness `yaml:",inline"`
+}
+
+// Configure implements Configurer.
+func (p fedAsync) Configure(cfg *fedavg.Config) {
+	cfg.Async = p.async(fedavg.FedAsync)
+	cfg.Async.Alpha = p.Alpha
+}
+
+// fedBuff is FedBuff's parameters (Nguyen et al., 2022).
+type fedBuff struct {
+	Buffer    int     `yaml:"buffer" range:"[1, inf)" doc:"updates b per model update (at most algorithm.fedavg.participants)"`
+	LR        float64 `yaml:"lr" range:"(0, inf)" doc:"server step η"`
+	Staleness `yaml:",inline"`
+}
+
+// Configure implements Configurer.
+func (p fedBuff) Configure(cfg *fedavg.Config) {
+	cfg.Async = p.async(fedavg.FedBuff)
+	cfg.Async.Buffer, cfg.Async.ServerRate = p.Buffer, p.LR
+}
+
+// Validate implements fedavg.Checker: the buffer fills from the clients
+// training at once.
+func (p fedBuff) Validate(cfg *fedavg.Config) error {
+	if p.Buffer > cfg.Participants {
+		return params.Errorf("buffer", "a buffer of %d updates needs at least as many concurrent clients, but %d train at once (the participants)", p.Buffer, cfg.Participants)
+	}
+	return nil
 }
 
 func init() {
-	RegisterServerSpec(params.Spec{
-		Name: "fedasync", Doc: "asynchronous FedAvg: every update is mixed in on arrival, w ← (1 − α s(τ)) w + α s(τ) w_k (Xie et al., 2019)",
-		Params: append([]params.Param{{Name: "alpha", Type: params.Float, Default: 0.6, Range: "(0, 1]", Doc: "mixing weight α"}}, stalenessParams...),
-	}, newAsyncServer)
-	RegisterServerSpec(params.Spec{
-		Name: "fedbuff", Doc: "buffered asynchronous FedAvg: every b updates, w ← w − η (1/b) Σ s(τ_k) Δ_k (Nguyen et al., 2022)",
-		Params: append([]params.Param{
-			{Name: "buffer", Type: params.Int, Default: 10, Range: "[1, inf)", Doc: "updates b per model update (at most algorithm.fedavg.participants)"},
-			{Name: "lr", Type: params.Float, Default: 1.0, Range: "(0, inf)", Doc: "server step η"},
-		}, stalenessParams...),
-	}, newAsyncServer)
-}
-
-// AsyncConfig returns the asynchronous configuration a server of the
-// fedasync or fedbuff behaviour with parameters p runs, for the
-// configuration and the reference; Mode is Sync for other servers.
-func AsyncConfig(server string, p params.Values) (fedavg.Async, error) {
-	var a fedavg.Async
-	switch server {
-	case "fedasync":
-		a.Mode, a.Alpha = fedavg.FedAsync, p.Float("alpha")
-	case "fedbuff":
-		a.Mode, a.Buffer, a.ServerRate = fedavg.FedBuff, p.Int("buffer"), p.Float("lr")
-	default:
-		return a, nil
-	}
-	kind, err := fedavg.ParseStaleness(p.String("staleness"))
-	a.Staleness = fedavg.Staleness{Kind: kind, A: p.Float("a"), B: p.Float("b")}
-	a.Timeout = p.Float("timeout")
-	return a, err
+	RegisterServer(Server{Name: "fedasync", Doc: "asynchronous FedAvg: every update is mixed in on arrival, w ← (1 − α s(τ)) w + α s(τ) w_k (Xie et al., 2019)",
+		Params: fedAsync{Alpha: 0.6, Staleness: defaultStaleness}, Behaviour: newAsyncServer})
+	RegisterServer(Server{Name: "fedbuff", Doc: "buffered asynchronous FedAvg: every b updates, w ← w − η (1/b) Σ s(τ_k) Δ_k (Nguyen et al., 2022)",
+		Params: fedBuff{Buffer: 10, LR: 1, Staleness: defaultStaleness}, Behaviour: newAsyncServer})
 }
 
 func newAsyncServer(p ServerParts) actors.Behaviour {

@@ -13,20 +13,24 @@ import (
 	"maple/internal/params"
 )
 
-// This file is the worked example of docs/writing-behaviours.md: a server
-// behaviour with a parameter, declared so that scenario files can set it
-// (algorithm.fedavg.server: {kind: example-deadline, seconds: 2}), written in
-// a few lines on ServerParts.
+// This file is the example of docs/writing-behaviours.md of a server that
+// changes the protocol, an actor behaviour of its own written in a few lines
+// on ServerParts, with a parameter scenario files set
+// (algorithm.fedavg.server: {kind: example-deadline, seconds: 2}). It
+// declares itself actor-only: the reference engine refuses it.
 
 func init() {
-	RegisterServerSpec(params.Spec{
-		Name: "example-deadline",
-		Doc:  "the mean of the replies that arrive within a deadline after the broadcast",
-		Params: []params.Param{{
-			Name: "seconds", Type: params.Float, Default: 1.0, Range: "(0, inf)",
-			Doc: "virtual seconds after the broadcast at which the round closes",
-		}},
-	}, func(p ServerParts) actors.Behaviour { return &deadlineServer{ServerParts: p} })
+	RegisterServer(Server{
+		Name:      "example-deadline",
+		Doc:       "the mean of the replies that arrive within a deadline after the broadcast",
+		Params:    deadline{Seconds: 1},
+		Behaviour: func(p ServerParts) actors.Behaviour { return &deadlineServer{ServerParts: p} },
+		ActorOnly: true,
+	})
+}
+
+type deadline struct {
+	Seconds float64 `yaml:"seconds" range:"(0, inf)" doc:"virtual seconds after the broadcast at which the round closes"`
 }
 
 // deadlineServer closes each round at its deadline: on Tick it sets a timer
@@ -36,7 +40,7 @@ type deadlineServer struct{ ServerParts }
 
 func (s *deadlineServer) Receive(ctx *actors.Context, m proto.Message) error {
 	if _, ok := m.(*msg.Tick); ok {
-		ctx.After(s.Params.Float("seconds"), &msg.FedAvgDeadline{})
+		ctx.After(s.Params.(deadline).Seconds, &msg.FedAvgDeadline{})
 	}
 	complete, err := s.Handle(ctx, m)
 	if err != nil || !complete {
@@ -48,14 +52,12 @@ func (s *deadlineServer) Receive(ctx *actors.Context, m proto.Message) error {
 }
 
 // The example server gives the same run as the built-in deadline policy
-// (without re-weighting: Config.Collect is left at its zero value, so
+// without re-weighting (Config.Collect is left at its zero value, so
 // Server.Close counts the missing replies as no change).
 func TestExampleDeadlineServerIsTheDeadlinePolicy(t *testing.T) {
 	m := &systems.Model{Latency: 0.05, Compute: systems.Compute{Kind: systems.LogNormal, Median: 0.3, Sigma: 0.8}}
 	cfg := baseConfig()
-	spec, _ := params.Lookup(ServerSlot, "example-deadline")
-	p := spec.Defaults()
-	p["seconds"] = 1.2
+	p := params.Values{"seconds": 1.2}
 	sets, l := regression(t, cfg.Agents)
 	rec := &record{}
 	r := actors.NewRun(actors.Options{RunSeed: 4, Observer: recorder{rec}, Timing: actors.Timing{Latency: m.Latency}})
@@ -69,7 +71,7 @@ func TestExampleDeadlineServerIsTheDeadlinePolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	policy := baseConfig()
-	policy.Collect = fedavg.Collect{Wait: fedavg.Deadline, Deadline: 1.2}
+	policy.Collect = fedavg.Deadline{Seconds: 1.2}
 	want, err := systemsRun(t, policy, m, "mean", 20, 4)
 	if err != nil {
 		t.Fatal(err)

@@ -148,48 +148,6 @@ func TestActorRunMatchesReference(t *testing.T) {
 	}
 }
 
-// Every built-in server behaviour applies a combination rule of the same
-// name, which the reference applies too: for each, the actor run equals the
-// reference with that rule (to 1e-12, as above), under model and update
-// sharing, so the two engines cannot disagree on the server. The servers
-// that change the protocol rather than the rule are listed: the
-// asynchronous ones are compared with fedavg.Simulate in systems_test.go,
-// and example-deadline is this package's documentation example.
-func TestEveryServerMatchesItsReferenceRule(t *testing.T) {
-	protocol := map[string]bool{"fedasync": true, "fedbuff": true, "example-deadline": true}
-	sets, l := regression(t, 12)
-	for _, name := range ServerNames() {
-		rule, err := fedavg.ParseRule(name)
-		if protocol[name] {
-			continue
-		}
-		if err != nil {
-			t.Errorf("server %s has no combination rule the reference can apply: %v", name, err)
-			continue
-		}
-		for _, share := range []fedavg.Share{fedavg.Models, fedavg.Updates} {
-			cfg := fedavg.Config{
-				Agents: 12, Participants: 7, StepSize: 0.05, Normalized: true,
-				Epochs: fedavg.Range{Min: 1, Max: 5}, Batch: fedavg.Range{Min: 1, Max: 10},
-				Share: share, NoiseStd: 0.3, Rule: rule, Trim: 0.2,
-			}
-			w0 := make([]float64, 3)
-			got := runActors(t, Setup{Config: &cfg, Sets: sets, Loss: l, W0: w0, Rounds: 20, Server: name}, 5)
-			var want [][]float64
-			fedavg.Reference(cfg, sets, l, w0, 5, 20, func(_ int, w []float64) {
-				want = append(want, append([]float64(nil), w...))
-			})
-			for i := range want {
-				for j := range want[i] {
-					if d := got[i][j] - want[i][j]; d > 1e-12 || d < -1e-12 {
-						t.Fatalf("%s, %v: round %d coordinate %d: actors %v, reference %v", name, share, i+1, j, got[i][j], want[i][j])
-					}
-				}
-			}
-		}
-	}
-}
-
 // byzantine is an agent that answers every round with a huge model.
 type byzantine struct{ server actors.ID }
 

@@ -3,10 +3,11 @@
 // which train locally. Each is a thin wrapper around the state machines of
 // maple/algorithms/fedavg.
 //
-// Server behaviours are pluggable: the scenario's algorithm.server names one
-// registered with RegisterServer. "mean" (eq. 1.31) and "median" (a
-// coordinate-wise median, robust to outlying replies) are built in; median.go
-// is the worked example of docs/writing-behaviours.md.
+// It also holds the registries of FedAvg's behaviour slots (registry.go):
+// servers, clients, collection policies and adversaries, each registered
+// once with its parameters and its pure rule, which both engines apply
+// (docs/writing-behaviours.md). krum.go and fedprox.go are the worked
+// examples of a server and a client.
 package fedavg
 
 import (
@@ -19,7 +20,6 @@ import (
 	"maple/actors"
 	"maple/actors/msg"
 	"maple/algorithms/fedavg"
-	"maple/internal/params"
 )
 
 // ServerParts is what every server behaviour shares: the server state
@@ -33,8 +33,8 @@ type ServerParts struct {
 	Scheduler actors.ID
 	Agents    []actors.ID
 	// Params are the server behaviour's parameters, as the scenario set
-	// them (every declared parameter present).
-	Params params.Values
+	// them: a copy of the struct it was registered with (Server.Params).
+	Params any
 	// Rounds is the number of rounds (model versions) of the run.
 	Rounds int
 
@@ -48,8 +48,8 @@ type ServerParts struct {
 // collecting their ImportanceReports when the agent policy asks for it — and,
 // under a deadline, sets its FedAvgDeadline timer; on LocalModel or
 // LocalUpdate it records the reply. It returns true when the round closes:
-// every reply has arrived, the first K have (Collect.Wait FirstK), or the
-// deadline has passed. The caller then combines Core.Replies() into
+// every reply has arrived, or the collection policy (Config.Collect) says
+// it is enough, or its deadline has passed. The caller then combines Core.Replies() into
 // Core.Model() (Core.Close has been called if replies are missing; with none
 // the combination must leave the model unchanged) and calls EndRound.
 //
@@ -101,8 +101,8 @@ func (s *ServerParts) begin(ctx *actors.Context) error {
 	for slot, k := range draws {
 		ctx.Send(s.Agents[k], &msg.GlobalModel{Slot: int32(slot), Weights: model, P: s.Core.Probability(slot)})
 	}
-	if c := &s.Config.Collect; c.Timed() {
-		ctx.After(c.Deadline, &msg.FedAvgDeadline{})
+	if t := s.Config.Collection().Timer(); t > 0 {
+		ctx.After(t, &msg.FedAvgDeadline{})
 	}
 	return nil
 }
@@ -127,7 +127,7 @@ func (s *ServerParts) accept(ctx *actors.Context, slot int32, v []float64, r fed
 		s.open = false
 		return true, nil
 	}
-	if c := &s.Config.Collect; c.Wait == fedavg.FirstK && s.Core.Received() == c.K {
+	if s.Config.Collection().Enough(s.Core.Received()) {
 		return s.close(ctx), nil
 	}
 	return false, nil
@@ -138,7 +138,7 @@ func (s *ServerParts) close(ctx *actors.Context) bool {
 	s.open = false
 	if s.Core.Close() == 0 {
 		ctx.Observe(KeyEmpty, nil)
-		ctx.Warn(fmt.Sprintf("some rounds closed before any reply arrived (%s): the model was not updated in them; the summary counts them under empty_rounds", s.Config.Collect.Describe()))
+		ctx.Warn(fmt.Sprintf("some rounds closed before any reply arrived (%s): the model was not updated in them; the summary counts them under empty_rounds", s.Config.Collection().Describe()))
 	}
 	return true
 }
@@ -173,69 +173,5 @@ func (s *ServerParts) Waiting() string {
 	for i, k := range missing {
 		names[i] = fedavg.AgentName(k)
 	}
-	return fmt.Sprintf("round %d waits for the replies of %s (collection policy %s)", s.round, strings.Join(names, ", "), s.Config.Collect.Wait)
-}
-
-// ServerFactory builds a server behaviour from its shared parts.
-type ServerFactory func(parts ServerParts) actors.Behaviour
-
-var servers = map[string]ServerFactory{}
-
-// ServerSlot is the behaviour slot of server behaviours (package
-// internal/params): scenario files select one with algorithm.fedavg.server.
-const ServerSlot = "fedavg.server"
-
-// RegisterServer makes a server behaviour without parameters available to
-// scenario files under name (algorithm.fedavg.server). Call it from an init
-// function; registering a name twice panics, as it is a programming error.
-func RegisterServer(name string, f ServerFactory) {
-	RegisterServerSpec(params.Spec{Name: name}, f)
-}
-
-// RegisterServerSpec registers a server behaviour with its parameters: the
-// scenario loader checks them (algorithm.fedavg.server: {kind: NAME, …}) and
-// the factory finds their values in ServerParts.Params. spec.Slot is set to
-// ServerSlot.
-func RegisterServerSpec(spec params.Spec, f ServerFactory) {
-	if _, dup := servers[spec.Name]; dup {
-		panic("fedavg: server " + spec.Name + " registered twice")
-	}
-	spec.Slot = ServerSlot
-	params.Register(spec)
-	servers[spec.Name] = f
-}
-
-// LookupServer returns the server behaviour factory registered under name.
-func LookupServer(name string) (ServerFactory, bool) {
-	f, ok := servers[name]
-	return f, ok
-}
-
-// ServerNames lists the registered server behaviours, sorted.
-func ServerNames() []string {
-	names := make([]string, 0, len(servers))
-	for n := range servers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-func init() {
-	RegisterServer("mean", func(p ServerParts) actors.Behaviour { return &meanServer{p} })
-}
-
-// meanServer is the server of the thesis: it averages the replies (eq. 1.31,
-// or w ← w − μ·mean for shared updates).
-type meanServer struct{ ServerParts }
-
-// Receive implements actors.Behaviour.
-func (s *meanServer) Receive(ctx *actors.Context, m proto.Message) error {
-	complete, err := s.Handle(ctx, m)
-	if err != nil || !complete {
-		return err
-	}
-	s.Core.Combine()
-	s.EndRound(ctx)
-	return nil
+	return fmt.Sprintf("round %d waits for the replies of %s (collection policy %s)", s.round, strings.Join(names, ", "), s.Config.Collection())
 }

@@ -26,7 +26,8 @@ type Setup struct {
 	// server).
 	Rounds int
 	// Server names a registered server behaviour ("mean", "median", …) and
-	// ServerParams are its parameters (nil: its defaults).
+	// ServerParams are its parameters (nil: its defaults); Spawn applies
+	// what it runs to a copy of Config (ConfigureServer).
 	Server       string
 	ServerParams params.Values
 	// GradientTime is the virtual compute time of one sample gradient; it
@@ -45,17 +46,20 @@ type Setup struct {
 
 // Spawn creates the actors of a FedAvg run on r — the scheduler, the server
 // and one agent per dataset — and returns the scheduler's ID; start the run
-// with r.Execute(id, &msg.Start{}). The adversaries of Config.Attack are
+// with r.Execute(id, &msg.Start{}). The adversaries of Config.Adversary are
 // chosen here, from the run's (fedavg.AdversaryOwner, AdversaryPurpose)
 // stream.
 func Spawn(r *actors.Run, s Setup) (actors.ID, error) {
-	factory, ok := LookupServer(s.Server)
-	if !ok {
-		return 0, fmt.Errorf("unknown server behaviour %q (registered: %v)", s.Server, ServerNames())
-	}
-	if err := s.Config.Validate(); err != nil {
+	cfg := *s.Config
+	p, err := ConfigureServer(&cfg, s.Server, s.ServerParams)
+	if err != nil {
 		return 0, err
 	}
+	if err := cfg.Validate(); err != nil {
+		return 0, err
+	}
+	s.Config = &cfg
+	server := servers[s.Server]
 	if s.Devices != nil && len(s.Devices) != len(s.Sets) {
 		return 0, fmt.Errorf("%d devices for %d agents", len(s.Devices), len(s.Sets))
 	}
@@ -65,12 +69,6 @@ func Spawn(r *actors.Run, s Setup) (actors.ID, error) {
 	}
 	sched := &actors.Scheduler{Rounds: rounds}
 	schedID := r.Spawn("scheduler", sched)
-	p := s.ServerParams
-	if p == nil {
-		if spec, ok := params.Lookup(ServerSlot, s.Server); ok {
-			p = spec.Defaults()
-		}
-	}
 	parts := ServerParts{
 		Core:      fedavg.NewServer(s.Config, s.W0, r.Rand(fedavg.ServerName, "participation")),
 		Config:    s.Config,
@@ -82,36 +80,32 @@ func Spawn(r *actors.Run, s Setup) (actors.ID, error) {
 	// The server must exist before the agents (they need its ID) and the
 	// agents before the server runs (it needs theirs); the server is spawned
 	// first and its agent table filled in below.
-	serverID := r.Spawn(fedavg.ServerName, factory(parts))
+	var b actors.Behaviour = &ruleServer{parts}
+	if server.Behaviour != nil {
+		b = server.Behaviour(parts)
+	}
+	serverID := r.Spawn(fedavg.ServerName, b)
 	sched.Targets = []actors.ID{serverID}
 	if s.Devices != nil {
 		r.Place(serverID, nil)
 	}
-	attack := &s.Config.Attack
-	bad := fedavg.Adversaries(func() *rand.Rand { return r.Rand(fedavg.AdversaryOwner, fedavg.AdversaryPurpose) }, len(s.Sets), attack.Fraction)
+	bad := cfg.ChooseAdversaries(func() *rand.Rand { return r.Rand(fedavg.AdversaryOwner, fedavg.AdversaryPurpose) }, len(s.Sets))
 	for k, set := range s.Sets {
 		name := fedavg.AgentName(k)
-		streams := fedavg.Streams{Schedule: r.Rand(name, "schedule"), Batch: r.Rand(name, "batch")}
-		if s.Config.NoiseStd > 0 {
-			streams.Noise = r.Rand(name, "noise")
+		a := &Agent{Share: cfg.Share, Server: serverID, GradientTime: s.GradientTime}
+		if bad[k] {
+			a.Adversary, a.AttackStream = cfg.Adversary, r.Rand(name, fedavg.StreamAttack)
+			set = a.Adversary.Poison(set, s.Loss)
 		}
-		adversary := attack.Kind != fedavg.NoAttack && bad[k]
-		if adversary && attack.Kind == fedavg.LabelFlip {
-			set = fedavg.FlipLabels(set, s.Loss)
-		}
-		core := fedavg.NewAgent(s.Config, set, s.Loss, streams)
-		a := &Agent{Core: core, Share: s.Config.Share, Server: serverID, GradientTime: s.GradientTime}
+		a.Core = fedavg.NewAgent(&cfg, set, s.Loss, fedavg.AgentStreams(&cfg, func(purpose string) *rand.Rand { return r.Rand(name, purpose) }))
 		if s.Devices != nil {
 			a.Device = s.Devices[k]
 		}
-		if adversary {
-			a.Attack = attack
-		}
-		var b actors.Behaviour = a
+		var ab actors.Behaviour = a
 		if s.Agent != nil {
-			b = s.Agent(k, a)
+			ab = s.Agent(k, a)
 		}
-		parts.Agents[k] = r.Spawn(name, b)
+		parts.Agents[k] = r.Spawn(name, ab)
 		if s.Devices != nil {
 			r.Place(parts.Agents[k], s.Devices[k])
 		}

@@ -49,30 +49,35 @@ func (o recorder) Observe(_ actors.ID, round int, key string, v []float64) {
 // it observed and its error.
 func systemsRun(t *testing.T, cfg fedavg.Config, m *systems.Model, server string, rounds int, seed uint64) (*record, error) {
 	t.Helper()
+	return systemsRunWith(t, cfg, m, server, nil, rounds, seed)
+}
+
+// systemsRunWith is systemsRun with the server's parameters p (nil: its
+// defaults).
+func systemsRunWith(t *testing.T, cfg fedavg.Config, m *systems.Model, server string, p params.Values, rounds int, seed uint64) (*record, error) {
+	t.Helper()
 	sets, l := regression(t, cfg.Agents)
 	rec := &record{}
 	r := actors.NewRun(actors.Options{RunSeed: seed, Observer: recorder{rec},
 		Timing: actors.Timing{Latency: m.Latency, Jitter: m.Jitter, Bandwidth: m.Bandwidth, Loss: m.Loss, Duplicate: m.Duplicate}})
 	defer r.Close()
-	spec, _ := params.Lookup(ServerSlot, server)
 	sched, err := Spawn(r, Setup{Config: &cfg, Sets: sets, Loss: l, W0: make([]float64, 3), Rounds: rounds,
-		Server: server, ServerParams: spec.Defaults(), Devices: m.Devices(seed, cfg.Agents, fedavg.AgentName)})
+		Server: server, ServerParams: p, Devices: m.Devices(seed, cfg.Agents, fedavg.AgentName)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rec, r.Execute(sched, &msg.Start{})
 }
 
-// simulate runs the event-driven reference on the same inputs.
-func simulate(t *testing.T, cfg fedavg.Config, m *systems.Model, server string, rounds int, seed uint64) (*record, error) {
+// simulate runs the event-driven reference on the same inputs, with the
+// server's parameters p (nil: its defaults).
+func simulate(t *testing.T, cfg fedavg.Config, m *systems.Model, server string, p params.Values, rounds int, seed uint64) (*record, error) {
 	t.Helper()
 	sets, l := regression(t, cfg.Agents)
 	rec := &record{}
-	rule, err := fedavg.ParseRule(server)
-	if err != nil {
-		rule = fedavg.MeanRule // the asynchronous servers
+	if _, err := ConfigureServer(&cfg, server, p); err != nil {
+		t.Fatal(err)
 	}
-	cfg.Rule = rule
 	return rec, fedavg.Simulate(cfg, sets, l, make([]float64, 3), seed, rounds, fedavg.SimOptions{Model: m, Observe: rec.observe})
 }
 
@@ -103,7 +108,7 @@ func TestZeroFaultsChangeNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim, err := simulate(t, cfg, m, "mean", 15, 3)
+	sim, err := simulate(t, cfg, m, "mean", nil, 15, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,34 +136,33 @@ func TestActorRunMatchesSimulationUnderFaults(t *testing.T) {
 	type variant struct {
 		name   string
 		server string
+		params params.Values
 		edit   func(*fedavg.Config)
 	}
 	for _, v := range []variant{
-		{"deadline", "mean", func(c *fedavg.Config) {
-			c.Collect = fedavg.Collect{Wait: fedavg.Deadline, Deadline: 0.8, Reweight: true}
+		{"deadline", "mean", nil, func(c *fedavg.Config) {
+			c.Collect = fedavg.Deadline{Seconds: 0.8, Reweighted: true}
 		}},
-		{"deadline-no-reweight-updates", "median", func(c *fedavg.Config) {
+		{"deadline-no-reweight-updates", "median", nil, func(c *fedavg.Config) {
 			c.Share = fedavg.Updates
-			c.Collect = fedavg.Collect{Wait: fedavg.Deadline, Deadline: 0.6}
+			c.Collect = fedavg.Deadline{Seconds: 0.6}
 		}},
-		{"first-k", "mean", func(c *fedavg.Config) {
+		{"first-k", "mean", nil, func(c *fedavg.Config) {
 			c.Participants = 9
-			c.Collect = fedavg.Collect{Wait: fedavg.FirstK, K: 4, Deadline: 2, Reweight: true}
-			c.Attack = fedavg.Attack{Kind: fedavg.SignFlip, Fraction: 0.2, Scale: 2}
+			c.Collect = fedavg.FirstK{K: 4, Seconds: 2, Reweighted: true}
+			c.Adversary = fedavg.SignFlip{Population: fedavg.Population{Fraction: 0.2}, Scale: 2}
 		}},
-		{"fedasync", "fedasync", func(c *fedavg.Config) {
-			c.Async = fedavg.Async{Mode: fedavg.FedAsync, Alpha: 0.6, Staleness: fedavg.Staleness{Kind: fedavg.Polynomial, A: 0.5}, Timeout: 3}
-			c.Attack = fedavg.Attack{Kind: fedavg.GaussianNoise, Fraction: 0.2, Std: 0.5}
+		{"fedasync", "fedasync", params.Values{"alpha": 0.6, "staleness": "polynomial", "a": 0.5, "timeout": 3.0}, func(c *fedavg.Config) {
+			c.Adversary = fedavg.GaussianNoise{Population: fedavg.Population{Fraction: 0.2}, Std: 0.5}
 		}},
-		{"fedbuff", "fedbuff", func(c *fedavg.Config) {
-			c.Async = fedavg.Async{Mode: fedavg.FedBuff, Buffer: 3, ServerRate: 1, Staleness: fedavg.Staleness{Kind: fedavg.Hinge, A: 1, B: 2}, Timeout: 3}
-			c.Attack = fedavg.Attack{Kind: fedavg.LabelFlip, Fraction: 0.2}
+		{"fedbuff", "fedbuff", params.Values{"buffer": 3, "lr": 1.0, "staleness": "hinge", "a": 1.0, "b": 2.0, "timeout": 3.0}, func(c *fedavg.Config) {
+			c.Adversary = fedavg.LabelFlip{Population: fedavg.Population{Fraction: 0.2}}
 		}},
 	} {
 		t.Run(v.name, func(t *testing.T) {
 			cfg := baseConfig()
 			v.edit(&cfg)
-			got, err := systemsRun(t, cfg, hostile(), v.server, 25, 11)
+			got, err := systemsRunWith(t, cfg, hostile(), v.server, v.params, 25, 11)
 			var f *actors.Failure
 			if errors.As(err, &f) {
 				t.Log(f.Stack)
@@ -166,7 +170,7 @@ func TestActorRunMatchesSimulationUnderFaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := simulate(t, cfg, hostile(), v.server, 25, 11)
+			want, err := simulate(t, cfg, hostile(), v.server, v.params, 25, 11)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -198,7 +202,7 @@ func TestWaitAllDropoutNamesAgentAndRound(t *testing.T) {
 	if !errors.Is(err, actors.ErrStalled) {
 		t.Fatalf("actor run returned %v, want a stall", err)
 	}
-	_, serr := simulate(t, cfg, m, "mean", 50, 5)
+	_, serr := simulate(t, cfg, m, "mean", nil, 50, 5)
 	if serr == nil || serr.Error() != err.Error() {
 		t.Errorf("reference error\n%v\nactor error\n%v", serr, err)
 	}
@@ -212,7 +216,7 @@ func TestWaitAllDropoutNamesAgentAndRound(t *testing.T) {
 // warning), never silently aggregated from nothing.
 func TestDeadlineShorterThanComputeIsReported(t *testing.T) {
 	cfg := baseConfig()
-	cfg.Collect = fedavg.Collect{Wait: fedavg.Deadline, Deadline: 0.5, Reweight: true}
+	cfg.Collect = fedavg.Deadline{Seconds: 0.5, Reweighted: true}
 	m := &systems.Model{Compute: systems.Compute{Kind: systems.Fixed, Value: 1}}
 	sets, l := regression(t, cfg.Agents)
 	rec := &record{}
@@ -259,16 +263,15 @@ func TestFedBuffWithEqualComputeTimesIsSynchronous(t *testing.T) {
 	}
 	for _, server := range []string{"fedbuff", "fedasync"} {
 		async := cfg
-		if server == "fedbuff" {
-			async.Async = fedavg.Async{Mode: fedavg.FedBuff, Buffer: cfg.Participants, ServerRate: 1, Staleness: fedavg.Staleness{Kind: fedavg.Polynomial, A: 0.5}}
-		} else {
+		p := params.Values{"buffer": cfg.Participants, "lr": 1.0, "staleness": "polynomial", "a": 0.5}
+		if server == "fedasync" {
 			// FedAsync with α = 1 and one client at a time is sequential
 			// FedAvg with L = 1: compare with the synchronous run with one
 			// participant.
 			async.Participants = 1
-			async.Async = fedavg.Async{Mode: fedavg.FedAsync, Alpha: 1}
+			p = params.Values{"alpha": 1.0}
 		}
-		got, err := systemsRun(t, async, m, server, 30, 9)
+		got, err := systemsRunWith(t, async, m, server, p, 30, 9)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -319,7 +322,7 @@ func TestWireSizesMatchProtobuf(t *testing.T) {
 func TestSignFlipAdversariesAgainstMeanAndMedian(t *testing.T) {
 	cfg := baseConfig()
 	cfg.Participation = fedavg.Full
-	cfg.Attack = fedavg.Attack{Kind: fedavg.SignFlip, Fraction: 0.25, Scale: 4}
+	cfg.Adversary = fedavg.SignFlip{Population: fedavg.Population{Fraction: 0.25}, Scale: 4}
 	m := &systems.Model{}
 	final := map[string]float64{}
 	for _, server := range []string{"mean", "median"} {

@@ -4,11 +4,12 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"maple/internal/fileio"
 )
 
 // Trace is the message trace of a run directory, compressed (StoreFile) or
@@ -16,19 +17,26 @@ import (
 type Trace struct {
 	// Path is the file read.
 	Path  string
-	file  *os.File
+	file  *fileio.File
 	store *Store // nil for JSON lines
 }
 
+// MaxFileBytes bounds the trace file Open reads (1 TiB): far beyond what any
+// run writes, it only refuses what cannot be a trace. What a reader holds in
+// memory is bounded otherwise: by the index and block limits of a store, by
+// one line of JSON lines.
+const MaxFileBytes = 1 << 40
+
 // Open opens the trace of run directory dir, preferring the compressed
-// store. If dir has neither file the error wraps fs.ErrNotExist.
+// store. If dir has neither file the error wraps fs.ErrNotExist; a trace
+// that is not a regular file (a named pipe would block the reader) is
+// refused (fileio.ErrNotRegular).
 func Open(dir string) (*Trace, error) {
 	path := filepath.Join(dir, StoreFile)
-	f, err := os.Open(path)
+	f, err := fileio.Open(path, MaxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		path = filepath.Join(dir, JSONLFile)
-		f, err = os.Open(path)
-		if err != nil {
+		if f, err = fileio.Open(path, MaxFileBytes); err != nil {
 			return nil, err
 		}
 		return &Trace{Path: path, file: f}, nil
@@ -36,12 +44,7 @@ func Open(dir string) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	s, err := ReadStore(f, info.Size(), path)
+	s, err := ReadStore(f, f.Size(), path)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -75,6 +78,18 @@ func (t *Trace) Scan(f Filter, fn func(*Record) error) error {
 		return nil
 	}
 	return err
+}
+
+// Empty reports whether the trace holds no record: a store whose index
+// lists no block, or an empty file of JSON lines. It is what a traced run of
+// a family without messages writes (the gamma-mechanism curves), and what a
+// trace emptied by mistake looks like; a command that read it would print
+// nothing, so it asks first and says so.
+func (t *Trace) Empty() bool {
+	if t.store != nil {
+		return len(t.store.Index.Blocks) == 0
+	}
+	return t.file.Size() == 0
 }
 
 // Values returns the values the trace's records take, for Filter.Check:

@@ -474,19 +474,43 @@ func (s *Store) check() error {
 		if b.Curve < 0 || b.Curve >= len(ix.Curves) {
 			return fmt.Errorf("block %d names curve %d of %d", i, b.Curve, len(ix.Curves))
 		}
-		for _, a := range b.Actors {
-			if a < 0 || a >= len(ix.Actors) {
-				return fmt.Errorf("block %d names actor %d of %d", i, a, len(ix.Actors))
-			}
+		if b.Records < 1 || int64(b.Records) > b.Bytes {
+			return fmt.Errorf("block %d at byte %d claims %d records in %d bytes", i, b.Offset, b.Records, b.Bytes)
 		}
-		for _, t := range b.Types {
-			if t < 0 || t >= len(ix.Types) {
-				return fmt.Errorf("block %d names type %d of %d", i, t, len(ix.Types))
-			}
+		if b.MinRound > b.MaxRound || !(b.MinTime <= b.MaxTime) {
+			return fmt.Errorf("block %d at byte %d claims rounds %d–%d and times %v–%v", i, b.Offset, b.MinRound, b.MaxRound, b.MinTime, b.MaxTime)
+		}
+		if err := ascending(b.Actors, len(ix.Actors)); err != nil {
+			return fmt.Errorf("block %d names actors %v of %d: %v", i, b.Actors, len(ix.Actors), err)
+		}
+		if err := ascending(b.Types, len(ix.Types)); err != nil {
+			return fmt.Errorf("block %d names types %v of %d: %v", i, b.Types, len(ix.Types), err)
 		}
 	}
 	if next != s.end {
 		return errors.New("blocks do not end at the index")
+	}
+	for _, t := range []struct {
+		what  string
+		names []string
+	}{{"actors", ix.Actors}, {"types", ix.Types}} {
+		if !slices.IsSorted(t.names) || len(slices.Compact(slices.Clone(t.names))) != len(t.names) {
+			return fmt.Errorf("the index's %s are not sorted and distinct", t.what)
+		}
+	}
+	return nil
+}
+
+// ascending checks that refs are positions in a table of n names, ascending
+// and distinct, as StoreWriter writes them.
+func ascending(refs []int, n int) error {
+	for k, r := range refs {
+		switch {
+		case r < 0 || r >= n:
+			return fmt.Errorf("position %d out of range", r)
+		case k > 0 && r <= refs[k-1]:
+			return errors.New("not ascending")
+		}
 	}
 	return nil
 }
@@ -580,16 +604,33 @@ func (s *Store) decode(i int, f Filter) decoded {
 		return decoded{err: fmt.Errorf("%s: decompresses to %d bytes, the index says %d", where, len(raw), b.Bytes)}
 	}
 	var d decoded
-	d.err = readLines(raw, where, f, func(r *Record) error {
+	d.err = s.readLines(raw, b, where, f, func(r *Record) error {
 		d.recs = append(d.recs, *r)
 		return nil
 	})
 	return d
 }
 
-// readLines decodes the JSON lines of raw and calls fn for those f matches.
-func readLines(raw []byte, name string, f Filter, fn func(*Record) error) error {
-	for line := 1; len(raw) > 0; line++ {
+// readLines decodes the JSON lines of raw, the records of block b, and calls
+// fn for those f matches. It checks the block against its index entry — as
+// many records as it says, each of its run and curve, within its ranges of
+// rounds and times, of its types and between its actors, and, when every
+// line was decoded, every listed type and actor present — so that an index
+// that was altered (a count, a name) is reported, not believed: filters
+// select blocks by the index alone.
+func (s *Store) readLines(raw []byte, b *Block, name string, f Filter, fn func(*Record) error) error {
+	ix := &s.Index
+	types, actors := make(map[string]int, len(b.Types)), make(map[string]int, len(b.Actors))
+	for k, t := range b.Types {
+		types[ix.Types[t]] = k
+	}
+	for k, a := range b.Actors {
+		actors[ix.Actors[a]] = k
+	}
+	seenTypes, seenActors := make([]bool, len(b.Types)), make([]bool, len(b.Actors))
+	skipped := false
+	line := 0
+	for ; len(raw) > 0; line++ {
 		n := bytes.IndexByte(raw, '\n')
 		if n < 0 {
 			n = len(raw)
@@ -597,11 +638,18 @@ func readLines(raw []byte, name string, f Filter, fn func(*Record) error) error 
 		text := raw[:n]
 		raw = raw[min(n+1, len(raw)):]
 		if r, ok := roundOf(text); ok && len(f.Rounds) > 0 && !slices.Contains(f.Rounds, r) {
+			if r < b.MinRound || r > b.MaxRound {
+				return fmt.Errorf("%s, line %d of the block: round %d, outside the rounds %d–%d the index gives the block", name, line+1, r, b.MinRound, b.MaxRound)
+			}
+			skipped = true
 			continue // the common seek, without decoding the line
 		}
 		var rec Record
 		if err := json.Unmarshal(text, &rec); err != nil {
-			return fmt.Errorf("%s, line %d of the block: not a trace record: %v", name, line, err)
+			return fmt.Errorf("%s, line %d of the block: not a trace record: %v", name, line+1, err)
+		}
+		if err := b.holds(&rec, ix, types, actors, seenTypes, seenActors); err != nil {
+			return fmt.Errorf("%s, line %d of the block: %v: the index does not describe the block", name, line+1, err)
 		}
 		if !f.Match(&rec) {
 			continue
@@ -609,6 +657,45 @@ func readLines(raw []byte, name string, f Filter, fn func(*Record) error) error 
 		if err := fn(&rec); err != nil {
 			return err
 		}
+	}
+	if line != b.Records {
+		return fmt.Errorf("%s: %d records, the index says %d", name, line, b.Records)
+	}
+	if !skipped {
+		if k := slices.Index(seenTypes, false); k >= 0 {
+			return fmt.Errorf("%s: no record of type %s, which the index lists for the block", name, ix.Types[b.Types[k]])
+		}
+		if k := slices.Index(seenActors, false); k >= 0 {
+			return fmt.Errorf("%s: no record from or to %s, whom the index lists for the block", name, ix.Actors[b.Actors[k]])
+		}
+	}
+	return nil
+}
+
+// holds checks that rec is one of the records b's index entry describes:
+// its run and curve, within its rounds and times, of one of its types
+// (positions in types) and between its actors (positions in actors). It
+// marks the type and actors seen.
+func (b *Block) holds(rec *Record, ix *Index, types, actors map[string]int, seenTypes, seenActors []bool) error {
+	switch {
+	case rec.Run != b.Run || rec.Curve != ix.Curves[b.Curve]:
+		return fmt.Errorf("a record of run %d of curve %q in the block of run %d of curve %q", rec.Run, rec.Curve, b.Run, ix.Curves[b.Curve])
+	case rec.Round < b.MinRound || rec.Round > b.MaxRound:
+		return fmt.Errorf("round %d, outside the block's rounds %d–%d", rec.Round, b.MinRound, b.MaxRound)
+	case !(rec.Time >= b.MinTime && rec.Time <= b.MaxTime):
+		return fmt.Errorf("time %v, outside the block's times %v–%v", rec.Time, b.MinTime, b.MaxTime)
+	}
+	t, ok := types[rec.Type]
+	if !ok {
+		return fmt.Errorf("type %s, which the index does not list for the block", rec.Type)
+	}
+	seenTypes[t] = true
+	for _, name := range []string{rec.From, rec.To} {
+		a, ok := actors[name]
+		if !ok {
+			return fmt.Errorf("actor %s, whom the index does not list for the block", name)
+		}
+		seenActors[a] = true
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"maple/internal/fileio"
 )
 
 // CSVOptions controls ReadCSV.
@@ -26,10 +28,12 @@ type CSVOptions struct {
 //
 // Every line has the same number of fields; a line starting with '#' is a
 // comment, and spaces after a comma are ignored. Samples keep the file's
-// order. Every error names the input and line as "name:LINE: what was
-// expected, got what".
+// order. A line may hold at most 64 MiB (a dense row of about four million
+// features), so that an endless one (a file linked to /dev/zero) is an error,
+// not a record gathered until memory runs out. Every error names the input
+// and line as "name:LINE: what was expected, got what".
 func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Set, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(fileio.LimitLines(r, defaultMaxLineBytes, name))
 	cr.Comment = '#'
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = true
@@ -46,6 +50,8 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Set, error) {
 			return nil, fmt.Errorf("%s:%d: expected %d fields like the first line, got %d", name, pe.Line, s.Dim+1, len(rec))
 		case errors.As(err, &pe):
 			return nil, fmt.Errorf("%s:%d: %v", name, pe.Line, pe.Err)
+		case errors.Is(err, fileio.ErrLineTooLong):
+			return nil, err // it names the input and line
 		case err != nil:
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}

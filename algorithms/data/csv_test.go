@@ -1,6 +1,7 @@
 package data
 
 import (
+	"io"
 	"strings"
 	"testing"
 )
@@ -56,5 +57,22 @@ func TestLIBSVMTargets(t *testing.T) {
 	}
 	if _, err := ReadLIBSVM(strings.NewReader("0.5 1:1\n"), "b.svm", LIBSVMOptions{}); err == nil {
 		t.Error("a real target was accepted as a binary label")
+	}
+}
+
+// zeros is n NUL bytes without a newline: what a file linked to /dev/zero
+// gives, cut short so that a reader without a line bound still ends.
+func zeros(n int64) io.Reader { return io.LimitReader(zeroReader{}, n) }
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// An agent file linked to /dev/zero is one endless line: refused at the
+// line bound (64 MiB), not gathered as one CSV record until memory runs out.
+func TestReadCSVRefusesAnEndlessLine(t *testing.T) {
+	_, err := ReadCSV(zeros(80<<20), "agent-3.csv", CSVOptions{})
+	if err == nil || err.Error() != "agent-3.csv:1: line longer than 67108864 bytes" {
+		t.Errorf("ReadCSV(zeros): %v", err)
 	}
 }

@@ -229,28 +229,51 @@ func IDXSet(images *IDX, imagesName string, labels *IDX, labelsName string, clas
 	return IDXSubset(images, y, idx, scale), nil
 }
 
+// IDXFileError is an error of IDXLabels, which checks two files together:
+// Images says whether the images file is at fault (its element type, its
+// dimensions) or the labels file (its shape, its count, a label). The
+// message names that file; a caller that reports errors by the field naming
+// a file uses Images to choose the field.
+type IDXFileError struct {
+	Images bool
+	Err    error
+}
+
+// Error returns the message, which names the file at fault.
+func (e *IDXFileError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *IDXFileError) Unwrap() error { return e.Err }
+
 // IDXLabels checks that images and labels go together — as many labels as
 // samples, at least one feature, unsigned bytes for ScaleUnit — and returns
 // the labels. A label that is not a class 0…classes−1 is an error naming its
-// byte offset in the labels file.
+// byte offset in the labels file. Errors are *IDXFileError values saying
+// which file is at fault.
 func IDXLabels(images *IDX, imagesName string, labels *IDX, labelsName string, classes int, scale IDXScale) ([]float64, error) {
+	inImages := func(format string, args ...any) error {
+		return &IDXFileError{Images: true, Err: fmt.Errorf("%s: "+format, append([]any{imagesName}, args...)...)}
+	}
+	inLabels := func(format string, args ...any) error {
+		return &IDXFileError{Err: fmt.Errorf("%s: "+format, append([]any{labelsName}, args...)...)}
+	}
 	switch {
 	case len(labels.Dims) != 1:
-		return nil, fmt.Errorf("%s: expected a one-dimensional array of labels, got dimensions %v", labelsName, labels.Dims)
+		return nil, inLabels("expected a one-dimensional array of labels, got dimensions %v", labels.Dims)
 	case labels.Dims[0] != images.Dims[0]:
-		return nil, fmt.Errorf("%s: %d labels, but %s holds %d samples", labelsName, labels.Dims[0], imagesName, images.Dims[0])
+		return nil, inLabels("%d labels, but %s holds %d samples", labels.Dims[0], imagesName, images.Dims[0])
 	case scale == ScaleUnit && images.Type != 0x08:
-		return nil, fmt.Errorf("%s: scaling to [0, 1] needs unsigned-byte pixels, got element type 0x%02x", imagesName, images.Type)
+		return nil, inImages("scaling to [0, 1] needs unsigned-byte pixels, got element type 0x%02x", images.Type)
 	case images.Dims[0] == 0:
-		return nil, fmt.Errorf("%s: expected at least one sample, got none", imagesName)
+		return nil, inImages("expected at least one sample, got none")
 	case images.Features() == 0:
-		return nil, fmt.Errorf("%s: expected at least one feature per sample, got dimensions %v", imagesName, images.Dims)
+		return nil, inImages("expected at least one feature per sample, got dimensions %v", images.Dims)
 	}
 	y := make([]float64, labels.Dims[0])
 	for i := range y {
 		v := labels.At(i)
 		if v != math.Trunc(v) || v < 0 || v >= float64(classes) {
-			return nil, fmt.Errorf("%s: byte offset %d: label %v of sample %d is not a class 0…%d", labelsName, labels.Header+i*labels.Size(), v, i, classes-1)
+			return nil, inLabels("byte offset %d: label %v of sample %d is not a class 0…%d", labels.Header+i*labels.Size(), v, i, classes-1)
 		}
 		y[i] = v
 	}

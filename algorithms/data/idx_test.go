@@ -271,3 +271,30 @@ func FuzzReadIDX(f *testing.F) {
 		}
 	})
 }
+
+// A problem of the pair is blamed on the file at fault: an element type that
+// cannot be scaled is the images file's, a label the labels file's, and the
+// error says which, so that a caller names the right field.
+func TestIDXLabelsSaysWhichFileIsAtFault(t *testing.T) {
+	img, lab := tinyImages()
+	images, _ := ReadIDX(bytes.NewReader(img), "train-images")
+	labels, _ := ReadIDX(bytes.NewReader(lab), "train-labels")
+	floats := *images
+	floats.Type = 0x0D // float32 pixels cannot be scaled to [0, 1]
+	mislabelled, _ := ReadIDX(bytes.NewReader(idxBytes([]int{3}, []byte{7, 12, 9})), "train-labels")
+	for _, c := range []struct {
+		name           string
+		images, labels *IDX
+		inImages       bool
+		want           string
+	}{
+		{"element type", &floats, labels, true, "train-images: scaling to [0, 1] needs unsigned-byte pixels, got element type 0x0d"},
+		{"label", images, mislabelled, false, "train-labels: byte offset 9: label 12 of sample 1"},
+	} {
+		_, err := IDXLabels(c.images, "train-images", c.labels, "train-labels", 10, ScaleUnit)
+		var fe *IDXFileError
+		if !errors.As(err, &fe) || fe.Images != c.inImages || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: %v (%#v); want an IDXFileError with Images %v saying %q", c.name, err, fe, c.inImages, c.want)
+		}
+	}
+}

@@ -43,6 +43,7 @@ type Agent struct {
 	started bool // the current stage's self term and draws are prepared
 
 	column  []term // the a_mp > 0 of column p, ascending m, self included
+	terms   []Term // the terms of the combination in progress
 	targets []int  // receivers ∪ {p}, ascending
 	recv    []int  // per target: its index among the receivers, −1 for p
 	sent    []bool // per target: the current stage's message is out
@@ -394,7 +395,8 @@ func (a *Agent) payload(j, p int) (bool, error) {
 	return true, nil
 }
 
-// combine forms the stage-j aggregate Σ_m a_mp x_m in ascending m.
+// combine forms the stage-j aggregate with the configuration's combination
+// step, Σ_m a_mp x_m in ascending m by default.
 func (a *Agent) combine(j int) {
 	if a.lgh != nil {
 		if n := a.lgh.detect(); n > 0 {
@@ -402,7 +404,7 @@ func (a *Agent) combine(j int) {
 		}
 	}
 	z := a.output(j)
-	clear(z)
+	a.terms = a.terms[:0]
 	for _, c := range a.column {
 		x, w := a.self, c.a
 		switch {
@@ -417,8 +419,9 @@ func (a *Agent) combine(j int) {
 		if c.slot >= 0 {
 			x = a.inbox[j][c.slot]
 		}
-		floats.AddScaled(z, w, x)
+		a.terms = append(a.terms, Term{Weight: w, X: x, Self: c.slot < 0})
 	}
+	a.cfg.combiner().Combine(z, a.terms)
 	if a.rep.stage == j && !a.rep.rekey {
 		for s, ok := range a.rep.revealed {
 			if ok {

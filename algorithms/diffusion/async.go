@@ -45,6 +45,7 @@ type AsyncAgent struct {
 	latestStep              []int
 	fresh                   []bool
 	column                  []term
+	terms                   []Term // the terms of the combination in progress
 	targets                 []int
 	msg                     Message
 }
@@ -150,10 +151,11 @@ func (a *AsyncAgent) Receive(k int, m *Message) error {
 }
 
 // Combine ends the current step: w = Σ_m a_mp x_m over the fresh shares
-// (the agent's own ψ for senders with none), in ascending m. It returns the
-// number of fresh shares combined.
+// (the agent's own ψ for senders with none), in ascending m, or the
+// configuration's other combination step. It returns the number of fresh
+// shares combined.
 func (a *AsyncAgent) Combine() int {
-	clear(a.w)
+	a.terms = a.terms[:0]
 	n := 0
 	for _, c := range a.column {
 		x := a.self
@@ -161,8 +163,9 @@ func (a *AsyncAgent) Combine() int {
 			x = a.latest[c.slot]
 			n++
 		}
-		floats.AddScaled(a.w, c.a, x)
+		a.terms = append(a.terms, Term{Weight: c.a, X: x, Self: c.slot < 0})
 	}
+	a.cfg.combiner().Combine(a.w, a.terms)
 	clear(a.fresh)
 	a.step++
 	return n

@@ -1,6 +1,7 @@
 package diffusion
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -44,6 +45,13 @@ const (
 // it with the same state machine (AsyncAgent). Its iterates and times are
 // therefore the actor run's.
 func AsyncReference(cfg Config, prob Problem, runSeed uint64, steps int, opt AsyncOptions) error {
+	return AsyncReferenceContext(context.Background(), cfg, prob, runSeed, steps, opt)
+}
+
+// AsyncReferenceContext is AsyncReference, stopping before its next event
+// once ctx is done, with an error wrapping ctx.Err(); it changes nothing
+// else, so that a run that is not interrupted has AsyncReference's iterates.
+func AsyncReferenceContext(ctx context.Context, cfg Config, prob Problem, runSeed uint64, steps int, opt AsyncOptions) error {
 	net, err := NewNetwork(prob.A, cfg)
 	if err != nil {
 		return err
@@ -56,7 +64,7 @@ func AsyncReference(cfg Config, prob Problem, runSeed uint64, steps int, opt Asy
 	if m == nil {
 		m = &systems.Model{}
 	}
-	s := &asyncSim{net: net, m: m, opt: opt, steps: steps, runSeed: runSeed, fifo: systems.FIFO{},
+	s := &asyncSim{ctx: ctx, net: net, m: m, opt: opt, steps: steps, runSeed: runSeed, fifo: systems.FIFO{},
 		clock: make([]float64, P+1), jitter: make([]*rand.Rand, P+1), faults: make([]*rand.Rand, P+1),
 		devices: m.Devices(runSeed, P, AgentName), crashed: make([]bool, P)}
 	streams := SeedStreams(runSeed)
@@ -88,6 +96,7 @@ const (
 )
 
 type asyncSim struct {
+	ctx     context.Context
 	net     *Network
 	m       *systems.Model
 	opt     AsyncOptions
@@ -163,6 +172,9 @@ func (s *asyncSim) run() error {
 		s.send(asyncEvent{kind: asyncTick, from: 0, to: p + 1, round: 1}, 0)
 	}
 	for s.queue.Len() > 0 && s.done < len(s.agents) {
+		if err := s.ctx.Err(); err != nil {
+			return fmt.Errorf("interrupted: %w", err)
+		}
 		t, e := s.queue.Pop()
 		if e.lost {
 			s.observe(e.round, e.from-1, KeyLost, float64(e.to))

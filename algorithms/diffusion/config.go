@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"maple/internal/enum"
+	"maple/internal/params"
 	"maple/privacy/homomorphic"
 	"maple/privacy/noise"
 	"maple/privacy/pairmask"
@@ -160,6 +161,9 @@ type Config struct {
 	Batch    int
 	// Privacy is the privacy scheme.
 	Privacy Privacy
+	// Combine is the receivers' combination step (nil: Linear, the
+	// papers').
+	Combine Combiner
 }
 
 // Uses reports, per stage index, whether that stage's matrix is A (true) or
@@ -199,6 +203,12 @@ func (c *Config) Validate() error {
 		}
 	default:
 		return fmt.Errorf("invalid gradient oracle %v", c.Gradient)
+	}
+	if err := params.Check(c.Combine); err != nil {
+		return err
+	}
+	if s := c.Privacy.Scheme; !c.linear() && (s == GraphHomomorphic || s == LocalGraphHomomorphic) {
+		return fmt.Errorf("scheme %v cancels its noise only in the linear combination, not with the combination step %T", s, c.Combine)
 	}
 	return c.Privacy.validate()
 }

@@ -1,6 +1,7 @@
 package diffusion
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -54,6 +55,13 @@ type Hooks struct {
 // order, so for the same run seed it yields the same iterates. LGH masks come
 // from the same derivations (package pairmask) as the agents'.
 func Reference(cfg Config, prob Problem, runSeed uint64, iterations int, h Hooks) error {
+	return ReferenceContext(context.Background(), cfg, prob, runSeed, iterations, h)
+}
+
+// ReferenceContext is Reference, stopping before its next iteration once ctx
+// is done, with an error wrapping ctx.Err(); it changes nothing else, so that
+// a run that is not interrupted has Reference's iterates.
+func ReferenceContext(ctx context.Context, cfg Config, prob Problem, runSeed uint64, iterations int, h Hooks) error {
 	r, err := newReference(cfg, prob, SeedStreams(runSeed))
 	if err != nil {
 		return err
@@ -65,6 +73,9 @@ func Reference(cfg Config, prob Problem, runSeed uint64, iterations int, h Hooks
 		}
 	}
 	for i := 1; i <= iterations; i++ {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("iteration %d: interrupted: %w", i, err)
+		}
 		r.live = nil
 		if links != nil {
 			lr := links.Next(i)
@@ -105,8 +116,10 @@ type reference struct {
 	msg, grad    []float64
 	idx          []int
 	masks        *referenceMasks
-	live         *LiveRound // the iteration's live graph, or nil
-	delta        []float64  // one sender's masks, for Hooks.Report
+	live         *LiveRound  // the iteration's live graph, or nil
+	delta        []float64   // one sender's masks, for Hooks.Report
+	terms        []Term      // the terms of a combination other than Linear
+	msgs         [][]float64 // their values, one buffer per sender
 }
 
 func newReference(cfg Config, prob Problem, streams Streams) (*reference, error) {
@@ -194,9 +207,14 @@ func (r *reference) stage(i, j int, Y, Z [][]float64, h Hooks) {
 			}
 		}
 		clear(Z[p])
+		r.terms = r.terms[:0]
 		for m := range Y {
-			if a := A.At(m, p); a != 0 {
+			if a := A.At(m, p); a != 0 || m == p && !r.cfg.linear() { // Agent always has its self term
 				r.message(Y[m], m, p, A)
+				if !r.cfg.linear() {
+					r.terms = append(r.terms, Term{Weight: a, X: r.keep(m), Self: m == p})
+					continue
+				}
 				floats.AddScaled(Z[p], a, r.msg)
 				if r.live != nil && m != p && r.masks != nil && r.masks.plus[p] != nil {
 					r.masks.sum(r.delta, m, p, nil)
@@ -204,10 +222,26 @@ func (r *reference) stage(i, j int, Y, Z [][]float64, h Hooks) {
 				}
 			}
 		}
+		if !r.cfg.linear() {
+			r.cfg.Combine.Combine(Z[p], r.terms)
+		}
 		if r.live != nil && r.masks != nil && r.cfg.Privacy.Partner != IgnorePartner && r.masks.uncancelled(p, A) > 0 {
 			r.repair(i, j, p, Y, Z[p], A, h)
 		}
 	}
+}
+
+// keep copies the message of sender m into a buffer of its own, for a
+// combination other than Linear, which needs every term at once.
+func (r *reference) keep(m int) []float64 {
+	if r.msgs == nil {
+		r.msgs = make([][]float64, len(r.prob.Sets))
+	}
+	if r.msgs[m] == nil {
+		r.msgs[m] = make([]float64, len(r.msg))
+	}
+	copy(r.msgs[m], r.msg)
+	return r.msgs[m]
 }
 
 // report hands a sender's mask report to the hooks.

@@ -1,7 +1,6 @@
 package fedavg
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"sync"
 
@@ -31,6 +30,10 @@ type Agent struct {
 	q, a    []float64 // normalized probability and estimator weight per draw
 	drawer  *drawer
 	scratch []float64
+
+	streams func(purpose string) *rand.Rand // Streams.Named
+	named   map[string]*rand.Rand           // the streams opened by Local.Rand
+	local   Local                           // the training in progress, reused
 }
 
 // gradBuffers recycles the agents' gradient buffers: an agent needs one only
@@ -50,8 +53,12 @@ func gradBuffer(n int) (*[]float64, []float64) {
 }
 
 // Streams are the random streams an agent owns, by purpose. Noise may be nil
-// when the configuration adds no noise.
-type Streams struct{ Schedule, Batch, Noise *rand.Rand }
+// when the configuration adds no noise. Named, if set, opens the agent's
+// stream for any other purpose (its Client's, through Local.Rand).
+type Streams struct {
+	Schedule, Batch, Noise *rand.Rand
+	Named                  func(purpose string) *rand.Rand
+}
 
 // NewAgent returns the agent learning on set. Under the PerAgent schedule it
 // draws E_k and B_k now. Under the Optimal data policy it sets its data
@@ -60,7 +67,7 @@ func NewAgent(cfg *Config, set *data.Set, l loss.Loss, s Streams) *Agent {
 	dim := l.Dim(set.Dim)
 	a := &Agent{
 		cfg: cfg, set: set, loss: l,
-		schedule: s.Schedule, batch: s.Batch, noise: s.Noise,
+		schedule: s.Schedule, batch: s.Batch, noise: s.Noise, streams: s.Named,
 		idx: make([]int, cfg.Batch.Max),
 	}
 	if cfg.Schedule == PerAgent {
@@ -142,9 +149,11 @@ func (a *Agent) Respond(dst, w0 []float64) (gradients int) {
 	return out.Gradients
 }
 
-// Train is Respond under any policy. p is the agent's normalized inclusion
-// probability p_k sent by the server (used unless the agent policy is
-// Uniform). It fails when importance sampling without replacement is
+// Train is Respond under any policy: it runs the configuration's Client
+// (local SGD by default) from w0 in dst, then turns the local model into the
+// reply. p is the agent's normalized inclusion probability p_k sent by the
+// server (used unless the agent policy is Uniform). It fails when the
+// Client does, and when importance sampling without replacement is
 // impossible: fewer samples with a positive probability than the
 // mini-batch.
 func (a *Agent) Train(dst, w0 []float64, p float64) (Outcome, error) {
@@ -156,8 +165,7 @@ func (a *Agent) Train(dst, w0 []float64, p float64) (Outcome, error) {
 	// buffer, rather than in buffers owned by every agent (see gradBuffers).
 	buf, grad := gradBuffer(len(w0))
 	defer gradBuffers.Put(buf)
-	w := dst
-	copy(w, w0)
+	copy(dst, w0)
 	step := a.cfg.StepSize
 	if a.cfg.Normalized {
 		step /= float64(a.epochs)
@@ -178,44 +186,22 @@ func (a *Agent) Train(dst, w0 []float64, p float64) (Outcome, error) {
 		}
 		out.Report = Report{Sigma2: dataVariance(a.norms, a.probs, a.epochs, a.batchSize), Alpha: alpha(a.epochs, a.batchSize)}
 	}
-	idx := a.idx[:a.batchSize]
-	for e := 0; e < a.epochs; e++ {
-		var weights []float64 // nil: the plain mini-batch mean
-		switch {
-		case imp.Data != Uniform:
-			q := a.q[:a.batchSize]
-			if err := a.drawer.draw(idx, q, a.probs, a.batch); err != nil {
-				return out, fmt.Errorf("drawing a mini-batch of %d: %w", a.batchSize, err)
-			}
-			weights = a.a[:a.batchSize]
-			estimatorWeights(weights, q, a.set.Len())
-		case a.cfg.BatchWithReplacement:
-			sampling.WithReplacement(idx, a.set.Len(), a.batch)
-		default:
-			sampling.WithoutReplacement(idx, a.set.Len(), a.batch)
-		}
-		a.loss.Grad(grad, w, a.set, idx, weights)
-		if e == 0 && imp.Agents == Partial {
-			out.Report.GradNorm = floats.Norm(grad, 2) // ∇̂J_k(w_{i−1})
-		}
-		if imp.Data == Partial {
-			// eq. 2.54: rewrite the sampled entries from the norms at w_{i−1}.
-			norms := a.q[:a.batchSize]
-			for b, n := range idx {
-				norms[b] = sampleNorm(a.loss, w0, a.set, n, a.scratch)
-			}
-			sampling.PartialUpdate(a.probs, idx, norms)
-			out.Gradients += a.batchSize
-		}
-		for j, g := range grad {
-			w[j] -= step * g
-		}
+	t := &a.local
+	*t = Local{W: dst, W0: w0, Epochs: a.epochs, BatchSize: a.batchSize, Step: step, Set: a.set, Loss: a.loss,
+		agent: a, grad: grad, first: true}
+	err := a.cfg.client().Train(t)
+	out.Gradients += t.charged
+	out.Steps = t.steps
+	if imp.Agents == Partial {
+		out.Report.GradNorm = t.gradNorm
 	}
-	out.Gradients += a.epochs * a.batchSize
-	out.Steps = a.epochs
+	a.local = Local{} // drop the references to this training's buffers
+	if err != nil {
+		return out, err
+	}
 	if a.cfg.Share == Updates {
 		for j := range dst {
-			dst[j] = (w0[j] - w[j]) / a.cfg.StepSize
+			dst[j] = (w0[j] - dst[j]) / a.cfg.StepSize
 		}
 	}
 	if a.cfg.NoiseStd > 0 {

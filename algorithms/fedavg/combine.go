@@ -4,43 +4,55 @@ import (
 	"math"
 	"slices"
 
-	"maple/internal/enum"
+	"maple/internal/params"
 )
 
-// Rule is how the server combines the replies of a round into the model.
-type Rule int
+// Rule is how a synchronous server combines the replies of a round into
+// the model: a server behaviour's pure rule, which both engines apply (the
+// actor server through Server.Combine, Reference and Simulate likewise).
+// replies are in slot order (ascending agent), never in arrival order;
+// Combine updates model in place, to the combination itself when share is
+// Models and by −μ times it when share is Updates, and leaves it unchanged
+// without replies. A Rule is a value: it keeps no state between rounds.
+type Rule interface {
+	Combine(model []float64, replies [][]float64, share Share, mu float64)
+}
 
-const (
-	// MeanRule averages them (thesis eq. 1.31).
-	MeanRule Rule = iota
-	// MedianRule takes their coordinate-wise median (Median).
-	MedianRule
-	// TrimmedMeanRule averages them per coordinate after dropping the Trim
-	// fraction of smallest and of largest values (TrimmedMean).
-	TrimmedMeanRule
-)
+// MeanRule is the rule of thesis eq. 1.31, the mean of the replies (Mean):
+// the rule of a Config whose Rule is nil.
+type MeanRule struct{}
 
-var ruleNames = enum.Of[Rule]("combination rule", "mean", "median", "trimmed-mean")
+// Combine implements Rule.
+func (MeanRule) Combine(model []float64, replies [][]float64, share Share, mu float64) {
+	Mean(model, replies, share, mu)
+}
 
-// String returns the scenario-file name of the rule, which is also the name
-// of the actor server behaviour that applies it.
-func (r Rule) String() string { return ruleNames.String(r) }
+// MedianRule combines the replies by their coordinate-wise median (Median).
+type MedianRule struct{}
 
-// ParseRule returns the rule named s.
-func ParseRule(s string) (Rule, error) { return ruleNames.Parse(s) }
+// Combine implements Rule.
+func (MedianRule) Combine(model []float64, replies [][]float64, share Share, mu float64) {
+	Median(model, replies, share, mu, make([]float64, 0, len(replies)))
+}
 
-// Combine applies cfg.Rule to the round's replies (in slot order) and
-// updates model in place. scratch is reused by Median and TrimmedMean and
-// returned for the next round.
-func Combine(cfg *Config, model []float64, replies [][]float64, scratch []float64) []float64 {
-	switch cfg.Rule {
-	case MedianRule:
-		return Median(model, replies, cfg.Share, cfg.StepSize, scratch)
-	case TrimmedMeanRule:
-		return TrimmedMean(model, replies, cfg.Share, cfg.StepSize, cfg.Trim, scratch)
+// TrimmedMeanRule combines the replies by their coordinate-wise trimmed
+// mean (TrimmedMean), dropping the fraction Trim of them at each end.
+type TrimmedMeanRule struct {
+	Trim float64 `yaml:"trim" range:"[0, 0.5)" doc:"fraction of the replies dropped at each end of every coordinate (⌊trim·n⌋ of n)"`
+}
+
+// Combine implements Rule.
+func (r TrimmedMeanRule) Combine(model []float64, replies [][]float64, share Share, mu float64) {
+	TrimmedMean(model, replies, share, mu, r.Trim, make([]float64, 0, len(replies)))
+}
+
+// Validate implements Checker: a trim that drops none of a round's replies
+// would be the plain mean.
+func (r TrimmedMeanRule) Validate(cfg *Config) error {
+	if draws := cfg.Draws(); r.Trim > 0 && TrimCount(draws, r.Trim) == 0 {
+		return params.Errorf("trim", "%v of %d replies per round drops none: the trimmed mean would be the plain mean (need trim ≥ 1/%d)", r.Trim, draws, draws)
 	}
-	Mean(model, replies, cfg.Share, cfg.StepSize)
-	return scratch
+	return nil
 }
 
 // Mean combines replies into model in place: model = mean(replies) when share
@@ -113,10 +125,13 @@ func median(xs []float64) float64 {
 // largest of the n values are dropped and the rest averaged (trim ∈ [0, ½),
 // so at least one value remains). trim = 0 is the mean; as trim nears ½ it
 // approaches the median. model = trimmed mean when share is Models,
-// model −= μ·trimmed mean when it is Updates. column is scratch as for
-// Median.
+// model −= μ·trimmed mean when it is Updates; without replies it is
+// unchanged. column is scratch as for Median.
 func TrimmedMean(model []float64, replies [][]float64, share Share, mu, trim float64, column []float64) []float64 {
 	k := TrimCount(len(replies), trim)
+	if len(replies) == 0 {
+		return column
+	}
 	for j := range model {
 		column = column[:0]
 		for _, r := range replies {

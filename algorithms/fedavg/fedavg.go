@@ -14,10 +14,14 @@
 // ψ_k = (w_{i−1} − w_{k,E_k})/μ, applied as w_i = w_{i−1} − μ·(1/L) Σ(ψ_k + g_k)
 // (eqs. 2.59–2.60); without noise both equal plain FedAvg.
 //
-// Server and Agent are the state machines the actor behaviours wrap; Reference
-// is an independent, actor-free implementation of the whole recursion that
-// consumes the same random streams in the same order, so that the two produce
-// the same iterates.
+// Server and Agent are the state machines the actor behaviours wrap;
+// Reference runs the same state machines without actors, in a plain loop, and
+// Simulate as a discrete-event simulation of the actor run's messages, both
+// from the same random streams, so that the engines produce the same
+// iterates. What a user may replace — the server's combination rule, the
+// agents' local solver, the collection policy, the adversaries — are values
+// of the Config (Rule, Client, Collector, Adversary) that every engine
+// applies through these state machines; actors/fedavg registers them.
 package fedavg
 
 import (
@@ -26,6 +30,7 @@ import (
 	"strconv"
 
 	"maple/internal/enum"
+	"maple/internal/params"
 	"maple/privacy/noise"
 )
 
@@ -117,20 +122,22 @@ type Config struct {
 	Share    Share
 	Noise    noise.Mechanism
 	NoiseStd float64
-	// Rule is how the server combines the replies (Combine) and Trim the
-	// fraction TrimmedMeanRule drops at each end. Reference applies Rule; in
-	// the actor engine the server behaviour of the same name does.
-	Rule Rule
-	Trim float64
+	// Rule is how a synchronous server combines the replies of a round and
+	// Client how an agent trains (nil: the mean of eq. 1.31 and the local
+	// SGD of eq. 1.30): the pure rules of the registered server and client
+	// behaviours, which both engines apply.
+	Rule   Rule
+	Client Client
 	// Importance selects importance sampling of agents and data
 	// (Algorithm 2.1); the zero value is plain FedAvg.
 	Importance Importance
 	// Collect is how a synchronous server ends a round, Async the
-	// asynchronous servers and Attack the adversaries (systems.go); the
-	// zero values are the synchronous, wait-for-all, honest FedAvg.
-	Collect Collect
-	Async   Async
-	Attack  Attack
+	// asynchronous servers and Adversary what the adversaries do
+	// (systems.go); the zero values are the synchronous, wait-for-all,
+	// honest FedAvg.
+	Collect   Collector
+	Async     Async
+	Adversary Adversary
 }
 
 // Validate reports the first impossible setting of the configuration.
@@ -150,15 +157,46 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("batch: need 1 ≤ min ≤ max, got [%d, %d]", c.Batch.Min, c.Batch.Max)
 	case !(c.NoiseStd >= 0):
 		return fmt.Errorf("noise: standard deviation must be non-negative, got %v", c.NoiseStd)
-	case c.Rule < MeanRule || c.Rule > TrimmedMeanRule:
-		return fmt.Errorf("combination rule: invalid %v", c.Rule)
-	case c.Rule == TrimmedMeanRule && !(c.Trim >= 0 && c.Trim < 0.5):
-		return fmt.Errorf("trim: must lie in [0, 0.5), got %v", c.Trim)
+	}
+	for _, b := range []any{c.Rule, c.Client, c.Collect, c.Adversary} {
+		if err := params.Check(b); err != nil {
+			return err
+		}
+		if v, ok := b.(Checker); ok {
+			if err := v.Validate(c); err != nil {
+				return err
+			}
+		}
 	}
 	if err := c.validateSystems(); err != nil {
 		return err
 	}
 	return c.Importance.validate(c)
+}
+
+// Checker is implemented by the behaviours of a configuration (its Rule,
+// Client, Collect and Adversary) whose parameters must agree with the rest
+// of it: a trim that drops no reply of a round, a first-k policy that keeps
+// more replies than a round has. Validate reports the first disagreement,
+// as a *params.Error naming the parameter.
+type Checker interface {
+	Validate(cfg *Config) error
+}
+
+// rule returns the combination rule, the mean when none is set.
+func (c *Config) rule() Rule {
+	if c.Rule == nil {
+		return MeanRule{}
+	}
+	return c.Rule
+}
+
+// client returns the local solver, local SGD when none is set.
+func (c *Config) client() Client {
+	if c.Client == nil {
+		return SGD{}
+	}
+	return c.Client
 }
 
 // Draws returns the number of agent draws per round: L, or K under Full

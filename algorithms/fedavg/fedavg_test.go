@@ -255,12 +255,29 @@ func TestTrimmedMean(t *testing.T) {
 	if k := TrimCount(7, 0.49); k != 3 {
 		t.Errorf("⌊0.49·7⌋ = %d, want 3", k)
 	}
-	// Combine dispatches on the rule.
-	for rule, want := range map[Rule]float64{MeanRule: 22, MedianRule: 3, TrimmedMeanRule: 3} {
-		model := []float64{0, 0}
-		Combine(&Config{Rule: rule, Trim: 0.2}, model, replies, nil)
-		if model[0] != want {
-			t.Errorf("Combine with %v: %v, want %v", rule, model[0], want)
+	// The server combines with its configuration's rule, the mean by
+	// default; without replies no rule moves the model.
+	for _, c := range []struct {
+		rule Rule
+		want float64
+	}{{nil, 22}, {MeanRule{}, 22}, {MedianRule{}, 3}, {TrimmedMeanRule{Trim: 0.2}, 3}} {
+		s := NewServer(&Config{Agents: 5, Participation: Full, Rule: c.rule}, []float64{7, 7}, nil)
+		for slot, k := range s.Begin() {
+			if _, err := s.Accept(slot, k, replies[slot]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.Combine()
+		if s.Model()[0] != c.want {
+			t.Errorf("server with rule %#v: %v, want %v", c.rule, s.Model()[0], c.want)
+		}
+		if c.rule == nil {
+			continue
+		}
+		model := []float64{7, 7}
+		c.rule.Combine(model, nil, Models, 0.1)
+		if model[0] != 7 || model[1] != 7 {
+			t.Errorf("rule %#v without replies moved the model to %v", c.rule, model)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package fedavg
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -240,10 +241,20 @@ func estimatorWeights(a, q []float64, n int) {
 // so cfg must use the PerAgent schedule. Without replacement the thesis's
 // bound drops the 1/L; the ratio is the same.
 func NoiseBound(cfg *Config, sets []*data.Set, l loss.Loss, wOpt []float64, runSeed uint64) (uniform, optimal float64) {
+	uniform, optimal, _ = NoiseBoundContext(context.Background(), cfg, sets, l, wOpt, runSeed)
+	return uniform, optimal
+}
+
+// NoiseBoundContext is NoiseBound, stopping with an error wrapping ctx.Err()
+// once ctx is done; it checks ctx before every agent's sample gradients.
+func NoiseBoundContext(ctx context.Context, cfg *Config, sets []*data.Set, l loss.Loss, wOpt []float64, runSeed uint64) (uniform, optimal float64, err error) {
 	K, L := float64(len(sets)), float64(cfg.Draws())
 	g := make([]float64, len(wOpt))
 	var sumC, sumSqrtC float64
 	for k, set := range sets {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, fmt.Errorf("importance sampling's noise bound: interrupted: %w", err)
+		}
 		schedule := rng.New(runSeed, AgentName(k), "schedule")
 		epochs := sampling.IntInRange(cfg.Epochs.Min, cfg.Epochs.Max, schedule)
 		batch := sampling.IntInRange(cfg.Batch.Min, cfg.Batch.Max, schedule)
@@ -257,5 +268,5 @@ func NoiseBound(cfg *Config, sets []*data.Set, l loss.Loss, wOpt []float64, runS
 		sumSqrtC += math.Sqrt(dataVariance(norms, p, epochs, batch) + model)
 	}
 	// uniform: (1/(L K²)) Σ_k K·c_k(uniform data); optimal: (1/(L K²)) (Σ √c_k)².
-	return sumC / (L * K), sumSqrtC * sumSqrtC / (L * K * K)
+	return sumC / (L * K), sumSqrtC * sumSqrtC / (L * K * K), nil
 }

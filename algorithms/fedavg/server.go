@@ -225,7 +225,7 @@ func (s *Server) Filled(slot, agent int) bool {
 // of replies received; with none, Combine leaves the model unchanged.
 func (s *Server) Close() int {
 	s.collected, s.closed = s.collected[:0], true
-	pad := !s.cfg.Collect.Reweight && s.pending > 0 && s.pending < len(s.draws)
+	pad := !s.cfg.Collection().Reweight() && s.pending > 0 && s.pending < len(s.draws)
 	if pad {
 		s.pad = append(s.pad[:0], s.model...)
 		if s.cfg.Share == Updates {
@@ -243,12 +243,13 @@ func (s *Server) Close() int {
 	return s.Received()
 }
 
-// Combine updates the model from the round's replies: their mean (model
-// sharing) or w ← w − μ·mean (update sharing). Replies are summed in slot
-// order, never in arrival order. A round closed without any reply leaves the
-// model unchanged.
+// Combine updates the model from the round's replies with the
+// configuration's rule (Config.Rule, the mean of eq. 1.31 by default):
+// their combination (model sharing) or w ← w − μ·combination (update
+// sharing). Replies are combined in slot order, never in arrival order. A
+// round closed without any reply leaves the model unchanged.
 func (s *Server) Combine() {
-	Mean(s.model, s.Replies(), s.cfg.Share, s.cfg.StepSize)
+	s.cfg.rule().Combine(s.model, s.Replies(), s.cfg.Share, s.cfg.StepSize)
 }
 
 // Adapt ends a round of the Partial agent policy (eq. 2.53): the

@@ -1,6 +1,7 @@
 package fedavg
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -55,6 +56,13 @@ type SimOptions struct {
 // (Config.Validate refuses it with the systems features). A run that stalls
 // fails with the actor run's message, naming what the server waits for.
 func Simulate(cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) error {
+	return SimulateContext(context.Background(), cfg, sets, l, w0, runSeed, rounds, opt)
+}
+
+// SimulateContext is Simulate, stopping before its next event once ctx is
+// done, with an error wrapping ctx.Err(); it changes nothing else, so that a
+// run that is not interrupted has Simulate's iterates.
+func SimulateContext(ctx context.Context, cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -62,6 +70,7 @@ func Simulate(cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed u
 		return errors.New("the systems reference does not model importance sampling")
 	}
 	s := newSim(&cfg, sets, l, w0, runSeed, rounds, opt)
+	s.ctx = ctx
 	return s.run()
 }
 
@@ -99,7 +108,7 @@ type simMsg struct {
 type simAgent struct {
 	core    *Agent
 	device  *systems.Device
-	attack  *Attack
+	attack  Adversary // nil for an honest agent
 	attackR *rand.Rand
 	last    [2]int
 	started bool
@@ -108,6 +117,7 @@ type simAgent struct {
 }
 
 type sim struct {
+	ctx     context.Context
 	cfg     *Config
 	opt     SimOptions
 	model   *systems.Model
@@ -135,8 +145,7 @@ type sim struct {
 	answered []int32
 	done     bool
 
-	agents  []simAgent
-	scratch []float64 // reused by the median and trimmed-mean rules
+	agents []simAgent
 }
 
 func newSim(cfg *Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) *sim {
@@ -152,24 +161,18 @@ func newSim(cfg *Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed ui
 	s.names[simScheduler], s.names[simServer] = "scheduler", ServerName
 	s.server = NewServer(cfg, w0, rng.New(runSeed, ServerName, "participation"))
 	devices := m.Devices(runSeed, K, AgentName)
-	bad := Adversaries(func() *rand.Rand { return rng.New(runSeed, AdversaryOwner, AdversaryPurpose) }, K, cfg.Attack.Fraction)
+	bad := cfg.ChooseAdversaries(func() *rand.Rand { return rng.New(runSeed, AdversaryOwner, AdversaryPurpose) }, K)
 	for k, set := range sets {
 		name := AgentName(k)
 		s.names[simAgent0+k] = name
-		streams := Streams{Schedule: rng.New(runSeed, name, "schedule"), Batch: rng.New(runSeed, name, "batch")}
-		if cfg.NoiseStd > 0 {
-			streams.Noise = rng.New(runSeed, name, "noise")
-		}
-		adversary := cfg.Attack.Kind != NoAttack && bad[k]
-		if adversary && cfg.Attack.Kind == LabelFlip {
-			set = FlipLabels(set, l)
-		}
 		a := &s.agents[k]
-		a.core = NewAgent(cfg, set, l, streams)
-		a.device = devices[k]
-		if adversary {
-			a.attack = &cfg.Attack
+		if bad[k] {
+			a.attack = cfg.Adversary
+			set = a.attack.Poison(set, l)
+			a.attackR = rng.New(runSeed, name, StreamAttack)
 		}
+		a.core = NewAgent(cfg, set, l, AgentStreams(cfg, func(purpose string) *rand.Rand { return rng.New(runSeed, name, purpose) }))
+		a.device = devices[k]
 	}
 	return s
 }
@@ -234,6 +237,9 @@ func (s *sim) observe(round int, key string, v ...float64) {
 func (s *sim) run() error {
 	s.queue.Push(0, false, simMsg{kind: simStart, to: simScheduler})
 	for s.queue.Len() > 0 && !s.finished {
+		if err := s.ctx.Err(); err != nil {
+			return fmt.Errorf("round %d: interrupted: %w", s.round, err)
+		}
 		t, m := s.queue.Pop()
 		if m.lost {
 			s.observe(m.round, ObsLost, float64(m.to))
@@ -277,8 +283,8 @@ func (s *sim) scheduler(m simMsg) {
 	s.send(simMsg{kind: simTick, from: simScheduler, to: simServer, round: s.round}, func() int { return 0 })
 }
 
-// syncServer mirrors actors/fedavg.ServerParts with the mean or median
-// server.
+// syncServer mirrors actors/fedavg.ServerParts with the synchronous server
+// of a combination rule (Server.Combine).
 func (s *sim) syncServer(m simMsg) error {
 	switch m.kind {
 	case simTick:
@@ -292,8 +298,8 @@ func (s *sim) syncServer(m simMsg) error {
 			s.send(simMsg{kind: simModel, from: simServer, to: simAgent0 + k, round: m.round, slot: int32(slot), vec: model},
 				func() int { return modelWireSize(int32(slot), len(model)) })
 		}
-		if c := &s.cfg.Collect; c.Timed() {
-			s.after(simServer, c.Deadline, simMsg{kind: simDeadline, from: simServer, to: simServer, round: m.round})
+		if t := s.cfg.Collection().Timer(); t > 0 {
+			s.after(simServer, t, simMsg{kind: simDeadline, from: simServer, to: simServer, round: m.round})
 		}
 		return nil
 	case simDeadline:
@@ -319,7 +325,7 @@ func (s *sim) syncServer(m simMsg) error {
 	case complete:
 		s.open = false
 		s.endRound(m.round)
-	case s.cfg.Collect.Wait == FirstK && s.server.Received() == s.cfg.Collect.K:
+	case s.cfg.Collection().Enough(s.server.Received()):
 		s.closeRound(m.round)
 	}
 	return nil
@@ -334,7 +340,7 @@ func (s *sim) closeRound(round int) {
 }
 
 func (s *sim) endRound(round int) {
-	s.scratch = Combine(s.cfg, s.server.Model(), s.server.Replies(), s.scratch)
+	s.server.Combine()
 	s.observe(round, ObsTime, s.clock[simServer])
 	s.observe(round, ObsModel, s.server.Model()...)
 	s.send(simMsg{kind: simDone, from: simServer, to: simScheduler, round: round}, func() int { return 0 })
@@ -427,9 +433,7 @@ func (s *sim) agent(m simMsg) error {
 	}
 	reply := make([]float64, len(m.vec))
 	var out Outcome
-	if a.attack != nil && a.attack.Kind == FreeRider {
-		FreeRide(reply, m.vec, s.cfg.Share)
-	} else {
+	if a.attack == nil || a.attack.Trains() {
 		var err error
 		if out, err = a.core.Train(reply, m.vec, 0); err != nil {
 			return err
@@ -442,10 +446,7 @@ func (s *sim) agent(m simMsg) error {
 		return nil
 	}
 	if a.attack != nil {
-		if a.attack.Kind == GaussianNoise && a.attackR == nil {
-			a.attackR = rng.New(s.runSeed, AgentName(k), StreamAttack)
-		}
-		a.attack.Apply(reply, m.vec, s.cfg.Share, a.attackR)
+		a.attack.Corrupt(reply, m.vec, s.cfg.Share, a.attackR)
 	}
 	s.clock[m.to] += compute
 	slot := m.slot
@@ -465,7 +466,7 @@ func (s *sim) stalled() error {
 			for i, k := range missing {
 				names[i] = AgentName(k)
 			}
-			parts = append(parts, fmt.Sprintf("server: round %d waits for the replies of %s (collection policy %s)", s.sround, strings.Join(names, ", "), s.cfg.Collect.Wait))
+			parts = append(parts, fmt.Sprintf("server: round %d waits for the replies of %s (collection policy %s)", s.sround, strings.Join(names, ", "), s.cfg.Collection()))
 		}
 	case s.cfg.Async.Mode != Sync && s.async != nil && !s.done:
 		agents, versions := s.async.Busy()

@@ -9,6 +9,7 @@ import (
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
 	"maple/internal/enum"
+	"maple/internal/params"
 	"maple/privacy/noise"
 )
 
@@ -17,56 +18,119 @@ import (
 // replies are missing or late, the asynchronous servers FedAsync and FedBuff
 // with their staleness weights, and the adversaries.
 
-// Wait is when a synchronous server closes a round.
-type Wait int
-
-const (
-	// WaitAll waits for every reply: a reply that never comes stalls the
-	// run, which then fails naming the agents and the round.
-	WaitAll Wait = iota
-	// Deadline aggregates what arrived by Collect.Deadline seconds after the
-	// broadcast (or earlier, once every reply is in).
-	Deadline
-	// FirstK aggregates the first Collect.K replies to arrive; the server
-	// samples more agents than it needs (over-selection).
-	FirstK
-)
-
-var waitNames = enum.Of[Wait]("collection policy", "all", "deadline", "first-k")
-
-// String returns the scenario-file name of the policy.
-func (w Wait) String() string { return waitNames.String(w) }
-
-// ParseWait returns the policy named s.
-func ParseWait(s string) (Wait, error) { return waitNames.Parse(s) }
-
-// Collect is how a synchronous server collects a round's replies.
-type Collect struct {
-	Wait Wait
-	// Deadline is the time, after the broadcast, at which a Deadline round
-	// closes; a FirstK round also closes then if it is positive (0: it
-	// waits for its K replies).
-	Deadline float64
-	// K is the number of replies a FirstK round aggregates.
-	K int
-	// Reweight combines the replies received only (the mean over them);
-	// otherwise every missing reply counts as the current model (a zero
-	// update), so the aggregate keeps the weights 1/L of the full round.
-	Reweight bool
+// Collector is a synchronous server's collection policy: when it closes a
+// round whose replies are not all in. Both engines consult it (the actor
+// server through actors/fedavg.ServerParts, Simulate likewise). A Collector
+// is a value; the zero value of a Config's Collect is WaitAll.
+type Collector interface {
+	// Timer returns the virtual seconds after the broadcast at which the
+	// round closes with the replies received, 0 for no deadline.
+	Timer() float64
+	// Enough reports whether the round closes as soon as received replies
+	// are in (before the others).
+	Enough(received int) bool
+	// Early reports whether a round may close before every reply is in,
+	// so that replies can be late and rounds empty.
+	Early() bool
+	// Reweight reports whether a round closed early combines only the
+	// replies received (the mean over them), rather than counting every
+	// missing reply as the current model (a zero update), which keeps the
+	// weights 1/L of the full round.
+	Reweight() bool
+	// String names the policy as scenario files do, and Describe says what
+	// it is in words.
+	String() string
+	Describe() string
 }
 
-// Describe says what the policy is, in words.
-func (c *Collect) Describe() string {
-	switch c.Wait {
-	case Deadline:
-		return fmt.Sprintf("deadline %g s after the broadcast", c.Deadline)
-	case FirstK:
-		if c.Deadline > 0 {
-			return fmt.Sprintf("first %d replies or %g s after the broadcast", c.K, c.Deadline)
-		}
-		return fmt.Sprintf("first %d replies", c.K)
+// WaitAll waits for every reply: a reply that never comes stalls the run,
+// which then fails naming the agents and the round.
+type WaitAll struct{}
+
+// Timer implements Collector.
+func (WaitAll) Timer() float64 { return 0 }
+
+// Enough implements Collector.
+func (WaitAll) Enough(int) bool { return false }
+
+// Early implements Collector.
+func (WaitAll) Early() bool { return false }
+
+// Reweight implements Collector.
+func (WaitAll) Reweight() bool { return false }
+
+// String implements Collector.
+func (WaitAll) String() string { return "all" }
+
+// Describe implements Collector.
+func (WaitAll) Describe() string { return "all replies" }
+
+// Deadline aggregates what arrived by Seconds after the broadcast (or
+// earlier, once every reply is in).
+type Deadline struct {
+	Seconds    float64 `yaml:"seconds" range:"(0, inf)" doc:"virtual seconds after the broadcast at which the round closes"`
+	Reweighted bool    `yaml:"reweight" doc:"average over the replies received (true), or count each missing reply as the current model, a zero update (false)"`
+}
+
+// Timer implements Collector.
+func (d Deadline) Timer() float64 { return d.Seconds }
+
+// Enough implements Collector.
+func (Deadline) Enough(int) bool { return false }
+
+// Early implements Collector.
+func (Deadline) Early() bool { return true }
+
+// Reweight implements Collector.
+func (d Deadline) Reweight() bool { return d.Reweighted }
+
+// String implements Collector.
+func (Deadline) String() string { return "deadline" }
+
+// Describe implements Collector.
+func (d Deadline) Describe() string {
+	return fmt.Sprintf("deadline %g s after the broadcast", d.Seconds)
+}
+
+// FirstK aggregates the first K replies to arrive; the server samples more
+// agents than it needs (over-selection). A positive Seconds also closes the
+// round then.
+type FirstK struct {
+	K          int     `yaml:"k" range:"[1, inf)" doc:"replies aggregated per round (at most algorithm.fedavg.participants)"`
+	Seconds    float64 `yaml:"seconds" range:"[0, inf)" doc:"also close the round this many virtual seconds after the broadcast (0: wait for the k replies)"`
+	Reweighted bool    `yaml:"reweight" doc:"average over the replies received (true), or count each missing reply as the current model, a zero update (false)"`
+}
+
+// Timer implements Collector.
+func (f FirstK) Timer() float64 { return f.Seconds }
+
+// Enough implements Collector.
+func (f FirstK) Enough(received int) bool { return received == f.K }
+
+// Early implements Collector.
+func (FirstK) Early() bool { return true }
+
+// Reweight implements Collector.
+func (f FirstK) Reweight() bool { return f.Reweighted }
+
+// String implements Collector.
+func (FirstK) String() string { return "first-k" }
+
+// Describe implements Collector.
+func (f FirstK) Describe() string {
+	if f.Seconds > 0 {
+		return fmt.Sprintf("first %d replies or %g s after the broadcast", f.K, f.Seconds)
 	}
-	return "all replies"
+	return fmt.Sprintf("first %d replies", f.K)
+}
+
+// Validate implements Checker: the K replies must be among a round's
+// draws.
+func (f FirstK) Validate(cfg *Config) error {
+	if f.K < 1 || f.K > cfg.Draws() {
+		return params.Errorf("k", "the first %d replies of a round of %d draws: over-selection samples more agents than it keeps (raise the participants)", f.K, cfg.Draws())
+	}
+	return nil
 }
 
 // Mode is whether the server is synchronous or asynchronous.
@@ -241,41 +305,121 @@ func Delta(dst, sent, reply []float64, share Share, mu float64) {
 	}
 }
 
-// AttackKind is what an adversarial agent does to its reply.
-type AttackKind int
-
-const (
-	// NoAttack is an honest agent.
-	NoAttack AttackKind = iota
-	// SignFlip sends the opposite of its update, scaled: w0 − s·(w − w0).
-	SignFlip
-	// Scaled sends its update multiplied by s: w0 + s·(w − w0).
-	Scaled
-	// GaussianNoise adds N(0, σ²) to every coordinate of its reply.
-	GaussianNoise
-	// LabelFlip trains honestly on data whose labels are flipped.
-	LabelFlip
-	// FreeRider returns the model it was sent without training.
-	FreeRider
-)
-
-var attackNames = enum.Of[AttackKind]("adversary", "none", "sign-flip", "scaled", "gaussian", "label-flip", "free-rider")
-
-// String returns the scenario-file name of the attack.
-func (k AttackKind) String() string { return attackNames.String(k) }
-
-// ParseAttack returns the attack named s.
-func ParseAttack(s string) (AttackKind, error) { return attackNames.Parse(s) }
-
-// Attack configures the adversaries of a run.
-type Attack struct {
-	Kind AttackKind
-	// Fraction is the share of agents that are adversaries:
-	// round(Fraction·K) of them, chosen by Adversaries.
-	Fraction float64
-	// Scale is s of SignFlip and Scaled; Std is σ of GaussianNoise.
-	Scale, Std float64
+// Adversary is what the adversarial agents of a run do: which share of the
+// agents they are, what they train on, whether they train at all, and how
+// they turn their reply. Both engines apply it (actors/fedavg.Agent and
+// Simulate). An Adversary is a value; a nil one, or one whose Share is 0,
+// is an honest run.
+type Adversary interface {
+	// Share is the fraction of the agents that are adversaries:
+	// round(Share·K) of them, chosen by Adversaries.
+	Share() float64
+	// Poison returns the dataset an adversary trains on, for loss l.
+	Poison(set *data.Set, l loss.Loss) *data.Set
+	// Trains reports whether an adversary trains before replying; one that
+	// does not spends no compute time and Corrupt makes its reply.
+	Trains() bool
+	// Corrupt turns the reply in place into the adversary's: w0 is the
+	// model it was sent and r its StreamAttack stream. With update sharing
+	// the reply is ψ = (w0 − w)/μ.
+	Corrupt(reply, w0 []float64, share Share, r *rand.Rand)
 }
+
+// Population is the share of adversaries every Adversary declares.
+type Population struct {
+	Fraction float64 `yaml:"fraction" range:"[0, 1]" doc:"share of the agents that are adversaries, chosen at random per run"`
+}
+
+// Share implements Adversary.
+func (p Population) Share() float64 { return p.Fraction }
+
+// Poison implements Adversary: the adversaries' own data.
+func (Population) Poison(set *data.Set, _ loss.Loss) *data.Set { return set }
+
+// Trains implements Adversary: adversaries train.
+func (Population) Trains() bool { return true }
+
+// Corrupt implements Adversary: the honest reply.
+func (Population) Corrupt([]float64, []float64, Share, *rand.Rand) {}
+
+// Honest is the run without adversaries.
+type Honest struct{}
+
+// Share implements Adversary.
+func (Honest) Share() float64 { return 0 }
+
+// Poison implements Adversary.
+func (Honest) Poison(set *data.Set, _ loss.Loss) *data.Set { return set }
+
+// Trains implements Adversary.
+func (Honest) Trains() bool { return true }
+
+// Corrupt implements Adversary.
+func (Honest) Corrupt([]float64, []float64, Share, *rand.Rand) {}
+
+// SignFlip sends the opposite of its update, scaled: w0 − s·(w − w0).
+type SignFlip struct {
+	Population `yaml:",inline"`
+	Scale      float64 `yaml:"scale" range:"[0, inf)" doc:"factor of the flipped update"`
+}
+
+// Corrupt implements Adversary.
+func (a SignFlip) Corrupt(reply, w0 []float64, share Share, _ *rand.Rand) {
+	scaleUpdate(reply, w0, share, -a.Scale)
+}
+
+// Scaled sends its update multiplied by s: w0 + s·(w − w0).
+type Scaled struct {
+	Population `yaml:",inline"`
+	Scale      float64 `yaml:"scale" doc:"factor of the update"`
+}
+
+// Corrupt implements Adversary.
+func (a Scaled) Corrupt(reply, w0 []float64, share Share, _ *rand.Rand) {
+	scaleUpdate(reply, w0, share, a.Scale)
+}
+
+// scaleUpdate multiplies the update a reply carries by s: w − w0 for model
+// sharing, ψ for update sharing.
+func scaleUpdate(reply, w0 []float64, share Share, s float64) {
+	for j := range reply {
+		if share == Models {
+			reply[j] = w0[j] + s*(reply[j]-w0[j])
+		} else {
+			reply[j] *= s
+		}
+	}
+}
+
+// GaussianNoise adds N(0, Std²) to every coordinate of its reply.
+type GaussianNoise struct {
+	Population `yaml:",inline"`
+	Std        float64 `yaml:"std" range:"[0, inf)" doc:"standard deviation per coordinate"`
+}
+
+// Corrupt implements Adversary.
+func (a GaussianNoise) Corrupt(reply, _ []float64, _ Share, r *rand.Rand) {
+	noise.Gaussian.Add(reply, a.Std, r)
+}
+
+// LabelFlip trains honestly on data whose labels are flipped (FlipLabels).
+type LabelFlip struct {
+	Population `yaml:",inline"`
+}
+
+// Poison implements Adversary.
+func (LabelFlip) Poison(set *data.Set, l loss.Loss) *data.Set { return FlipLabels(set, l) }
+
+// FreeRider returns the model it was sent without training (FreeRide).
+type FreeRider struct {
+	Population `yaml:",inline"`
+}
+
+// Trains implements Adversary.
+func (FreeRider) Trains() bool { return false }
+
+// Corrupt implements Adversary.
+func (FreeRider) Corrupt(reply, w0 []float64, share Share, _ *rand.Rand) { FreeRide(reply, w0, share) }
 
 // StreamAttack is the purpose of an adversary's own stream (its Gaussian
 // noise); AdversaryOwner and AdversaryPurpose name the stream that chooses
@@ -285,6 +429,15 @@ const (
 	AdversaryOwner   = "adversaries"
 	AdversaryPurpose = "choose"
 )
+
+// ChooseAdversaries returns which of agents agents are the configuration's
+// adversaries (Adversaries with its share; none for an honest run).
+func (c *Config) ChooseAdversaries(r func() *rand.Rand, agents int) []bool {
+	if !c.Adversarial() {
+		return make([]bool, agents)
+	}
+	return Adversaries(r, agents, c.Adversary.Share())
+}
 
 // Adversaries returns which of agents agents are adversaries: the first
 // round(fraction·agents) of a permutation drawn from r, the run's
@@ -300,34 +453,6 @@ func Adversaries(r func() *rand.Rand, agents int, fraction float64) []bool {
 		bad[k] = true
 	}
 	return bad
-}
-
-// Apply turns an honest reply into the adversary's, in place: w0 is the
-// model it was sent, r its StreamAttack stream (GaussianNoise only). With
-// update sharing the reply is ψ = (w0 − w)/μ, so SignFlip and Scaled scale
-// it by −s and s; with model sharing they scale w − w0. LabelFlip and
-// FreeRider act before training (FlipLabels, and no training), so Apply
-// leaves their replies unchanged.
-func (a *Attack) Apply(reply, w0 []float64, share Share, r *rand.Rand) {
-	var s float64
-	switch a.Kind {
-	case SignFlip:
-		s = -a.Scale
-	case Scaled:
-		s = a.Scale
-	case GaussianNoise:
-		noise.Gaussian.Add(reply, a.Std, r)
-		return
-	default:
-		return
-	}
-	for j := range reply {
-		if share == Models {
-			reply[j] = w0[j] + s*(reply[j]-w0[j])
-		} else {
-			reply[j] *= s
-		}
-	}
 }
 
 // FreeRide writes the reply of a free-rider sent w0 into dst: w0 itself, or
@@ -356,58 +481,51 @@ func FlipLabels(set *data.Set, l loss.Loss) *data.Set {
 	return &out
 }
 
-// validateSystems checks the collection policy, the asynchronous server and
-// the adversaries, and refuses their combinations with importance sampling,
-// whose estimator weights assume every sampled reply arrives.
+// validateSystems checks the asynchronous server and refuses the
+// combinations of the collection policy, the asynchronous servers and the
+// adversaries with each other and with importance sampling, whose estimator
+// weights assume every sampled reply arrives.
 func (c *Config) validateSystems() error {
-	switch c.Collect.Wait {
-	case WaitAll:
-	case Deadline:
-		if !(c.Collect.Deadline > 0) || math.IsInf(c.Collect.Deadline, 0) {
-			return fmt.Errorf("deadline: must be a positive number of seconds, got %v", c.Collect.Deadline)
-		}
-	case FirstK:
-		if c.Collect.K < 1 || c.Collect.K > c.Draws() {
-			return fmt.Errorf("first-k: K must lie between 1 and the %d agents drawn per round, got %d", c.Draws(), c.Collect.K)
-		}
-		if !(c.Collect.Deadline >= 0) || math.IsInf(c.Collect.Deadline, 0) {
-			return fmt.Errorf("first-k: the deadline must be a non-negative number of seconds, got %v", c.Collect.Deadline)
-		}
-	default:
-		return fmt.Errorf("invalid collection policy %v", c.Collect.Wait)
-	}
 	if err := c.Async.Validate(c.Participants); err != nil {
 		return err
 	}
+	early := c.Collect != nil && c.Collect.Early()
 	if c.Async.Mode != Sync {
-		if c.Collect.Wait != WaitAll {
-			return fmt.Errorf("collection policy %v only applies to synchronous servers", c.Collect.Wait)
+		if early {
+			return fmt.Errorf("collection policy %v only applies to synchronous servers", c.Collect)
 		}
 		if c.Participation != WithoutReplacement {
 			return fmt.Errorf("asynchronous servers keep %d distinct clients busy: participation must be without-replacement, not %v", c.Participants, c.Participation)
 		}
 	}
-	a := &c.Attack
-	if !(a.Fraction >= 0 && a.Fraction <= 1) {
-		return fmt.Errorf("adversaries: fraction must lie in [0, 1], got %v", a.Fraction)
-	}
-	if !(a.Std >= 0) || math.IsNaN(a.Scale) || math.IsInf(a.Scale, 0) {
-		return fmt.Errorf("adversaries: scale must be finite and std non-negative, got %v and %v", a.Scale, a.Std)
-	}
 	if c.Importance.Agents != Uniform || c.Importance.Data != Uniform {
 		switch {
-		case c.Collect.Wait != WaitAll:
-			return fmt.Errorf("importance sampling assumes every sampled reply arrives: collection policy %v does not apply", c.Collect.Wait)
+		case early:
+			return fmt.Errorf("importance sampling assumes every sampled reply arrives: collection policy %v does not apply", c.Collect)
 		case c.Async.Mode != Sync:
 			return fmt.Errorf("importance sampling is synchronous: server %v does not apply", c.Async.Mode)
-		case a.Kind != NoAttack:
+		case c.Adversarial():
 			return fmt.Errorf("adversaries are not modelled under importance sampling")
 		}
 	}
 	return nil
 }
 
-// Timed reports whether the policy sets a deadline timer at the broadcast.
-func (c *Collect) Timed() bool {
-	return c.Wait == Deadline || c.Wait == FirstK && c.Deadline > 0
+// Collection returns the collection policy, WaitAll when Collect is nil.
+func (c *Config) Collection() Collector {
+	if c.Collect == nil {
+		return WaitAll{}
+	}
+	return c.Collect
+}
+
+// Adversarial reports whether the run has adversaries.
+func (c *Config) Adversarial() bool { return c.Adversary != nil && c.Adversary.Share() > 0 }
+
+// Eventful reports whether a run of the configuration needs the
+// event-driven reference (Simulate) rather than the flat one (Reference):
+// rounds may close early, the server is asynchronous or some agents are
+// adversaries.
+func (c *Config) Eventful() bool {
+	return c.Collection().Early() || c.Async.Mode != Sync || c.Adversarial()
 }

@@ -54,22 +54,26 @@ func TestAsyncUpdates(t *testing.T) {
 func TestAttacks(t *testing.T) {
 	w0 := []float64{1, 1}
 	reply := []float64{2, 0} // update w − w0 = (1, −1)
-	(&Attack{Kind: SignFlip, Scale: 2}).Apply(reply, w0, Models, nil)
+	SignFlip{Scale: 2}.Corrupt(reply, w0, Models, nil)
 	if !slices.Equal(reply, []float64{-1, 3}) {
 		t.Errorf("sign-flip ×2 of models: %v, want [-1 3]", reply)
 	}
 	psi := []float64{1, -2}
-	(&Attack{Kind: Scaled, Scale: 10}).Apply(psi, w0, Updates, nil)
+	Scaled{Scale: 10}.Corrupt(psi, w0, Updates, nil)
 	if !slices.Equal(psi, []float64{10, -20}) {
 		t.Errorf("scaled update: %v", psi)
 	}
 	free := []float64{9, 9}
-	FreeRide(free, w0, Models)
-	if !slices.Equal(free, w0) {
+	FreeRider{}.Corrupt(free, w0, Models, nil)
+	if !slices.Equal(free, w0) || (FreeRider{}).Trains() {
 		t.Errorf("free-rider model: %v", free)
 	}
+	FreeRider{}.Corrupt(free, w0, Updates, nil)
+	if !slices.Equal(free, []float64{0, 0}) {
+		t.Errorf("free-rider update: %v", free)
+	}
 	set := &data.Set{Dim: 1, X: []float64{1, 2}, Y: []float64{0, 2}}
-	if got := FlipLabels(set, loss.Loss{Kind: loss.Softmax, Classes: 3}).Y; !slices.Equal(got, []float64{2, 0}) {
+	if got := (LabelFlip{}).Poison(set, loss.Loss{Kind: loss.Softmax, Classes: 3}).Y; !slices.Equal(got, []float64{2, 0}) {
 		t.Errorf("flipped classes %v, want [2 0]", got)
 	}
 	if got := FlipLabels(set, loss.Loss{Kind: loss.LeastSquares}).Y; !slices.Equal(got, []float64{0, -2}) || set.Y[1] != 2 {
@@ -100,7 +104,7 @@ func TestCloseRoundWithMissingReplies(t *testing.T) {
 		{Models, false, []float64{7.0 / 3}}, // (4 + 1.5 + 1.5)/3
 		{Updates, false, []float64{1.5 - 0.5*2.0/3}},
 	} {
-		cfg := &Config{Agents: 3, Participation: Full, StepSize: 0.5, Share: c.share, Collect: Collect{Wait: Deadline, Deadline: 1, Reweight: c.reweight}}
+		cfg := &Config{Agents: 3, Participation: Full, StepSize: 0.5, Share: c.share, Collect: Deadline{Seconds: 1, Reweighted: c.reweight}}
 		s := NewServer(cfg, []float64{1.5}, nil)
 		s.Begin()
 		if _, err := s.Accept(1, 1, []float64{map[Share]float64{Models: 4, Updates: 2}[c.share]}); err != nil {
@@ -114,7 +118,7 @@ func TestCloseRoundWithMissingReplies(t *testing.T) {
 			t.Errorf("%v, reweight %v: model %v, want %v", c.share, c.reweight, s.Model(), c.want)
 		}
 	}
-	s := NewServer(&Config{Agents: 2, Participation: Full, StepSize: 1, Collect: Collect{Wait: Deadline, Deadline: 1}}, []float64{3}, nil)
+	s := NewServer(&Config{Agents: 2, Participation: Full, StepSize: 1, Collect: Deadline{Seconds: 1}}, []float64{3}, nil)
 	s.Begin()
 	s.Close()
 	s.Combine()

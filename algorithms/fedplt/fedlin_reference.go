@@ -1,7 +1,9 @@
 package fedplt
 
+import "context"
+
 // referenceFedLin is the flat recursion of FedLin.
-func referenceFedLin(cfg *Config, p *Problem, x0 [][]float64, open Streams, rounds int, mon *Monitor) int {
+func referenceFedLin(ctx context.Context, cfg *Config, p *Problem, x0 [][]float64, open Streams, rounds int, mon *Monitor) (int, error) {
 	n, dim := cfg.Agents, p.Dim()
 	locals := NewLocals(cfg, p, open)
 	model, g, b := make([]float64, dim), make([]float64, dim), make([]float64, dim)
@@ -11,6 +13,9 @@ func referenceFedLin(cfg *Config, p *Problem, x0 [][]float64, open Streams, roun
 		grads[i], models[i] = make([]float64, dim), make([]float64, dim)
 	}
 	for k := 1; k <= rounds; k++ {
+		if err := interrupted(ctx, k); err != nil {
+			return k - 1, err
+		}
 		for i := range grads {
 			p.Obj.Grad(grads[i], model, p.Sets[i])
 		}
@@ -27,8 +32,8 @@ func referenceFedLin(cfg *Config, p *Problem, x0 [][]float64, open Streams, roun
 		mean(model, models, nil)
 		mon.Model(model)
 		if mon.EndRound(k) {
-			return k
+			return k, nil
 		}
 	}
-	return rounds
+	return rounds, nil
 }

@@ -1,7 +1,9 @@
 package fedplt
 
+import "context"
+
 // referenceFedPD is the flat recursion of FedPD.
-func referenceFedPD(cfg *Config, p *Problem, x0 [][]float64, open Streams, rounds int, mon *Monitor) int {
+func referenceFedPD(ctx context.Context, cfg *Config, p *Problem, x0 [][]float64, open Streams, rounds int, mon *Monitor) (int, error) {
 	n, dim := cfg.Agents, p.Dim()
 	locals := NewLocals(cfg, p, open)
 	centre := make([]float64, dim)
@@ -15,6 +17,9 @@ func referenceFedPD(cfg *Config, p *Problem, x0 [][]float64, open Streams, round
 	b := make([]float64, dim)
 	eta := cfg.FedPDEta
 	for k := 1; k <= rounds; k++ {
+		if err := interrupted(ctx, k); err != nil {
+			return k - 1, err
+		}
 		for i := range x {
 			for j := range b {
 				b[j] = lam[i][j] - centre[j]/eta
@@ -29,8 +34,8 @@ func referenceFedPD(cfg *Config, p *Problem, x0 [][]float64, open Streams, round
 		mean(centre, cand, nil)
 		mon.Model(centre)
 		if mon.EndRound(k) {
-			return k
+			return k, nil
 		}
 	}
-	return rounds
+	return rounds, nil
 }

@@ -1,7 +1,9 @@
 package fedplt
 
+import "context"
+
 // referenceFiveGCS is the flat recursion of 5GCS.
-func referenceFiveGCS(cfg *Config, p *Problem, x0 [][]float64, open Streams, rounds int, mon *Monitor) int {
+func referenceFiveGCS(ctx context.Context, cfg *Config, p *Problem, x0 [][]float64, open Streams, rounds int, mon *Monitor) (int, error) {
 	n, dim := cfg.Agents, p.Dim()
 	locals := NewLocals(cfg, p, open)
 	sampler := NewCoordinatorSampler(cfg, open)
@@ -15,6 +17,9 @@ func referenceFiveGCS(cfg *Config, p *Problem, x0 [][]float64, open Streams, rou
 	}
 	y, b, g := make([]float64, dim), make([]float64, dim), make([]float64, dim)
 	for k := 1; k <= rounds; k++ {
+		if err := interrupted(ctx, k); err != nil {
+			return k - 1, err
+		}
 		for j := range hat {
 			hat[j] = (x[j] - par.Gamma*v[j]) / (1 + par.Gamma*par.Mu)
 		}
@@ -39,8 +44,8 @@ func referenceFiveGCS(cfg *Config, p *Problem, x0 [][]float64, open Streams, rou
 		}
 		mon.Model(x)
 		if mon.EndRound(k) {
-			return k
+			return k, nil
 		}
 	}
-	return rounds
+	return rounds, nil
 }

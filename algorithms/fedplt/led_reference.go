@@ -1,7 +1,9 @@
 package fedplt
 
+import "context"
+
 // referenceLED is the flat recursion of LED.
-func referenceLED(cfg *Config, p *Problem, x0 [][]float64, open Streams, rounds int, mon *Monitor) int {
+func referenceLED(ctx context.Context, cfg *Config, p *Problem, x0 [][]float64, open Streams, rounds int, mon *Monitor) (int, error) {
 	n, dim := cfg.Agents, p.Dim()
 	locals := NewLocals(cfg, p, open)
 	model, b := make([]float64, dim), make([]float64, dim)
@@ -12,6 +14,9 @@ func referenceLED(cfg *Config, p *Problem, x0 [][]float64, open Streams, rounds 
 	}
 	ratio := cfg.LEDBeta / cfg.Solvers[0].Step
 	for k := 1; k <= rounds; k++ {
+		if err := interrupted(ctx, k); err != nil {
+			return k - 1, err
+		}
 		for i := range phi {
 			if k > 1 {
 				for j := range y[i] {
@@ -28,8 +33,8 @@ func referenceLED(cfg *Config, p *Problem, x0 [][]float64, open Streams, rounds 
 		mean(model, phi, nil)
 		mon.Model(model)
 		if mon.EndRound(k) {
-			return k
+			return k, nil
 		}
 	}
-	return rounds
+	return rounds, nil
 }

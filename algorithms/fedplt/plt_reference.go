@@ -1,13 +1,18 @@
 package fedplt
 
+import "context"
+
 // referencePLT is the flat recursion of Algorithm 1.
-func referencePLT(cfg *Config, p *Problem, x0 [][]float64, open Streams, rounds int, mon *Monitor) int {
+func referencePLT(ctx context.Context, cfg *Config, p *Problem, x0 [][]float64, open Streams, rounds int, mon *Monitor) (int, error) {
 	n, dim := cfg.Agents, p.Dim()
 	sampler := NewCoordinatorSampler(cfg, open)
 	locals := NewLocals(cfg, p, open)
 	x, z := clone(x0), clone(x0)
 	y, avg, b := make([]float64, dim), make([]float64, dim), make([]float64, dim)
 	for k := 1; k <= rounds; k++ {
+		if err := interrupted(ctx, k); err != nil {
+			return k - 1, err
+		}
 		mean(avg, z, nil)
 		cfg.Prox.Apply(y, avg, cfg.Rho/float64(n))
 		for _, i := range sampler.Draw(n) {
@@ -24,8 +29,8 @@ func referencePLT(cfg *Config, p *Problem, x0 [][]float64, open Streams, rounds 
 		}
 		mon.Model(y)
 		if mon.EndRound(k) {
-			return k
+			return k, nil
 		}
 	}
-	return rounds
+	return rounds, nil
 }

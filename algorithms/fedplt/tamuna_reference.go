@@ -1,7 +1,9 @@
 package fedplt
 
+import "context"
+
 // referenceTamuna is the flat recursion of TAMUNA.
-func referenceTamuna(cfg *Config, p *Problem, x0 [][]float64, open Streams, rounds int, mon *Monitor) int {
+func referenceTamuna(ctx context.Context, cfg *Config, p *Problem, x0 [][]float64, open Streams, rounds int, mon *Monitor) (int, error) {
 	n, dim := cfg.Agents, p.Dim()
 	locals := NewLocals(cfg, p, open)
 	sampler := NewCoordinatorSampler(cfg, open)
@@ -15,6 +17,9 @@ func referenceTamuna(cfg *Config, p *Problem, x0 [][]float64, open Streams, roun
 	negH := make([]float64, dim)
 	ratio := cfg.TamunaEta / cfg.Solvers[0].Step
 	for k := 1; k <= rounds; k++ {
+		if err := interrupted(ctx, k); err != nil {
+			return k - 1, err
+		}
 		cohort := sampler.Draw(n)
 		steps := GeometricSteps(cfg.Epochs, epochs)
 		for _, i := range cohort {
@@ -33,8 +38,8 @@ func referenceTamuna(cfg *Config, p *Problem, x0 [][]float64, open Streams, roun
 		}
 		mon.Model(model)
 		if mon.EndRound(k) {
-			return k
+			return k, nil
 		}
 	}
-	return rounds
+	return rounds, nil
 }

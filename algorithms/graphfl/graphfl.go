@@ -38,6 +38,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
 
 	"maple/algorithms/fedavg"
@@ -63,13 +64,9 @@ const (
 
 // ClientStreams returns the streams of the client named name (ClientName):
 // FedAvg's agent streams "schedule", "batch" and, when the clients add noise,
-// "noise".
+// "noise", and any other purpose its client behaviour opens.
 func ClientStreams(cfg *fedavg.Config, name string, streams Streams) fedavg.Streams {
-	s := fedavg.Streams{Schedule: streams(name, "schedule"), Batch: streams(name, "batch")}
-	if cfg.NoiseStd > 0 {
-		s.Noise = streams(name, "noise")
-	}
-	return s
+	return fedavg.AgentStreams(cfg, func(purpose string) *rand.Rand { return streams(name, purpose) })
 }
 
 // ServerName returns the actor name and random-stream owner of server p of

@@ -1,6 +1,7 @@
 package graphfl
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -56,6 +57,13 @@ type Hooks struct {
 // actor engine, so for the same run seed it yields the same iterates; local
 // graph-homomorphic masks come from the same derivations (package pairmask).
 func Reference(cfg Config, prob Problem, runSeed uint64, rounds int, h Hooks) error {
+	return ReferenceContext(context.Background(), cfg, prob, runSeed, rounds, h)
+}
+
+// ReferenceContext is Reference, stopping before its next round once ctx is
+// done, with an error wrapping ctx.Err(); it changes nothing else, so that a
+// run that is not interrupted has Reference's iterates.
+func ReferenceContext(ctx context.Context, cfg Config, prob Problem, runSeed uint64, rounds int, h Hooks) error {
 	net, err := NewNetwork(prob.A, cfg)
 	if err != nil {
 		return err
@@ -90,6 +98,9 @@ func Reference(cfg Config, prob Problem, runSeed uint64, rounds int, h Hooks) er
 	msg := make([]float64, M)
 	pr := &cfg.Privacy
 	for i := 1; i <= rounds; i++ {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("round %d: interrupted: %w", i, err)
+		}
 		for p, srv := range servers {
 			for slot, k := range srv.Begin() {
 				clients[p*K+k].Respond(replies[slot], srv.Model())

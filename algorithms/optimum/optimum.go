@@ -9,6 +9,7 @@
 package optimum
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -36,6 +37,12 @@ func Uniform(k int) []float64 {
 //
 // (thesis eqs. 2.74–2.76 with the outer product the text misprints as uᵀu).
 func LeastSquares(sets []*data.Set, weights []float64, rho float64) ([]float64, error) {
+	return leastSquares(context.Background(), sets, weights, rho)
+}
+
+// leastSquares is LeastSquares, checking ctx before each agent's share of
+// the normal equations.
+func leastSquares(ctx context.Context, sets []*data.Set, weights []float64, rho float64) ([]float64, error) {
 	if len(sets) == 0 || len(sets) != len(weights) {
 		return nil, fmt.Errorf("optimum: %d datasets but %d weights", len(sets), len(weights))
 	}
@@ -44,6 +51,9 @@ func LeastSquares(sets []*data.Set, weights []float64, rho float64) ([]float64, 
 	b := mat.NewVecDense(dim, nil)
 	row := make([]float64, dim)
 	for k, s := range sets {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("optimum: interrupted: %w", err)
+		}
 		scale := weights[k] / float64(s.Len())
 		for n := 0; n < s.Len(); n++ {
 			clear(row)

@@ -1,6 +1,7 @@
 package optimum
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -78,13 +79,27 @@ const (
 // gradient test then stops at a large finite w, where ‖∇F‖ has decayed
 // exponentially in the margin. Use ρ > 0, as all the papers do.
 func Solve(l loss.Loss, sets []*data.Set, weights []float64) ([]float64, Report, error) {
+	return SolveContext(context.Background(), l, sets, weights)
+}
+
+// SolveContext is Solve, stopping with an error wrapping ctx.Err() once ctx
+// is done: it checks ctx before every iteration, every line-search trial and
+// every agent's share of a Hessian or of the normal equations, so that an
+// interrupted run does not wait for a solve of minutes. The checks read ctx
+// and change nothing else: a solve that is not interrupted returns exactly
+// what Solve does.
+func SolveContext(ctx context.Context, l loss.Loss, sets []*data.Set, weights []float64) ([]float64, Report, error) {
 	p, err := newProblem(l, sets, weights)
 	if err != nil {
 		return nil, Report{}, err
 	}
+	p.ctx = ctx
+	if err := p.interrupted(); err != nil {
+		return nil, Report{}, err
+	}
 	switch {
 	case l.Kind == loss.LeastSquares:
-		w, err := LeastSquares(sets, weights, l.Rho)
+		w, err := leastSquares(ctx, sets, weights, l.Rho)
 		if err != nil {
 			return nil, Report{}, err
 		}
@@ -133,6 +148,15 @@ type problem struct {
 	weights []float64
 	dim     int
 	scratch []float64
+	ctx     context.Context // checked between iterations (interrupted)
+}
+
+// interrupted returns an error wrapping the context's error once it is done.
+func (p *problem) interrupted() error {
+	if err := p.ctx.Err(); err != nil {
+		return fmt.Errorf("optimum: interrupted: %w", err)
+	}
+	return nil
 }
 
 // newProblem validates the inputs of Solve.
@@ -163,7 +187,7 @@ func newProblem(l loss.Loss, sets []*data.Set, weights []float64) (*problem, err
 		return nil, fmt.Errorf("optimum: weights sum to %v, not 1", sum)
 	}
 	dim := l.Dim(sets[0].Dim)
-	return &problem{l: l, sets: sets, weights: weights, dim: dim, scratch: make([]float64, dim)}, nil
+	return &problem{l: l, sets: sets, weights: weights, dim: dim, scratch: make([]float64, dim), ctx: context.Background()}, nil
 }
 
 // value returns F(w).
@@ -233,10 +257,16 @@ func (p *problem) descend(method, what string, maxIter int, m descentMethod) ([]
 			return nil, rep, fmt.Errorf("%w: %s left ‖∇F‖ = %g > %g after %d iterations",
 				ErrNoConvergence, what, rep.GradNorm, tol, it)
 		}
+		if err := p.interrupted(); err != nil {
+			return nil, rep, err
+		}
 		if err := m.direction(d, w, g); err != nil {
 			return nil, rep, fmt.Errorf("optimum: %s, iteration %d: %w", what, it, err)
 		}
 		t, err := p.lineSearch(trial, w, d, g)
+		if ctxErr := p.ctx.Err(); err != nil && ctxErr != nil && errors.Is(err, ctxErr) {
+			return nil, rep, err // interrupted, not a failure to converge
+		}
 		if err != nil {
 			return nil, rep, fmt.Errorf("%w: %s, iteration %d: %w", ErrNoConvergence, what, it, err)
 		}
@@ -251,8 +281,12 @@ func (p *problem) descend(method, what string, maxIter int, m descentMethod) ([]
 
 // newtonDirection sets d = −H(w)⁻¹ g.
 func (p *problem) newtonDirection(d, w, g []float64) error {
+	h, err := p.hessian(w)
+	if err != nil {
+		return err
+	}
 	var chol mat.Cholesky
-	if !chol.Factorize(p.hessian(w)) {
+	if !chol.Factorize(h) {
 		return errors.New("the Hessian is not positive definite (ρ = 0 with rank-deficient data?)")
 	}
 	dst := mat.NewVecDense(p.dim, d)
@@ -264,11 +298,15 @@ func (p *problem) newtonDirection(d, w, g []float64) error {
 }
 
 // hessian returns ∇²F(w) = Σ_k π_k (1/N_k) Σ_n ℓ″(x_nᵀw, y_n) x_n x_nᵀ + 2ρ(Σ_k π_k) I,
-// the regularizer weighted as in loss.FullGrad.
-func (p *problem) hessian(w []float64) *mat.SymDense {
+// the regularizer weighted as in loss.FullGrad, or the error of an
+// interruption.
+func (p *problem) hessian(w []float64) (*mat.SymDense, error) {
 	h := make([]float64, p.dim*p.dim)
 	var total float64
 	for k, s := range p.sets {
+		if err := p.interrupted(); err != nil {
+			return nil, err
+		}
 		scale := p.weights[k] / float64(s.Len())
 		total += p.weights[k]
 		for n := 0; n < s.Len(); n++ {
@@ -279,7 +317,7 @@ func (p *problem) hessian(w []float64) *mat.SymDense {
 	for j := 0; j < p.dim; j++ {
 		h[j*p.dim+j] += 2 * p.l.Rho * total
 	}
-	return mat.NewSymDense(p.dim, h)
+	return mat.NewSymDense(p.dim, h), nil
 }
 
 // addOuter adds c·x_n x_nᵀ to the upper triangle of the row-major dim×dim h,
@@ -320,6 +358,9 @@ func (p *problem) lineSearch(trial, w, d, g []float64) (float64, error) {
 		return 1, nil
 	}
 	for t := 1.0; t >= minStep; t /= 2 {
+		if err := p.interrupted(); err != nil {
+			return 0, err
+		}
 		floats.AddScaledTo(trial, w, t, d)
 		if p.value(trial) <= f-armijo*t*dec {
 			return t, nil

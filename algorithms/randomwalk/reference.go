@@ -1,6 +1,7 @@
 package randomwalk
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -14,6 +15,14 @@ import (
 // counts as one byte. Its reports equal an actor run's with the same seed,
 // walk by walk.
 func Reference(cfg Config, p Problem, runSeed uint64, iterations int, obs Observer, size Sizer) error {
+	return ReferenceContext(context.Background(), cfg, p, runSeed, iterations, obs, size)
+}
+
+// ReferenceContext is Reference, stopping once ctx is done — checked before
+// every move of a walk's token and every gossip iteration — with an error
+// wrapping ctx.Err(); it changes nothing else, so that a run that is not
+// interrupted has Reference's reports.
+func ReferenceContext(ctx context.Context, cfg Config, p Problem, runSeed uint64, iterations int, obs Observer, size Sizer) error {
 	if iterations < 1 {
 		return fmt.Errorf("%d iterations; a run needs at least 1", iterations)
 	}
@@ -25,7 +34,7 @@ func Reference(cfg Config, p Problem, runSeed uint64, iterations int, obs Observ
 	}
 	streams := func(owner, purpose string) *rand.Rand { return rng.New(runSeed, owner, purpose) }
 	if cfg.Protocol == Gossip {
-		return referenceGossip(&cfg, p, streams, iterations, obs, size)
+		return referenceGossip(ctx, &cfg, p, streams, iterations, obs, size)
 	}
 	nodes, _, err := NewNodes(&cfg, p, streams)
 	if err != nil {
@@ -53,6 +62,9 @@ func Reference(cfg Config, p Problem, runSeed uint64, iterations int, obs Observ
 			obs.Step(w, k, at, m, bytes)
 		}
 		for k := 0; k < iterations; {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("walk %d, step %d: interrupted: %w", w, k, err)
+			}
 			var next int
 			if next, k = nodes[at].Walk(w, k, iterations, model, report); next < 0 {
 				break
@@ -67,7 +79,7 @@ func Reference(cfg Config, p Problem, runSeed uint64, iterations int, obs Observ
 // uniformly among n from the scheduler's stream r.
 func StartNode(r *rand.Rand, n int) int { return r.IntN(n) }
 
-func referenceGossip(cfg *Config, p Problem, streams Streams, iterations int, obs Observer, size Sizer) error {
+func referenceGossip(ctx context.Context, cfg *Config, p Problem, streams Streams, iterations int, obs Observer, size Sizer) error {
 	nodes, err := NewGossipNodes(cfg, p, streams)
 	if err != nil {
 		return err
@@ -77,6 +89,9 @@ func referenceGossip(cfg *Config, p Problem, streams Streams, iterations int, ob
 	}
 	sched := streams(SchedulerName, GossipPurpose)
 	for k := 1; k <= iterations; k++ {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("iteration %d: interrupted: %w", k, err)
+		}
 		i := StartNode(sched, len(nodes))
 		j, send := nodes[i].Wake(k)
 		sent := size.GossipModel(send, false)

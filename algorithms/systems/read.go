@@ -9,17 +9,30 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"maple/internal/fileio"
 )
 
 // maxTableAgents bounds the agent indices of the files read here, so that a
 // typo cannot allocate unbounded memory.
 const maxTableAgents = 1 << 24
 
+// MaxTableBytes bounds the size of a file read here (a step-time table, an
+// availability trace): 1 GiB holds a row for each of maxTableAgents agents,
+// or tens of windows per agent for a million agents. maxTableLine bounds one
+// line: a row is a few numbers, a header a few names.
+const (
+	MaxTableBytes = 1 << 30
+	maxTableLine  = 64 << 10
+)
+
 // records reads a CSV of fields columns: '#' starts a comment, spaces after
 // commas are ignored, and a first line whose first field is not a number is a
-// header. It calls row with each record and its line.
+// header. It calls row with each record and its line. Input beyond
+// MaxTableBytes, or a line beyond maxTableLine (a file linked to /dev/zero),
+// is an error.
 func records(r io.Reader, name string, fields int, row func(rec []string, line int) error) error {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(fileio.LimitLines(fileio.Limit(r, MaxTableBytes, name), maxTableLine, name))
 	cr.Comment = '#'
 	cr.TrimLeadingSpace = true
 	cr.FieldsPerRecord = fields
@@ -35,6 +48,8 @@ func records(r io.Reader, name string, fields int, row func(rec []string, line i
 			return fmt.Errorf("%s:%d: expected %d comma-separated fields, got %d", name, pe.Line, fields, len(rec))
 		case errors.As(err, &pe):
 			return fmt.Errorf("%s:%d: %v", name, pe.Line, pe.Err)
+		case errors.Is(err, fileio.ErrLineTooLong) || errors.Is(err, fileio.ErrTooLarge):
+			return err // it names the input
 		case err != nil:
 			return fmt.Errorf("%s: %v", name, err)
 		}

@@ -17,6 +17,18 @@
 //
 // and a scenario selects it as `server: trimmed-mean` (every parameter at
 // its default) or `server: {kind: trimmed-mean, trim: 0.2}`.
+//
+// A behaviour usually declares its parameters as a struct instead, whose
+// fields carry the name, range and doc in tags and whose value holds the
+// defaults (Struct, Spec.Value); Spec.New then returns the struct with a
+// scenario's values, and a typed Registry of a slot hands out the
+// behaviours as values of the slot's Go interface:
+//
+//	type trimmedMean struct {
+//		Trim float64 `yaml:"trim" range:"[0, 0.5)" doc:"fraction trimmed at each end, per coordinate"`
+//	}
+//
+//	servers.Register("trimmed-mean", "coordinate-wise mean of the replies left after trimming", trimmedMean{Trim: 0.1})
 package params
 
 import (
@@ -79,8 +91,14 @@ type Spec struct {
 	Slot, Name string
 	// Doc says what the behaviour does, in one line.
 	Doc string
-	// Params are its parameters, in the order summaries list them.
+	// Params are its parameters, in the order summaries list them. A
+	// behaviour declares them either here or, as a struct holding their
+	// defaults, in Value (Struct), never both.
 	Params []Param
+	// Value, if set, is the behaviour's parameters at their defaults as a
+	// struct (see Struct): Register derives Params from it, and New returns
+	// a copy with a scenario's values.
+	Value any
 }
 
 // Values are the parameter values of one selected behaviour, by name.
@@ -98,6 +116,12 @@ func Register(s Spec) {
 	}
 	if _, dup := registry[s.Slot][s.Name]; dup {
 		panic("params: behaviour " + s.Slot + "/" + s.Name + " registered twice")
+	}
+	if s.Value != nil {
+		if len(s.Params) > 0 {
+			panic("params: behaviour " + s.Slot + "/" + s.Name + " declares its parameters twice (Params and Value)")
+		}
+		s.Params = Struct(s.Value)
 	}
 	s.Params = slices.Clone(s.Params)
 	for i := range s.Params {

@@ -27,7 +27,10 @@
 // with P and Q the regularized lower and upper incomplete gamma functions:
 // the two tails P[privacy loss ≥ ε] of the extreme pair of inputs, one in each
 // direction. Everything is computed in log space (Γ(sup L/θ) overflows above
-// shape ≈ 171). As θ grows, δ tends to a positive floor δ_∞(ε) (Floor), so
+// shape ≈ 171). For θ beyond 2⁶⁰·sup L the terms are their limits as θ → ∞,
+// which they equal to float64 precision and which the direct evaluation no
+// longer reaches (it overflowed to δ = 0 near θ = 10³⁰⁸); NoiseSD gives the
+// output's standard deviation √(Lθ) without overflowing. As θ grows, δ tends to a positive floor δ_∞(ε) (Floor), so
 // more noise cannot reach an arbitrarily small δ. The spec expected δ to
 // decrease in θ; it does for ε ≥ ln(sup L/inf L), but for smaller ε it dips
 // slightly below the floor before rising back to it. Theta inverts δ by a

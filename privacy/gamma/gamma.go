@@ -79,19 +79,53 @@ func upperReg(s, lnT float64) float64 {
 	return mathext.GammaIncRegComp(s, math.Exp(lnT))
 }
 
+// minShape is the smallest shape sup L/θ at which Tails evaluates Lemma 1
+// directly. Below it the terms equal their limits as θ → ∞ (limitTails) to
+// every digit of a float64: ln Γ(x) = −ln x − γx + O(x²) for small x, so the
+// exponents and the factors 1/Γ(x+1) differ from the limit's by a relative
+// γ·sup L/θ < 0.58·2⁻⁶⁰ ≈ 5e-19, far below the 2⁻⁵³ of a float64 — while the
+// direct evaluation subtracts two ln Γ of about −ln x and multiplies the
+// difference by θ/(sup L − inf L), losing digits as θ grows (six of them for
+// sup L/inf L = 1 + 1e-9), and towards θ = 10³⁰⁸ overflows (δ = 0 and 0.28
+// on either side of a floor of 0.18).
+const minShape = 0x1p-60
+
 // Tails returns the two terms of Lemma 1 at (ε, θ): up = P[loss ≥ ε] when
 // the input is sup L and the alternative inf L, down the same with the roles
-// swapped. Delta is their maximum.
+// swapped. Delta is their maximum. For θ beyond 2⁶⁰·sup L (≈ 1.2e18·sup L),
+// or wherever the exponent ln t overflows, they are their limits as θ → ∞,
+// whose maximum is Floor: equal to the exact terms to float64 precision
+// (see minShape).
 func Tails(eps, theta float64, b Bounds) (up, down float64) {
 	d := b.Sup - b.Inf
 	if d == 0 {
 		return 0, 0 // a single possible input: the output reveals nothing
 	}
 	s, i := b.Sup/theta, b.Inf/theta
+	if s < minShape {
+		return limitTails(eps, b)
+	}
 	lg := lgamma(s) - lgamma(i)
 	k := theta / d
-	up = upperReg(s, (eps+lg)*k)
-	down = lowerReg(i, (-eps+lg)*k)
+	lnUp, lnDown := (eps+lg)*k, (-eps+lg)*k
+	if math.IsInf(lnUp, 0) || math.IsInf(lnDown, 0) {
+		return limitTails(eps, b)
+	}
+	return upperReg(s, lnUp), lowerReg(i, lnDown)
+}
+
+// limitTails returns the limits of the two terms of Lemma 1 as θ → ∞
+// (spec random-walk §3.3), with r = sup L/inf L:
+//
+//	up   → [ε < ln r]·(1 − e^{sup L(ε − ln r)/(sup L − inf L)}),
+//	down → e^{−inf L(ε + ln r)/(sup L − inf L)}.
+func limitTails(eps float64, b Bounds) (up, down float64) {
+	d := b.Sup - b.Inf
+	lr := math.Log(b.Ratio())
+	down = math.Exp(-b.Inf * (eps + lr) / d)
+	if eps < lr {
+		up = -math.Expm1(b.Sup * (eps - lr) / d)
+	}
 	return up, down
 }
 
@@ -110,17 +144,17 @@ func Delta(eps, theta float64, b Bounds) float64 {
 // noise reaches a δ below it; for ε < ln r, δ(θ) dips slightly below it at
 // finite θ before rising back (see Theta).
 func Floor(eps float64, b Bounds) float64 {
-	d := b.Sup - b.Inf
-	if d == 0 {
+	if b.Sup == b.Inf {
 		return 0
 	}
-	lr := math.Log(b.Ratio())
-	floor := math.Exp(-b.Inf * (eps + lr) / d)
-	if eps < lr {
-		floor = max(floor, -math.Expm1(b.Sup*(eps-lr)/d))
-	}
-	return floor
+	up, down := limitTails(eps, b)
+	return max(down, up)
 }
+
+// NoiseSD returns the standard deviation √(Lθ) of the mechanism's output on
+// input l, computed as √L·√θ so that it stays finite for every finite L and
+// θ (Lθ itself overflows beyond about 1.8·10³⁰⁸).
+func NoiseSD(l, theta float64) float64 { return math.Sqrt(l) * math.Sqrt(theta) }
 
 // ErrInfeasible is returned by Theta when no θ in its search range reaches
 // the target δ.

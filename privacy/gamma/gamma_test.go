@@ -218,3 +218,36 @@ func TestSmallShapeDistribution(t *testing.T) {
 		t.Errorf("ln R = %v for shape 1e-4", y)
 	}
 }
+
+// For every θ up to the largest float64, δ(ε, θ) stays at its floor δ_∞:
+// at θ = 10³⁰⁸ the direct evaluation, its shapes subnormal and ln t
+// overflowing, gave δ = 0 (and 0.28 for a floor of 0.18). The noise's
+// standard deviation stays finite there too.
+func TestHugeThetaStaysAtTheFloor(t *testing.T) {
+	for _, b := range []Bounds{{1, 2}, {1, 1.5}, {2, 20}, {0.5, 4}, {1e-3, 1}, {1, 1 + 1e-9}} {
+		for _, eps := range []float64{0, 0.1, 0.5, 1, 2, 5} {
+			floor := Floor(eps, b)
+			thetas := []float64{math.MaxFloat64, 1.7e308}
+			for k := 12.0; k <= 308; k += 8 {
+				thetas = append(thetas, math.Pow(10, k)*b.Inf)
+			}
+			for _, theta := range thetas {
+				if math.IsInf(theta, 0) {
+					continue
+				}
+				up, down := Tails(eps, theta, b)
+				d := max(up, down)
+				// Beyond θ = 10¹²·inf L, δ differs from its limit by O(inf L/θ)
+				// ≤ 1e-12 and by the rounding of the ln Γ difference (a few
+				// 1e-13 relative, TestDeltaApproachesTheFloor); 1e-9 leaves
+				// room for both and catches the failures (50% and 100%).
+				if !(up >= 0 && up <= 1 && down >= 0 && down <= 1) || math.Abs(d-floor) > 1e-9*max(floor, 1e-300) {
+					t.Errorf("%v, ε=%v, θ=%g: tails (%v, %v), δ = %v; floor %v", b, eps, theta, up, down, d, floor)
+				}
+			}
+		}
+	}
+	if sd := NoiseSD(2, math.MaxFloat64); math.IsInf(sd, 0) || math.Abs(sd/(math.Sqrt2*math.Sqrt(math.MaxFloat64))-1) > 1e-15 {
+		t.Errorf("NoiseSD(2, MaxFloat64) = %v", sd)
+	}
+}

@@ -17,54 +17,54 @@ import (
 // neighbouring dataset of the privacy definitions.
 func neighbourSeed(runSeed uint64) uint64 { return rng.RunSeed(runSeed, -1) }
 
-// neighbouring states the neighbouring relation every report uses.
-const neighbouring = "agent-level replace-one: agent 0's whole local dataset replaced by one drawn afresh (another seed of the same generator); w′^o is the optimum of the neighbouring problem"
+// Neighbouring states the neighbouring relation every report uses.
+const Neighbouring = "agent-level replace-one: agent 0's whole local dataset replaced by one drawn afresh (another seed of the same generator); w′^o is the optimum of the neighbouring problem"
 
-// exposure is how a family's messages expose agent 0 to the accountant's
+// Exposure is how a family's messages expose agent 0 to the accountant's
 // adversary.
-type exposure struct {
-	// agents is P, the number of agents whose network-stacked iterates the
+type Exposure struct {
+	// Agents is P, the number of agents whose network-stacked iterates the
 	// sensitivity bound B + B′ + √P‖w^o − w′^o‖ covers (1 for one server).
-	agents int
-	// federated selects thesis eq. 2.69 (one server) instead of paper 001
+	Agents int
+	// Federated selects thesis eq. 2.69 (one server) instead of paper 001
 	// eq. 31 for Laplace noise.
-	federated bool
-	// messages is the number of noisy messages of agent 0 an observer of its
+	Federated bool
+	// Messages is the number of noisy messages of agent 0 an observer of its
 	// links sees per iteration, each of sensitivity Δ: P for decentralized
 	// learning (the paper's ratio chain, eq. 30, bounds |N_p| by P), 1 for
 	// federated learning (worst case: agent 0 takes part in every round).
-	messages int
-	// fraction and average, if fraction > 0, describe a server that averages
-	// the noisy replies of `average` agents drawn without replacement, a
+	Messages int
+	// Fraction and Average, if Fraction > 0, describe a server that averages
+	// the noisy replies of Average agents drawn without replacement, a
 	// fraction q of all: then an observer of the released global models
 	// alone, who does not learn who took part, gets the guarantee amplified
 	// by subsampling.
-	fraction float64
-	average  int
-	// noSampling, if set, says why there is no amplified report.
-	noSampling string
+	Fraction float64
+	Average  int
+	// NoSampling, if set, says why there is no amplified report.
+	NoSampling string
 }
 
 // adversary describes who the guarantee is against.
-func (e exposure) adversary() string {
-	if e.federated {
+func (e Exposure) adversary() string {
+	if e.Federated {
 		return "observes every message agent 0 sends the server; worst case: agent 0 takes part in every round"
 	}
-	return fmt.Sprintf("observes every message agent 0 sends its neighbours: at most P = %d noisy copies per iteration (paper 001 eq. 30)", e.messages)
+	return fmt.Sprintf("observes every message agent 0 sends its neighbours: at most P = %d noisy copies per iteration (paper 001 eq. 30)", e.Messages)
 }
 
-// account reports, for run 0 of a curve with privacy noise, the papers' ε(i)
+// Account reports, for run 0 of a curve with privacy noise, the papers' ε(i)
 // bound under Laplace noise, or an (ε, δ) guarantee under Gaussian noise; see
 // accountFor. agents is P and federated selects the single-server formulas.
-func (j *job) account(p *problem, agents int, federated bool) error {
-	e := exposure{agents: agents, federated: federated, messages: agents}
+func (j *Job) Account(p *Problem, agents int, federated bool) error {
+	e := Exposure{Agents: agents, Federated: federated, Messages: agents}
 	if federated {
-		e.agents, e.messages = 1, 1
+		e.Agents, e.Messages = 1, 1
 	}
-	return j.accountFor(p, e)
+	return j.AccountFor(p, e)
 }
 
-// accountFor reports the privacy guarantee of a curve in the summary (run 0
+// AccountFor reports the privacy guarantee of a curve in the summary (run 0
 // only), naming the mechanism, the neighbouring relation, the adversary and
 // the bound:
 //
@@ -84,29 +84,29 @@ func (j *job) account(p *problem, agents int, federated bool) error {
 // privacy.accountant.epsilon, the report also gives the σ_g that reaches that
 // target at the last iteration. The sensitivity bound holds with high
 // probability only (Markov's inequality), so every guarantee does too.
-func (j *job) accountFor(p *problem, e exposure) error {
-	sc := j.curve.Scenario
-	if j.run != 0 {
+func (j *Job) AccountFor(p *Problem, e Exposure) error {
+	sc := j.Curve.Scenario
+	if j.Run != 0 {
 		return nil
 	}
 	if sc.Privacy.Scheme == "none" {
-		j.stats.details["privacy"] = map[string]any{
+		j.Stats.Details["privacy"] = map[string]any{
 			"mechanism": "none",
 			"guarantee": "no privacy: the messages carry no privacy noise",
 		}
 		return nil
 	}
-	if p.wOpt == nil {
+	if p.WOpt == nil {
 		return nil // no optimum to state the bound with (loss.optimum none)
 	}
-	_, dist, err := j.neighbourOptimum(p)
+	_, dist, err := j.NeighbourOptimum(p)
 	if err != nil {
 		return err
 	}
 	a := sc.Privacy.Accountant
 	report := map[string]any{
 		"mechanism":        sc.Privacy.Mechanism,
-		"neighbouring":     neighbouring,
+		"neighbouring":     Neighbouring,
 		"sigma":            math.Sqrt(sc.Privacy.Variance),
 		"b":                a.B,
 		"b_prime":          a.BPrime,
@@ -115,32 +115,32 @@ func (j *job) accountFor(p *problem, e exposure) error {
 	}
 	if sc.Privacy.Mechanism == "gaussian" {
 		j.gaussianReport(report, e, dist)
-	} else if err := j.laplaceReport(report, e, dist, len(p.wOpt)); err != nil {
+	} else if err := j.laplaceReport(report, e, dist, len(p.WOpt)); err != nil {
 		return err
 	}
-	j.stats.details["privacy"] = report
+	j.Stats.Details["privacy"] = report
 	return nil
 }
 
 // laplaceReport adds the papers' pure ε(i) bound to report.
-func (j *job) laplaceReport(report map[string]any, e exposure, dist float64, dim int) error {
-	sc := j.curve.Scenario
+func (j *Job) laplaceReport(report map[string]any, e Exposure, dist float64, dim int) error {
+	sc := j.Curve.Scenario
 	a := sc.Privacy.Accountant
 	sigma := math.Sqrt(sc.Privacy.Variance)
 	T := sc.Iterations
 	norm, err := accountant.ParseNorm(a.Norm)
 	if err != nil {
-		return j.curve.Errorf("privacy.accountant.norm", "%v", err)
+		return j.Curve.Errorf("privacy.accountant.norm", "%v", err)
 	}
 	factor := accountant.NormFactor(norm, dim)
 	epsilon := func(i int) float64 {
-		if e.federated {
+		if e.Federated {
 			return factor * accountant.FederatedEpsilon(sigma, a.B, a.BPrime, dist, i)
 		}
-		return factor * accountant.DecentralizedEpsilon(e.agents, sigma, a.B, a.BPrime, dist, i)
+		return factor * accountant.DecentralizedEpsilon(e.Agents, sigma, a.B, a.BPrime, dist, i)
 	}
 	report["formula"] = "paper 001 eq. 31"
-	if e.federated {
+	if e.Federated {
 		report["formula"] = "thesis eq. 2.69"
 	}
 	report["bound"] = report["formula"].(string) + ": pure ε(i) of the Laplace mechanism, linear in i, with high probability"
@@ -149,25 +149,25 @@ func (j *job) laplaceReport(report map[string]any, e exposure, dist float64, dim
 	report["epsilon_per_iteration"] = epsilon(1)
 	report["epsilon_final"] = epsilon(T)
 	if a.Epsilon > 0 {
-		if e.federated {
+		if e.Federated {
 			report["sigma_for_target"] = factor * accountant.FederatedSigma(a.Epsilon, a.B, a.BPrime, dist, T)
 		} else {
-			report["sigma_for_target"] = factor * accountant.DecentralizedSigma(e.agents, a.Epsilon, a.B, a.BPrime, dist, T)
+			report["sigma_for_target"] = factor * accountant.DecentralizedSigma(e.Agents, a.Epsilon, a.B, a.BPrime, dist, T)
 		}
 	}
 	return nil
 }
 
 // gaussianReport adds the (ε, δ) guarantees of Gaussian noise to report.
-func (j *job) gaussianReport(report map[string]any, e exposure, dist float64) {
-	sc := j.curve.Scenario
+func (j *Job) gaussianReport(report map[string]any, e Exposure, dist float64) {
+	sc := j.Curve.Scenario
 	a := sc.Privacy.Accountant
 	sigma := math.Sqrt(sc.Privacy.Variance)
 	T := sc.Iterations
-	delta := accountant.SensitivityBound(e.agents, a.B, a.BPrime, dist)
-	n := e.messages * T
+	delta := accountant.SensitivityBound(e.Agents, a.B, a.BPrime, dist)
+	n := e.Messages * T
 	report["sensitivity"] = delta
-	report["messages_per_iteration"] = e.messages
+	report["messages_per_iteration"] = e.Messages
 	report["delta"] = a.Delta
 	report["bound"] = fmt.Sprintf("analytic Gaussian mechanism (Balle & Wang 2018, Thm 8), exact for the %d messages composed as one Gaussian mechanism of sensitivity √%d·Δ (Gaussian DP, Dong, Roth & Su 2022); Δ = B + B′ + √P‖w^o − w′^o‖ holds with high probability", n, n)
 	report["epsilon_final"] = accountant.GaussianEpsilon(accountant.GaussianComposedMu(delta, sigma, n), a.Delta)
@@ -175,39 +175,39 @@ func (j *job) gaussianReport(report map[string]any, e exposure, dist float64) {
 		report["sigma_for_target"] = math.Sqrt(float64(n)) * delta / accountant.GaussianMu(a.Epsilon, a.Delta)
 	}
 	switch {
-	case e.fraction > 0:
+	case e.Fraction > 0:
 		// The server releases w_i from the mean of L noisy replies: agent 0
 		// moves it by Δ/L, under noise σ/√L per coordinate.
-		z := sigma * math.Sqrt(float64(e.average)) / delta
+		z := sigma * math.Sqrt(float64(e.Average)) / delta
 		eps, order := accountant.RDPToDP(func(alpha int) float64 {
-			return float64(T) * accountant.SubsampledGaussianRDP(alpha, e.fraction, z)
+			return float64(T) * accountant.SubsampledGaussianRDP(alpha, e.Fraction, z)
 		}, a.Delta)
 		report["sampled"] = map[string]any{
 			"adversary":          "observes only the global models the server releases, and does not learn which agents took part in a round",
-			"participation_rate": e.fraction,
+			"participation_rate": e.Fraction,
 			"noise_multiplier":   z,
-			"bound":              fmt.Sprintf("Rényi DP of the Gaussian mechanism on a sample of %d agents drawn without replacement, rate q = %g (Wang, Balle & Kasiviswanathan 2019, Thm 9), composed over %d rounds and converted to (ε, δ) (Mironov 2017, Prop. 3)", e.average, e.fraction, T),
+			"bound":              fmt.Sprintf("Rényi DP of the Gaussian mechanism on a sample of %d agents drawn without replacement, rate q = %g (Wang, Balle & Kasiviswanathan 2019, Thm 9), composed over %d rounds and converted to (ε, δ) (Mironov 2017, Prop. 3)", e.Average, e.Fraction, T),
 			"epsilon_final":      eps,
 			"order":              order,
 		}
-	case e.noSampling != "":
-		report["sampled"] = "not reported: " + e.noSampling
+	case e.NoSampling != "":
+		report["sampled"] = "not reported: " + e.NoSampling
 	}
 }
 
-// neighbourOptimum returns the neighbouring datasets, p's with agent 0's
+// NeighbourOptimum returns the neighbouring datasets, p's with agent 0's
 // replaced by one drawn afresh, and ‖w^o − w′^o‖, the distance between p's
 // minimizer and theirs.
-func (j *job) neighbourOptimum(p *problem) ([]*data.Set, float64, error) {
-	neighbour, err := buildProblem(j.curve, j.dir, neighbourSeed(j.runSeed))
+func (j *Job) NeighbourOptimum(p *Problem) ([]*data.Set, float64, error) {
+	neighbour, err := BuildProblem(j.Context(), j.Curve, j.Dir, neighbourSeed(j.RunSeed))
 	if err != nil {
 		return nil, 0, err
 	}
-	sets := slices.Clone(p.sets)
-	sets[0] = neighbour.sets[0]
-	wPrime, _, err := optimum.Solve(p.loss, sets, optimum.Uniform(len(sets)))
+	sets := slices.Clone(p.Sets)
+	sets[0] = neighbour.Sets[0]
+	wPrime, _, err := optimum.SolveContext(j.Context(), p.Loss, sets, optimum.Uniform(len(sets)))
 	if err != nil {
-		return nil, 0, j.curve.Errorf("privacy.accountant", "cannot solve the neighbouring problem: %v", err)
+		return nil, 0, j.Curve.Errorf("privacy.accountant", "cannot solve the neighbouring problem: %v", err)
 	}
-	return sets, floats.Distance(p.wOpt, wPrime, 2), nil
+	return sets, floats.Distance(p.WOpt, wPrime, 2), nil
 }

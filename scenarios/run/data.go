@@ -1,10 +1,10 @@
 package run
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,6 +15,8 @@ import (
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
 	"maple/algorithms/rng"
+	"maple/internal/fileio"
+	"maple/rundir"
 	"maple/scenarios"
 )
 
@@ -76,19 +78,19 @@ func partition(c *scenarios.CurveSpec, all *data.Set, split data.SplitConfig, ru
 // finish checks the labels against the loss, gives the MLP its random
 // origin (from the stream ("model", "init") of the data seed, so that the
 // curves of a run start from the same network) and summarizes the partition.
-func (p *problem) finish(c *scenarios.CurveSpec, runSeed uint64) error {
-	for k, s := range p.sets {
-		if err := p.loss.CheckLabels(s); err != nil {
+func (p *Problem) finish(c *scenarios.CurveSpec, runSeed uint64) error {
+	for k, s := range p.Sets {
+		if err := p.Loss.CheckLabels(s); err != nil {
 			return c.Errorf("data", "agent %d: %v", k, err)
 		}
 	}
-	if p.test != nil && p.loss.Classification() {
-		if err := p.loss.CheckLabels(p.test); err != nil {
+	if p.Test != nil && p.Loss.Classification() {
+		if err := p.Loss.CheckLabels(p.Test); err != nil {
 			return c.Errorf("data", "test set: %v", err)
 		}
 	}
-	p.loss.Origin = p.loss.Init(p.sets[0].Dim, rng.New(runSeed, "model", "init"))
-	p.summary = data.Summarize(p.sets, p.test, p.loss.Classification())
+	p.Loss.Origin = p.Loss.Init(p.Sets[0].Dim, rng.New(runSeed, "model", "init"))
+	p.summary = data.Summarize(p.Sets, p.Test, p.Loss.Classification())
 	return nil
 }
 
@@ -97,36 +99,51 @@ func (p *problem) finish(c *scenarios.CurveSpec, runSeed uint64) error {
 const maxRecordedOptimum = 2048
 
 // details returns the facts about the problem the summary reports.
-func (p *problem) details() map[string]any {
+func (p *Problem) details() map[string]any {
 	d := map[string]any{"partition": p.summary}
 	switch {
-	case p.wOpt == nil:
+	case p.WOpt == nil:
 		d["optimum"] = "none (loss.optimum: none)"
-	case len(p.wOpt) > maxRecordedOptimum:
-		d["optimum_norm"], d["solver"] = floats.Norm(p.wOpt, 2), p.solver
+	case len(p.WOpt) > maxRecordedOptimum:
+		d["optimum_norm"], d["solver"] = floats.Norm(p.WOpt, 2), p.Solver
 	default:
-		d["optimum"], d["solver"] = p.wOpt, p.solver
+		d["optimum"], d["solver"] = p.WOpt, p.Solver
 	}
 	return d
 }
 
-// openData opens the data file path (resolved) named by field. A missing
+// The largest files the runner reads, so that a file that is not the one
+// meant cannot make it read without end; how much memory the data take is
+// checked against the machine before anything runs (preflight.go).
+const (
+	// maxDataBytes bounds a LIBSVM or IDX file: the largest sets the
+	// scenarios use (Avazu, about 1.3 GB decompressed) are far below it.
+	maxDataBytes = 64 << 30
+	// maxAgentBytes bounds one agent's file of directory data.
+	maxAgentBytes = 1 << 30
+	// maxTableBytes bounds a topology edge list or matrix, a step-time
+	// table and an availability CSV.
+	maxTableBytes = 1 << 30
+)
+
+// openData opens the data file path (resolved) named by field: a regular
+// file of at most limit bytes (fileio), read until ctx is done. A missing
 // file names the Debian package that installs it, if the scenario says
 // which.
-func openData(c *scenarios.CurveSpec, field, path, pkg string) (*os.File, string, error) {
-	f, err := os.Open(path)
+func openData(ctx context.Context, c *scenarios.CurveSpec, field, path, pkg string, limit int64) (*fileio.File, string, error) {
+	f, err := filesOf(c).Open(ctx, path, limit)
 	if err == nil {
 		return f, path, nil
 	}
 	if errors.Is(err, fs.ErrNotExist) && pkg != "" {
 		return nil, path, c.Errorf(field, "%s does not exist: install the Debian package %s (apt-get install %s)", path, pkg, pkg)
 	}
-	return nil, path, c.Errorf(field, "cannot open %s: %v", path, errNoPath(err))
+	return nil, path, c.Errorf(field, "cannot open %s: %v", path, rundir.WithoutPath(err))
 }
 
 // readIDXFile reads one IDX file named by field.
-func readIDXFile(c *scenarios.CurveSpec, dir, field, path, pkg string) (*data.IDX, string, error) {
-	f, name, err := openData(c, field, resolve(dir, path), pkg)
+func readIDXFile(ctx context.Context, c *scenarios.CurveSpec, dir, field, path, pkg string) (*data.IDX, string, error) {
+	f, name, err := openData(ctx, c, field, resolve(dir, path), pkg, maxDataBytes)
 	if err != nil {
 		return nil, name, err
 	}
@@ -146,19 +163,24 @@ type idxPair struct {
 }
 
 // readIDXPair reads an images file and its labels.
-func readIDXPair(c *scenarios.CurveSpec, dir, imagesField, images, labelsField, labels string) (*idxPair, error) {
+func readIDXPair(ctx context.Context, c *scenarios.CurveSpec, dir, imagesField, images, labelsField, labels string) (*idxPair, error) {
 	x := c.Scenario.Data.IDX
-	img, imgName, err := readIDXFile(c, dir, imagesField, images, x.Package)
+	img, imgName, err := readIDXFile(ctx, c, dir, imagesField, images, x.Package)
 	if err != nil {
 		return nil, err
 	}
-	lab, labName, err := readIDXFile(c, dir, labelsField, labels, x.Package)
+	lab, labName, err := readIDXFile(ctx, c, dir, labelsField, labels, x.Package)
 	if err != nil {
 		return nil, err
 	}
 	y, err := data.IDXLabels(img, imgName, lab, labName, c.Scenario.Loss.Classes, idxScale(c))
 	if err != nil {
-		return nil, c.Errorf(labelsField, "%v", err)
+		field := labelsField
+		var fe *data.IDXFileError
+		if errors.As(err, &fe) && fe.Images {
+			field = imagesField // the images' element type or shape, not the labels
+		}
+		return nil, c.Errorf(field, "%v", err)
 	}
 	if d := c.Scenario.Data.Dim; d != 0 && d != img.Features() {
 		return nil, c.Errorf("data.dim", "%s has %d features per sample, not %d (0 takes the file's)", imgName, img.Features(), d)
@@ -196,7 +218,7 @@ func (p *idxPair) subset(c *scenarios.CurveSpec, idx []int) *data.Set {
 // files are read while the training files are; the errors are reported in
 // the order of a sequential read (training files, test files, then how they
 // fit together), so nothing depends on which finishes first.
-func readIDX(c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *data.Set, error) {
+func readIDX(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *data.Set, error) {
 	d := &c.Scenario.Data
 	x := d.IDX
 	var testPair *idxPair
@@ -206,12 +228,12 @@ func readIDX(c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *
 	if x.TestImages != "" {
 		go func() {
 			defer close(tested)
-			testPair, test, testErr = readIDXTest(c, dir)
+			testPair, test, testErr = readIDXTest(ctx, c, dir)
 		}()
 	} else {
 		close(tested)
 	}
-	train, err := readIDXPair(c, dir, "data.idx.images", x.Images, "data.idx.labels", x.Labels)
+	train, err := readIDXPair(ctx, c, dir, "data.idx.images", x.Images, "data.idx.labels", x.Labels)
 	<-tested
 	if err != nil {
 		return nil, nil, err
@@ -254,9 +276,9 @@ func readIDX(c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *
 // their first data.test_samples samples, or all of them. It leaves the set
 // nil when data.test_samples asks for more samples than the files hold
 // (readIDX reports it).
-func readIDXTest(c *scenarios.CurveSpec, dir string) (*idxPair, *data.Set, error) {
+func readIDXTest(ctx context.Context, c *scenarios.CurveSpec, dir string) (*idxPair, *data.Set, error) {
 	d := &c.Scenario.Data
-	pair, err := readIDXPair(c, dir, "data.idx.test_images", d.IDX.TestImages, "data.idx.test_labels", d.IDX.TestLabels)
+	pair, err := readIDXPair(ctx, c, dir, "data.idx.test_images", d.IDX.TestImages, "data.idx.test_labels", d.IDX.TestLabels)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -296,20 +318,22 @@ func drawBlobs(c *scenarios.CurveSpec, runSeed uint64) ([]*data.Set, *data.Set, 
 // readDirectory reads one file per agent, 0.<ext> … (K−1).<ext>, each as is,
 // and the optional test file. Every agent must hold a number of samples in
 // the range data.samples: the algorithms' mini-batch checks rely on its
-// minimum, the pre-run estimates of memory and time on its maximum.
-func readDirectory(c *scenarios.CurveSpec, dir string) ([]*data.Set, *data.Set, error) {
+// minimum, the pre-run estimates of memory and time on its maximum. An
+// agent's file must be a regular file (a named pipe or a device is refused
+// by name), and the reading stops once ctx is done.
+func readDirectory(ctx context.Context, c *scenarios.CurveSpec, dir string) ([]*data.Set, *data.Set, error) {
 	d := &c.Scenario.Data
 	x := d.Directory
 	path := resolve(dir, x.Path)
-	entries, err := os.ReadDir(path)
+	entries, err := filesOf(c).ReadDir(path)
 	if err != nil {
-		return nil, nil, c.Errorf("data.directory.path", "cannot read %s: %v", path, errNoPath(err))
+		return nil, nil, c.Errorf("data.directory.path", "cannot read %s: %v", path, rundir.WithoutPath(err))
 	}
 	files := make([]string, d.Agents)
 	for _, e := range entries {
 		name := e.Name()
 		base := strings.TrimSuffix(name, filepath.Ext(name))
-		if e.IsDir() || base == "" || strings.Trim(base, "0123456789") != "" {
+		if e.IsDir() || !isAgentFile(base) {
 			continue // not an agent's file (a test file, a README, …)
 		}
 		k, err := strconv.Atoi(base)
@@ -327,7 +351,7 @@ func readDirectory(c *scenarios.CurveSpec, dir string) ([]*data.Set, *data.Set, 
 		return nil, nil, c.Errorf("data.directory.path", "%s holds no file for agent %d (expected one file per agent, named 0 … %d with any extension)", path, k, d.Agents-1)
 	}
 	read := func(field, name string) (*data.Set, error) {
-		f, full, err := openData(c, field, name, "")
+		f, full, err := openData(ctx, c, field, name, "", maxAgentBytes)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"fmt"
 
 	"gopkg.in/yaml.v3"
@@ -30,8 +31,21 @@ type DataReport struct {
 
 // DescribeData builds the data of run r of every curve of the plan (once per
 // distinct data and loss sections) and reports how they are dealt out. It
-// reads and draws exactly what `maple run` would, but solves nothing.
+// reads and draws exactly what `maple run` would, but solves nothing. Before
+// it builds anything it refuses, as scenario errors, a curve whose family
+// learns from no data (Family.NoData) and a plan that the checks of `maple
+// run` refuse (CheckWith: its estimated memory, a data file that is not
+// there). A run r the plan does not have is the caller's to refuse
+// (PlanRuns).
 func DescribeData(plan *scenarios.Plan, r int) ([]DataReport, error) {
+	for _, c := range plan.Curves {
+		if why := familyOf(c.Scenario).NoData; why != "" {
+			return nil, c.Errorf("algorithm.kind", "maple data has nothing to show: %s", why)
+		}
+	}
+	if err := CheckWith(plan, Options{Workers: 1}); err != nil {
+		return nil, err
+	}
 	var reports []DataReport
 	seen := map[string]int{}
 	for _, c := range plan.Curves {
@@ -52,13 +66,13 @@ func DescribeData(plan *scenarios.Plan, r int) ([]DataReport, error) {
 			reports[i].Curves = append(reports[i].Curves, c.Label)
 			continue
 		}
-		p, err := buildData(c, plan.Dir, seed)
+		p, err := buildData(context.Background(), c, plan.Dir, seed)
 		if err != nil {
 			return nil, err
 		}
 		rep := DataReport{
 			Curves: []string{c.Label}, Kind: sc.Data.Kind, Seed: seed,
-			Features: p.sets[0].Dim, Parameters: p.loss.Dim(p.sets[0].Dim), Summary: p.summary,
+			Features: p.Sets[0].Dim, Parameters: p.Loss.Dim(p.Sets[0].Dim), Summary: p.summary,
 		}
 		if sc.Data.Partition != nil {
 			rep.Partition = sc.Data.Partition.Kind
@@ -67,4 +81,15 @@ func DescribeData(plan *scenarios.Plan, r int) ([]DataReport, error) {
 		reports = append(reports, rep)
 	}
 	return reports, nil
+}
+
+// PlanRuns returns the fewest Monte-Carlo runs a curve of the plan has, and
+// that curve's label: the runs 0 … n−1 exist for every curve.
+func PlanRuns(plan *scenarios.Plan) (n int, label string) {
+	for i, c := range plan.Curves {
+		if i == 0 || c.Scenario.Runs < n {
+			n, label = c.Scenario.Runs, c.Label
+		}
+	}
+	return n, label
 }

@@ -1,25 +1,28 @@
 package run
 
 import (
+	"context"
+
+	"maple/rundir"
 	"maple/scenarios"
 )
 
-// family is an algorithm family as the runner sees it: the scenario side it
+// Family is an algorithm family as the runner sees it: the scenario side it
 // registers with the loader, and what it takes to check and execute a curve.
-// Each family lives in its own file (fedavg.go, diffusion.go, …) and calls
-// register from an init function, so the runner, the checker, the columns and
+// Each family lives in a package of its own (families/<kind>) and calls
+// Register from an init function, so the runner, the checker, the columns and
 // the plots never switch on the algorithm kind.
-type family struct {
+type Family struct {
 	scenarios.Family
 	// Check, if set, reports what only the family can see before anything
 	// runs — an unregistered behaviour, a topology that cannot be built — as
 	// scenario errors.
 	Check func(c *scenarios.CurveSpec, dir string) error
 	// Columns lists the metrics a curve's runs produce, in metrics.csv order.
-	Columns func(sc *scenarios.Scenario) []Column
-	// Run executes one Monte-Carlo run on the job's engine (j.opts.Engine),
-	// filling j.table and j.stats.
-	Run func(j *job, p *problem, sink *traceSink) error
+	Columns func(sc *scenarios.Scenario) []rundir.Column
+	// Run executes one Monte-Carlo run on the job's engine (j.Opts.Engine),
+	// filling j.Table and j.Stats.
+	Run func(j *Job, p *Problem, sink *TraceSink) error
 	// Estimate, if set, returns what one run of a curve costs (memory,
 	// operations, messages, trace record size) beyond its data, for the
 	// checks before running, for a model of dim parameters (the loss's
@@ -36,11 +39,11 @@ type family struct {
 	Tiny []string
 }
 
-var families = map[string]family{}
+var families = map[string]Family{}
 
-// register adds a family to the runner and to the scenario loader.
+// Register adds a family to the runner and to the scenario loader.
 // Registering a kind twice panics, as it is a programming error.
-func register(f family) {
+func Register(f Family) {
 	if _, dup := families[f.Kind]; dup {
 		panic("run: family " + f.Kind + " registered twice")
 	}
@@ -51,9 +54,15 @@ func register(f family) {
 	families[f.Kind] = f
 }
 
+// Lookup returns the family registered for an algorithm kind.
+func Lookup(kind string) (Family, bool) {
+	f, ok := families[kind]
+	return f, ok
+}
+
 // familyOf returns the family of a curve's scenario. The loader only accepts
 // registered kinds, so a miss is a programming error.
-func familyOf(sc *scenarios.Scenario) family {
+func familyOf(sc *scenarios.Scenario) Family {
 	f, ok := families[sc.Algorithm.Kind]
 	if !ok {
 		panic("run: no family registered for algorithm.kind " + sc.Algorithm.Kind)
@@ -72,6 +81,12 @@ func Check(plan *scenarios.Plan) error { return CheckWith(plan, Options{}) }
 // CheckWith is Check with the options Execute would be given: the engine,
 // the workers, tracing and the limits change the estimates.
 func CheckWith(plan *scenarios.Plan, opts Options) error {
+	return checkWith(context.Background(), plan, opts)
+}
+
+// checkWith is CheckWith, whose reading of the data files stops once ctx is
+// done (the checks ExecuteContext makes again).
+func checkWith(ctx context.Context, plan *scenarios.Plan, opts Options) error {
 	opts.defaults()
 	tracing := opts.Trace || opts.TracePayload || plan.Base.Trace
 	if tracing && opts.Engine != Actors {
@@ -82,7 +97,7 @@ func CheckWith(plan *scenarios.Plan, opts Options) error {
 		return err
 	}
 	cost.log(opts.Logger)
-	if err := checkData(plan); err != nil {
+	if err := checkData(ctx, plan); err != nil {
 		return err
 	}
 	for _, c := range plan.Curves {
@@ -98,7 +113,7 @@ func CheckWith(plan *scenarios.Plan, opts Options) error {
 	return nil
 }
 
-// columns returns the metrics a curve's runs produce.
-func columns(sc *scenarios.Scenario) []Column {
+// Columns returns the metrics a curve's runs produce.
+func Columns(sc *scenarios.Scenario) []rundir.Column {
 	return familyOf(sc).Columns(sc)
 }

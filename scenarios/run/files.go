@@ -1,111 +1,136 @@
 package run
 
 import (
-	"bufio"
-	"errors"
-	"io"
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+
+	"maple/internal/fileio"
+	"maple/scenarios"
 )
 
-// Every output file of a run directory is written atomically: to a hidden
-// temporary file in the same directory, synced, then renamed over its final
-// name. A run killed while writing leaves at worst a temporary file
-// (.NAME.tmp-*), never a truncated output under its real name.
-
-// writeAtomic writes path with write, through a temporary file.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	dir, name := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+name+tempInfix+"*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	w := bufio.NewWriterSize(f, 1<<16)
-	if err := write(w); err != nil {
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+// FileSystem is where a job reads the files its scenario names (data,
+// topology, availability and step-time files), by the paths the scenario
+// gives, resolved against the plan's directory. A job reads this machine's
+// disk unless its plan was given another FileSystem (ReadFrom): a worker of
+// a cluster serves only the files its coordinator shipped, so that a
+// scenario can never make it read a file of its own disk.
+//
+// Open opens a regular file to read at most limit bytes, read until ctx is
+// done (fileio.OpenContext): whatever the file system, a job never blocks
+// on a named pipe nor reads a device without end.
+type FileSystem interface {
+	Open(ctx context.Context, name string, limit int64) (*fileio.File, error)
+	ReadDir(name string) ([]fs.DirEntry, error)
+	Stat(name string) (fs.FileInfo, error)
 }
 
-// writeFileAtomic writes data to path through a temporary file.
-func writeFileAtomic(path string, data []byte) error {
-	return writeAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
+// diskFiles is this machine's file system.
+type diskFiles struct{}
+
+func (diskFiles) Open(ctx context.Context, name string, limit int64) (*fileio.File, error) {
+	return fileio.OpenContext(ctx, name, limit)
 }
+func (diskFiles) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+func (diskFiles) Stat(name string) (fs.FileInfo, error)      { return os.Stat(name) }
 
-// tempInfix marks maple's temporary files: .NAME.tmp-RANDOM.
-const tempInfix = ".tmp-"
+// planFiles maps the curves of plans given a FileSystem (ReadFrom) to it.
+var planFiles sync.Map // *scenarios.CurveSpec → FileSystem
 
-// stageFiles runs write on a hidden staging directory inside dir, then moves
-// each file it reports into dir by renaming it (atomic within a file system)
-// and removes the staging directory. It returns the files' names.
-func stageFiles(dir string, write func(stage string) ([]string, error)) ([]string, error) {
-	stage, err := os.MkdirTemp(dir, ".stage"+tempInfix+"*")
-	if err != nil {
-		return nil, err
+// ReadFrom makes the jobs of plan read the files their scenario names from
+// fsys instead of this machine's disk, until release is called.
+func ReadFrom(plan *scenarios.Plan, fsys FileSystem) (release func()) {
+	for _, c := range plan.Curves {
+		planFiles.Store(c, fsys)
 	}
-	defer os.RemoveAll(stage)
-	names, err := write(stage)
-	if err != nil {
-		return nil, err
-	}
-	for _, name := range names {
-		if !filepath.IsLocal(name) || strings.ContainsRune(name, filepath.Separator) {
-			return nil, errors.New("run: output file name " + name + " leaves the run directory")
-		}
-		if err := os.Rename(filepath.Join(stage, name), filepath.Join(dir, name)); err != nil {
-			return nil, err
+	return func() {
+		for _, c := range plan.Curves {
+			planFiles.Delete(c)
 		}
 	}
-	return names, nil
 }
 
-// isOutput reports whether a directory entry is one maple writes into a run
-// directory: its outputs (scenario.yaml, metrics.csv, summary.json, the
-// trace, provenance.json, report.html, timeline.json, the PNG and SVG
-// figures) and its temporary files and
-// directories (.trace-*.part, .NAME.tmp-*).
-func isOutput(e fs.DirEntry) bool {
-	name := e.Name()
-	if strings.HasPrefix(name, ".") && strings.Contains(name, tempInfix) {
-		return true // a temporary file or staging directory
+// filesOf returns the file system a curve's jobs read.
+func filesOf(c *scenarios.CurveSpec) FileSystem {
+	if f, ok := planFiles.Load(c); ok {
+		return f.(FileSystem)
 	}
-	if e.IsDir() {
-		return false
-	}
-	switch name {
-	case "scenario.yaml", "metrics.csv", "summary.json", "trace.jsonl", "trace.jsonl.zst",
-		"provenance.json", "report.html", "timeline.json":
-		return true
-	}
-	if strings.HasPrefix(name, ".trace-") && strings.HasSuffix(name, ".part") {
-		return true
-	}
-	ext := filepath.Ext(name)
-	return ext == ".png" || ext == ".svg"
+	return diskFiles{}
 }
+
+// PlanFiles lists, sorted and without repeats, the paths of the files and
+// directories the jobs of plan read, as the jobs name them: the scenario's
+// paths resolved against the plan's directory. A data directory
+// (data.directory.path) comes with the agents' files it holds, which are
+// the files of the directory's listing that the jobs read. Paths that do not
+// exist are listed too: the jobs report them.
+func PlanFiles(plan *scenarios.Plan) []string {
+	var paths []string
+	add := func(p string) {
+		if p != "" {
+			paths = append(paths, resolve(plan.Dir, p))
+		}
+	}
+	for _, c := range plan.Curves {
+		for _, p := range pathsOf(c.Scenario) {
+			add(*p)
+		}
+		if x := c.Scenario.Data.Directory; x != nil && x.Path != "" {
+			dir := resolve(plan.Dir, x.Path)
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if base := strings.TrimSuffix(e.Name(), filepath.Ext(e.Name())); !e.IsDir() && isAgentFile(base) {
+					paths = append(paths, filepath.Join(dir, e.Name()))
+				}
+			}
+		}
+	}
+	slices.Sort(paths)
+	return slices.Compact(paths)
+}
+
+// pathsOf returns the fields of sc that name a file or a directory, relative
+// to the scenario's directory or absolute: the data files of its kind, the
+// topology's file or matrix, the availability and step-time tables. (The
+// loader refuses a data section of another kind than data.kind, so every
+// section present is read.) pathFields names the same fields.
+func pathsOf(sc *scenarios.Scenario) []*string {
+	var out []*string
+	d := &sc.Data
+	if l := d.LIBSVM; l != nil {
+		out = append(out, &l.File, &l.TestFile)
+	}
+	if x := d.IDX; x != nil {
+		out = append(out, &x.Images, &x.Labels, &x.TestImages, &x.TestLabels)
+	}
+	if x := d.Directory; x != nil {
+		out = append(out, &x.Path, &x.Test)
+	}
+	if t := sc.Topology; t != nil {
+		out = append(out, &t.File, &t.Matrix)
+	}
+	out = append(out, &sc.Network.Availability)
+	if st := sc.Network.StepTime; st != nil {
+		out = append(out, &st.File)
+	}
+	return out
+}
+
+// pathFields are the scenario fields that name files or directories, as
+// curves and sweeps name them: pathsOf's fields.
+var pathFields = map[string]bool{
+	"data.libsvm.file": true, "data.libsvm.test_file": true,
+	"data.idx.images": true, "data.idx.labels": true, "data.idx.test_images": true, "data.idx.test_labels": true,
+	"data.directory.path": true, "data.directory.test": true,
+	"topology.file": true, "topology.matrix": true,
+	"network.availability": true, "network.step_time.file": true,
+}
+
+// isAgentFile reports whether a directory entry's name without its
+// extension names an agent's file (digits only): the files readDirectory
+// reads.
+func isAgentFile(base string) bool { return base != "" && strings.Trim(base, "0123456789") == "" }

@@ -3,12 +3,13 @@ package run
 import (
 	"strings"
 
+	"maple/rundir"
 	"maple/scenarios"
 )
 
 // The metrics of one model w that every family reports the same way. A
-// family lists them with msdColumns and classColumns in its Columns and
-// fills them with msd and problem.classify, so a new family gets accuracy
+// family lists them with MSDColumns and ClassColumns in its Columns and
+// fills them with MSD and Problem.Classify, so a new family gets accuracy
 // and cross-entropy for classification, and the right behaviour without an
 // optimum, for free.
 
@@ -20,55 +21,55 @@ func hasOptimum(sc *scenarios.Scenario) bool { return sc.Loss.Optimum != "none" 
 // labels) and so is evaluated on the test set.
 func classifies(sc *scenarios.Scenario) bool { return sc.Loss.Kind != "least-squares" }
 
-// msdColumns returns the given MSD columns if the curve has an optimum, and
+// MSDColumns returns the given MSD columns if the curve has an optimum, and
 // none otherwise.
-func msdColumns(sc *scenarios.Scenario, cols ...Column) []Column {
+func MSDColumns(sc *scenarios.Scenario, cols ...rundir.Column) []rundir.Column {
 	if !hasOptimum(sc) {
 		return nil
 	}
 	return cols
 }
 
-// classMetrics is the number of columns classColumns adds for a classifier.
-const classMetrics = 3
+// ClassMetrics is the number of columns ClassColumns adds for a classifier.
+const ClassMetrics = 3
 
-// classColumns returns the classification metrics of one model — test
+// ClassColumns returns the classification metrics of one model — test
 // error, accuracy and cross-entropy on the test set — with suffix appended
 // to their names and of to their plot labels ("" and "" for a family's
 // single model), or none when the model does not classify.
-func classColumns(sc *scenarios.Scenario, suffix, of string) []Column {
+func ClassColumns(sc *scenarios.Scenario, suffix, of string) []rundir.Column {
 	if !classifies(sc) {
 		return nil
 	}
-	return []Column{
+	return []rundir.Column{
 		{Name: "test_error" + suffix, Label: "test error" + of},
 		{Name: "accuracy" + suffix, Label: "test accuracy" + of},
 		{Name: "cross_entropy" + suffix, Label: "test cross-entropy" + of},
 	}
 }
 
-// classify sets dst[:classMetrics] to the test error, accuracy and mean
-// cross-entropy of w on the test set, in classColumns order, and reports
+// Classify sets dst[:ClassMetrics] to the test error, accuracy and mean
+// cross-entropy of w on the test set, in ClassColumns order, and reports
 // whether it did: not for regression, nor without a test set (the columns
 // then stay empty).
-func (p *problem) classify(dst []float64, w []float64) bool {
-	if p.test == nil || !p.loss.Classification() {
+func (p *Problem) Classify(dst []float64, w []float64) bool {
+	if p.Test == nil || !p.Loss.Classification() {
 		return false
 	}
-	e := p.loss.Evaluate(w, p.test)
+	e := p.Loss.Evaluate(w, p.Test)
 	dst[0], dst[1], dst[2] = e.Error, e.Accuracy, e.CrossEntropy
 	return true
 }
 
 // checkOptimum refuses a curve without an optimum whose family still lists
-// an MSD column (one not built with msdColumns): there is no w^o to measure
+// an MSD column (one not built with MSDColumns): there is no w^o to measure
 // it against.
 func checkOptimum(c *scenarios.CurveSpec) error {
 	sc := c.Scenario
 	if hasOptimum(sc) {
 		return nil
 	}
-	for _, col := range columns(sc) {
+	for _, col := range Columns(sc) {
 		if strings.HasPrefix(col.Name, "msd") {
 			why := "loss.optimum is none"
 			if sc.Loss.Kind == "mlp" {

@@ -1,8 +1,10 @@
 package run
 
 import (
+	"context"
+	"errors"
 	"io"
-	"os"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -10,6 +12,7 @@ import (
 
 	"maple/algorithms/rng"
 	"maple/privacy/homomorphic"
+	"maple/rundir"
 	"maple/scenarios"
 	"maple/topology"
 )
@@ -18,50 +21,53 @@ import (
 // connected with the required minimum degree.
 const maxGraphDraws = 1000
 
-// network is the communication graph and combination matrix of a
+// Network is the communication graph and combination matrix of a
 // decentralized run.
-type network struct {
+type Network struct {
+	// A is the combination matrix, Q its Perron vector (A q = q, q > 0,
+	// 1ᵀq = 1) and Degree the neighbours of each agent, itself excluded.
 	A      *mat.Dense
-	q      []float64    // Perron vector: A q = q, q > 0, 1ᵀq = 1
+	Q      []float64
 	points [][2]float64 // node positions of geometric graphs, else nil
-	degree []int        // neighbours of each agent, itself excluded
+	Degree []int
 }
 
-// networkSeed returns the seed the run's graph is drawn with: the scenario's
+// NetworkSeed returns the seed the run's graph is drawn with: the scenario's
 // run-0 seed when one graph serves every run, the run's own otherwise.
-func networkSeed(sc *scenarios.Scenario, runSeed uint64) uint64 {
+func NetworkSeed(sc *scenarios.Scenario, runSeed uint64) uint64 {
 	if sc.Topology.Regenerate == "once" {
 		return rng.RunSeed(sc.Seed, 0)
 	}
 	return runSeed
 }
 
-// firstNetwork builds run 0's network, which the pre-run checks inspect.
-func firstNetwork(c *scenarios.CurveSpec, dir string) (*network, error) {
-	return buildNetwork(c, dir, networkSeed(c.Scenario, rng.RunSeed(c.Scenario.Seed, 0)))
+// FirstNetwork builds run 0's network, which the pre-run checks inspect.
+func FirstNetwork(c *scenarios.CurveSpec, dir string) (*Network, error) {
+	return BuildNetwork(context.Background(), c, dir, NetworkSeed(c.Scenario, rng.RunSeed(c.Scenario.Seed, 0)))
 }
 
-// buildNetwork draws or reads the graph, builds the combination matrix and
+// BuildNetwork draws or reads the graph, builds the combination matrix and
 // checks what the algorithm and privacy scheme need of it. Every problem is
-// a scenario error naming the topology field at fault.
-func buildNetwork(c *scenarios.CurveSpec, dir string, seed uint64) (*network, error) {
+// a scenario error naming the topology field at fault. Once ctx is done the
+// graph generators and the readers stop with an error.
+func BuildNetwork(ctx context.Context, c *scenarios.CurveSpec, dir string, seed uint64) (*Network, error) {
 	sc := c.Scenario
 	t := sc.Topology
 	agents, nodesField := familyOf(sc).TopologyNodes(sc)
-	n := &network{}
+	n := &Network{}
 	var g *topology.Graph
 	var err error
 	r := rng.New(seed, "topology", "graph")
 	field := "topology.graph"
 	switch t.Graph {
 	case "geometric":
-		g, n.points, err = topology.Geometric(agents, t.Radius, t.MinDegree, r, maxGraphDraws)
+		g, n.points, err = topology.GeometricContext(ctx, agents, t.Radius, t.MinDegree, r, maxGraphDraws)
 		field = "topology.radius"
 	case "erdos-renyi":
-		g, err = topology.ErdosRenyi(agents, t.Probability, t.MinDegree, r, maxGraphDraws)
+		g, err = topology.ErdosRenyiContext(ctx, agents, t.Probability, t.MinDegree, r, maxGraphDraws)
 		field = "topology.probability"
 	case "small-world":
-		g, err = topology.SmallWorld(agents, t.Neighbours, t.Rewire, r, maxGraphDraws)
+		g, err = topology.SmallWorldContext(ctx, agents, t.Neighbours, t.Rewire, r, maxGraphDraws)
 	case "ring":
 		g, err = topology.Ring(agents)
 	case "grid", "torus":
@@ -71,13 +77,16 @@ func buildNetwork(c *scenarios.CurveSpec, dir string, seed uint64) (*network, er
 	case "star":
 		g, err = topology.Star(agents)
 	case "file":
-		g, err = readFile(c, dir, "topology.file", t.File, topology.ReadEdgeList)
+		g, err = readFile(ctx, c, dir, "topology.file", t.File, maxTableBytes, topology.ReadEdgeList)
 		field = "topology.file"
 	case "matrix":
-		n.A, err = readFile(c, dir, "topology.matrix", t.Matrix, topology.ReadMatrix)
+		n.A, err = readFile(ctx, c, dir, "topology.matrix", t.Matrix, maxTableBytes, topology.ReadMatrix)
 		field = "topology.matrix"
 	default:
 		return nil, c.Errorf("topology.graph", "unknown graph %q", t.Graph)
+	}
+	if errors.Is(err, topology.ErrMinDegree) {
+		field = "topology.min_degree" // connected draws there were, the degree asked for is what failed
 	}
 	if err != nil {
 		return nil, asScenarioError(c, field, err)
@@ -89,7 +98,7 @@ func buildNetwork(c *scenarios.CurveSpec, dir string, seed uint64) (*network, er
 		if g.MinDegree() < t.MinDegree {
 			return nil, c.Errorf("topology.min_degree", "graph %s has a node of degree %d, below the minimum %d", t.Graph, g.MinDegree(), t.MinDegree)
 		}
-		n.A = weights(t.Weights, g)
+		n.A = Weights(t.Weights, g)
 	}
 	if rows, _ := n.A.Dims(); rows != agents {
 		return nil, c.Errorf(field, "the combination matrix is %d×%d but %s is %d", rows, rows, nodesField, agents)
@@ -105,7 +114,7 @@ func buildNetwork(c *scenarios.CurveSpec, dir string, seed uint64) (*network, er
 
 // check validates A for the scenario, reporting problems on field (the
 // topology field A comes from), and computes the Perron vector and degrees.
-func (n *network) check(c *scenarios.CurveSpec, field string) error {
+func (n *Network) check(c *scenarios.CurveSpec, field string) error {
 	sc := c.Scenario
 	checks := []func(mat.Matrix) error{
 		func(a mat.Matrix) error { return topology.CheckLeftStochastic(a, topology.DefaultTol) },
@@ -132,17 +141,17 @@ func (n *network) check(c *scenarios.CurveSpec, field string) error {
 	if err != nil {
 		return c.Errorf(field, "%v", err)
 	}
-	n.q = q
+	n.Q = q
 	senders, _ := topology.Support(n.A)
-	n.degree = make([]int, len(senders))
+	n.Degree = make([]int, len(senders))
 	for p, s := range senders {
-		n.degree[p] = len(s)
+		n.Degree[p] = len(s)
 	}
 	return nil
 }
 
-// weights applies the named combination rule to g.
-func weights(rule string, g *topology.Graph) *mat.Dense {
+// Weights applies the named combination rule to g.
+func Weights(rule string, g *topology.Graph) *mat.Dense {
 	switch rule {
 	case "lazy-metropolis":
 		return topology.LazyMetropolis(g)
@@ -152,16 +161,17 @@ func weights(rule string, g *topology.Graph) *mat.Dense {
 	return topology.Metropolis(g)
 }
 
-// readFile opens path (relative to the scenario's directory) and parses it
-// with read; errors carry the field.
-func readFile[T any](c *scenarios.CurveSpec, dir, field, path string, read func(io.Reader, string) (T, error)) (T, error) {
+// readFile opens path (relative to the scenario's directory), a regular
+// file of at most limit bytes (fileio), and parses it with read; errors carry
+// the field. Once ctx is done the reading stops with an error.
+func readFile[T any](ctx context.Context, c *scenarios.CurveSpec, dir, field, path string, limit int64, read func(io.Reader, string) (T, error)) (T, error) {
 	var zero T
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
 	}
-	f, err := os.Open(path)
+	f, err := filesOf(c).Open(ctx, path, limit)
 	if err != nil {
-		return zero, c.Errorf(field, "cannot open %s: %v", path, errNoPath(err))
+		return zero, c.Errorf(field, "cannot open %s: %v", path, rundir.WithoutPath(err))
 	}
 	defer f.Close()
 	v, err := read(f, path)
@@ -180,25 +190,67 @@ func asScenarioError(c *scenarios.CurveSpec, field string, err error) error {
 	return c.Errorf(field, "%v", err)
 }
 
-// errNoPath strips the path an *os.PathError repeats.
-func errNoPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
-}
-
-// describe returns the facts about the network that go into the summary.
-func (n *network) describe() map[string]any {
-	d := map[string]any{"perron": n.q, "degrees": n.degree}
+// Describe returns the facts about the network that go into the summary.
+func (n *Network) Describe() map[string]any {
+	d := map[string]any{"perron": n.Q, "degrees": n.Degree}
 	if l2, err := topology.SecondEigenvalueModulus(n.A); err == nil {
 		d["second_eigenvalue_modulus"] = l2
 	}
-	if rho, err := topology.MixingRate(n.A, n.q); err == nil {
+	if rho, err := topology.MixingRate(n.A, n.Q); err == nil {
 		d["mixing_rate"] = rho
 	}
 	if n.points != nil {
 		d["points"] = n.points
 	}
 	return d
+}
+
+// graphEdgeBytes is the memory a graph holds per edge while it is built: the
+// edge list, both adjacency entries and the generator's set of edges seen
+// (a Go map entry of an edge and its position, with the map's overhead).
+const graphEdgeBytes = 100
+
+// NetworkCost returns what building the network of a decentralized run
+// costs, for a graph of nodes nodes of expected degree deg (ExpectedDegree):
+// the graph (graphEdgeBytes per edge, and for a geometric graph a distance
+// test per pair of nodes) and, with matrix, the dense combination matrix
+// and its checks — the Perron vector's LU factorization and the two
+// eigenvalue problems of Network.Describe (about 25 n³ operations), holding
+// about four n×n matrices at once. Families add it to their Estimate.
+func NetworkCost(t *scenarios.Topology, nodes, deg float64, matrix bool) (bytes, ops float64) {
+	bytes = nodes * deg / 2 * graphEdgeBytes
+	ops = nodes * deg
+	if t != nil && t.Graph == "geometric" {
+		ops += nodes * nodes
+	}
+	if matrix {
+		bytes += 4 * nodes * nodes * 8
+		ops += 25 * nodes * nodes * nodes
+	}
+	return bytes, ops
+}
+
+// ExpectedDegree is the mean number of neighbours of an agent under the
+// topology's graph model.
+func ExpectedDegree(t *scenarios.Topology, agents int) float64 {
+	P := float64(agents)
+	deg := 8.0
+	switch t.Graph {
+	case "geometric":
+		// The probability that two uniform points of the unit square lie
+		// within r of each other: πr² − 8r³/3 + r⁴/2 (r ≤ 1).
+		r := min(t.Radius, 1)
+		deg = (P - 1) * (math.Pi*r*r - 8*r*r*r/3 + r*r*r*r/2)
+	case "erdos-renyi":
+		deg = t.Probability * (P - 1)
+	case "small-world":
+		deg = float64(t.Neighbours)
+	case "ring", "star":
+		deg = 2
+	case "grid", "torus":
+		deg = 4
+	case "complete":
+		deg = P - 1
+	}
+	return min(max(deg, float64(t.MinDegree), 1), max(P-1, 1))
 }

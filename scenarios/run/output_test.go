@@ -1,82 +1,154 @@
 package run
 
 import (
-	"bytes"
-	"encoding/csv"
+	"context"
 	"encoding/json"
+	"errors"
+	"math"
+	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
+
+	"maple/rundir"
+	"maple/scenarios"
+
+	"gopkg.in/yaml.v3"
 )
 
-// readTable returns metrics.csv of a run directory as its header lines and
-// its rows, each a map from column name to cell.
-func readTable(t *testing.T, dir string) (headers int, rows []map[string]string) {
+// test-flat is a family whose runs record a constant: curve "a" the value
+// −24 and curve "b" its neighbour one ULP up, two curves equal but for their
+// last bit, as local graph-homomorphic masks and no noise give.
+func init() {
+	Register(Family{
+		Family: scenarios.Family{
+			Kind: "test-flat", Summary: "test family", Schemes: []string{"none"},
+			Defaults: func(*scenarios.Scenario) any { return &struct{}{} },
+			Validate: func(*scenarios.Validator, *scenarios.Scenario) {},
+		},
+		Columns: func(*scenarios.Scenario) []rundir.Column { return []rundir.Column{{Name: "value", Label: "value"}} },
+		Run: func(j *Job, _ *Problem, _ *TraceSink) error {
+			sc := j.Curve.Scenario
+			v := -24.0
+			if j.Curve.Label == "b" {
+				v = math.Nextafter(v, 0)
+			}
+			j.Table = rundir.NewTable(sc.Iterations, sc.Output.Every, 1)
+			for r := range j.Table.Iterations {
+				j.Table.Set(r, 0, v)
+			}
+			return nil
+		},
+	})
+}
+
+const flatScenario = `name: flat
+runs: 1
+iterations: 3
+data: {agents: 2, samples: 2}
+loss: {optimum: none}
+algorithm: {kind: test-flat}
+curves:
+  - {label: a, set: {seed: 1}}
+  - {label: b, set: {seed: 1}}
+`
+
+// readSummary reads dir's summary.json.
+func readSummary(t *testing.T, dir string) rundir.Summary {
 	t.Helper()
-	recs, err := csv.NewReader(bytes.NewReader(read(t, filepath.Join(dir, "metrics.csv")))).ReadAll()
+	js, err := os.ReadFile(filepath.Join(dir, rundir.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var header []string
-	for _, r := range recs {
-		if r[0] == "curve" && r[1] == "iteration" {
-			header, headers = r, headers+1
-			continue
-		}
-		row := map[string]string{}
-		for k, name := range header {
-			row[name] = r[k]
-		}
-		rows = append(rows, row)
+	var s rundir.Summary
+	if err := json.Unmarshal(js, &s); err != nil {
+		t.Fatal(err)
 	}
-	return headers, rows
+	return s
 }
 
-// The disagreement of diffusion is exactly 0 at iteration 0, every agent
-// starting from the same w0: its dB cell is left empty, not −Inf, and
-// metrics.csv and summary.json hold no infinity (JSON has none).
-func TestZeroHasNoDecibels(t *testing.T) {
-	dir, _ := execute(t, plan(t, lgh, "privacy.scheme=none", "runs=1", "iterations=3"), Options{})
-	_, rows := readTable(t, dir)
-	if r := rows[0]; r["iteration"] != "0" || r["disagreement"] != "0" || r["disagreement_db"] != "" {
-		t.Errorf("iteration %s: disagreement %q, dB %q; want 0 and an empty dB cell", r["iteration"], r["disagreement"], r["disagreement_db"])
+// Two curves equal but for their last bit give an axis a few ULPs wide: the
+// figure is drawn (on main the tick loop never ended, allocating until the
+// process died), and the complete directory's summary has nothing pending.
+func TestCurvesEqualToTheLastBitAreDrawn(t *testing.T) {
+	dir := t.TempDir()
+	res, err := Execute(plan(t, flatScenario), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if r := rows[1]; r["disagreement_db"] == "" || r["msd_centroid_db"] == "" {
-		t.Errorf("iteration %s: dB cells of positive values are empty: %v", r["iteration"], r)
+	if s := readSummary(t, dir); s.Pending != "" {
+		t.Errorf("a complete run's summary says %q is pending", s.Pending)
 	}
-	if csv := string(read(t, filepath.Join(dir, "metrics.csv"))); strings.Contains(csv, "Inf") {
-		t.Errorf("metrics.csv holds an infinity:\n%s", csv)
-	}
-	if !json.Valid(read(t, filepath.Join(dir, "summary.json"))) {
-		t.Error("summary.json is not valid JSON")
+	if _, err := os.Stat(filepath.Join(dir, "value.png")); err != nil || !strings.Contains(strings.Join(res.Files, " "), "value.svg") {
+		t.Errorf("the figure is missing: %v, files %v", err, res.Files)
 	}
 }
 
-// Curves with different columns — graph federated learning with and without
-// server-level noise, which adds centroid_noise — share one header, the
-// union of their columns, and a curve leaves the cells of a column it does
-// not have empty.
-func TestMetricsIsOneTable(t *testing.T) {
-	p := plan(t, graphflSmall, "runs=1", "iterations=3",
-		"curves=[{label: clear, set: {privacy.scheme: none}}, {label: noisy, set: {privacy.scheme: random}}]")
-	dir, _ := execute(t, p, Options{})
-	headers, rows := readTable(t, dir)
-	if headers != 1 {
-		t.Errorf("metrics.csv has %d header lines, want 1", headers)
+// A failure in drawing loses no number: metrics.csv and summary.json are in
+// place, the summary says the figures are pending, and no staging directory
+// is left.
+func TestFailureInDrawingKeepsTheNumbers(t *testing.T) {
+	draw := drawFigures
+	defer func() { drawFigures = draw }()
+	drawFigures = func(context.Context, string, *scenarios.Plan, []rundir.Curve) ([]string, error) {
+		return nil, errors.New("the disk is full")
 	}
-	for _, r := range rows {
-		_, has := r["centroid_noise"]
-		filled := r["centroid_noise"] != "" && r["centroid_noise_std"] != "" && r["centroid_noise_db"] != ""
-		empty := r["centroid_noise"] == "" && r["centroid_noise_std"] == "" && r["centroid_noise_db"] == ""
-		if !has || (r["curve"] == "noisy" && !filled && r["iteration"] != "0") || (r["curve"] == "clear" && !empty) {
-			t.Errorf("curve %s, iteration %s: centroid_noise cells %q %q %q", r["curve"], r["iteration"], r["centroid_noise"], r["centroid_noise_std"], r["centroid_noise_db"])
-		}
-		if r["msd_centroid"] == "" {
-			t.Errorf("curve %s, iteration %s: shared column msd_centroid is empty", r["curve"], r["iteration"])
+	dir := t.TempDir()
+	_, err := Execute(plan(t, flatScenario), dir, Options{})
+	if err == nil || !strings.Contains(err.Error(), "drawing the figures: the disk is full (metrics.csv and summary.json are written)") {
+		t.Errorf("error %v", err)
+	}
+	if s := readSummary(t, dir); s.Pending != rundir.PendingFigures || len(s.Curves) != 2 {
+		t.Errorf("summary: pending %q, %d curves; want %q and 2", s.Pending, len(s.Curves), rundir.PendingFigures)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "metrics.csv scenario.yaml summary.json" {
+		t.Errorf("the run directory holds %v", names)
+	}
+}
+
+// The run directory's scenario.yaml names every file and directory by an
+// absolute path, those of curves and sweeps too, so that it runs again from
+// anywhere; the scenario it was made from keeps its relative paths. (Until
+// now the IDX files, the LIBSVM test file and the data directory stayed
+// relative, and a scenario.yaml copied elsewhere lost its data.)
+func TestScenarioCopyNamesEveryPathAbsolutely(t *testing.T) {
+	dir := t.TempDir()
+	sc := &scenarios.Scenario{
+		Data: scenarios.Data{
+			LIBSVM:    &scenarios.LIBSVM{File: "a.svm", TestFile: "a.t"},
+			IDX:       &scenarios.IDX{Images: "i", Labels: "l", TestImages: "ti", TestLabels: "tl"},
+			Directory: &scenarios.Directory{Path: "agents", Test: "test.csv"},
+		},
+		Topology: &scenarios.Topology{File: "edges.txt", Matrix: "a.csv"},
+		Network:  scenarios.Network{Availability: "avail.csv", StepTime: &scenarios.StepTime{File: "steps.csv"}},
+		Curves:   []scenarios.Curve{{Label: "c", Set: map[string]any{"data.idx.images": "other", "seed": 3}}},
+		Sweep: scenarios.Sweep{{Field: "data.directory.path", Values: []*yaml.Node{
+			{Kind: yaml.ScalarNode, Value: "d1"}, {Kind: yaml.ScalarNode, Value: "/abs/d2"}}}},
+	}
+	out := withAbsolutePaths(sc, dir)
+	paths := pathsOf(out)
+	if len(paths) != len(pathFields) {
+		t.Fatalf("%d path fields in a scenario with every section, %d names for curves and sweeps", len(paths), len(pathFields))
+	}
+	for _, p := range paths {
+		if !filepath.IsAbs(*p) || !strings.HasPrefix(*p, dir) {
+			t.Errorf("%q is not resolved against the scenario's directory", *p)
 		}
 	}
-	if got := slices.IndexFunc(rows, func(r map[string]string) bool { return r["curve"] == "noisy" }); got < 0 {
-		t.Error("no rows of the noisy curve")
+	for _, p := range pathsOf(sc) {
+		if filepath.IsAbs(*p) {
+			t.Errorf("the original scenario's %q became absolute", *p)
+		}
+	}
+	if got := out.Curves[0].Set["data.idx.images"]; got != filepath.Join(dir, "other") || out.Curves[0].Set["seed"] != 3 {
+		t.Errorf("curve set %v", out.Curves[0].Set)
+	}
+	if v := out.Sweep[0].Values; v[0].Value != filepath.Join(dir, "d1") || v[1].Value != "/abs/d2" || sc.Sweep[0].Values[0].Value != "d1" {
+		t.Errorf("sweep values %q, %q (original %q)", v[0].Value, v[1].Value, sc.Sweep[0].Values[0].Value)
 	}
 }

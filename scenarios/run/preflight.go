@@ -2,6 +2,7 @@ package run
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -17,6 +18,7 @@ import (
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
 	"maple/algorithms/rng"
+	"maple/internal/fileio"
 	"maple/scenarios"
 )
 
@@ -34,7 +36,7 @@ const (
 	DefaultTraceLimit = 1e9
 	// recordCompression is how much smaller a compressed trace is than the
 	// JSON lines of its records without payload: 16× measured on Fig. 4
-	// (docs/trace.md), about 13× on small FedAvg runs; 12 errs on the large
+	// (docs/trace.md), about 13× on small federated runs; 12 errs on the large
 	// side.
 	recordCompression = 12
 	// payloadCompression is the same for payload coordinates, which are
@@ -46,9 +48,9 @@ const (
 	// actor engine spends 0.4–0.5 µs per message (docs/design.md).
 	secondsPerOp      = 1e-9
 	secondsPerMessage = 1e-6
-	// actorBytes is the memory of one actor of the engine, with its mailbox,
+	// ActorBytes is the memory of one actor of the engine, with its mailbox,
 	// process registration, envelope and random streams.
-	actorBytes = 4096
+	ActorBytes = 4096
 	// baseBytes is what the process needs besides the plan.
 	baseBytes = 64 << 20
 )
@@ -69,6 +71,19 @@ type Estimate struct {
 	// carries (each about 22 bytes in a payload trace).
 	RecordBytes float64
 	VectorLen   float64
+	// Drivers are the fields of the family's own section that the
+	// estimate grows with, so that a plan refused for its memory or time
+	// names the field that drives it when it is one of them rather than a
+	// shared field.
+	Drivers []Driver
+}
+
+// Driver is a field an estimate grows with, and how far its value is beyond
+// a typical one (its value over its default, say): the checks name, among
+// the shared fields and the drivers, the one with the largest ratio.
+type Driver struct {
+	Field string
+	Ratio float64
 }
 
 // genericEstimate is the estimate of a family that does not provide one:
@@ -77,7 +92,7 @@ type Estimate struct {
 func genericEstimate(sc *scenarios.Scenario, dim float64) Estimate {
 	a, n, T := float64(sc.Data.Agents), float64(sc.Data.Samples.Max), float64(sc.Iterations)
 	return Estimate{
-		Bytes:       a * (actorBytes + 4*dim*8),
+		Bytes:       a * (ActorBytes + 4*dim*8),
 		Ops:         4 * a * n * dim * T,
 		Messages:    4 * a * T,
 		RecordBytes: 200,
@@ -102,8 +117,9 @@ const headBytes = 64 << 10
 // data.dim, or, for idx and directory data without it, the files' own, read
 // from their first bytes — the IDX header of the training images (rows ×
 // columns), the first record of agent 0's CSV file, the largest index in the
-// first lines of its LIBSVM file. A file that cannot be read counts as one
-// feature: the run will report it.
+// first lines of its LIBSVM file. A file that cannot be read, or is not a
+// regular file (fileio), counts as one feature: the checks that read the
+// data, or the run, will report it.
 func features(sc *scenarios.Scenario, dir string) int {
 	d := &sc.Data
 	if d.Dim > 0 {
@@ -112,7 +128,7 @@ func features(sc *scenarios.Scenario, dir string) int {
 	m := 0
 	switch {
 	case d.Kind == "idx" && d.IDX != nil:
-		if f, err := os.Open(resolve(dir, d.IDX.Images)); err == nil {
+		if f, err := fileio.Open(resolve(dir, d.IDX.Images), maxDataBytes); err == nil {
 			if a, err := data.ReadIDXHeader(f, f.Name()); err == nil {
 				m = a.Features()
 			}
@@ -136,7 +152,7 @@ func directoryFeatures(path, format string) int {
 	if len(names) == 0 {
 		return 0
 	}
-	f, err := os.Open(names[0])
+	f, err := fileio.Open(names[0], maxAgentBytes) // a named pipe is refused, not waited on
 	if err != nil {
 		return 0
 	}
@@ -275,7 +291,7 @@ func costOf(plan *scenarios.Plan, opts *Options, tracing bool) *planCost {
 		}
 		r := float64(sc.Runs)
 		rows := float64(sc.Iterations)/float64(sc.Output.Every) + 2
-		cc.tables = r * (rows*float64(len(columns(sc)))*8 + 512)
+		cc.tables = r * (rows*float64(len(Columns(sc)))*8 + 512)
 		if tracing {
 			// Every record names its curve.
 			record := (est.RecordBytes + float64(len(c.Label))) / recordCompression
@@ -301,6 +317,28 @@ func costOf(plan *scenarios.Plan, opts *Options, tracing bool) *planCost {
 	return pc
 }
 
+// PlanEstimate is what the checks before running estimate a plan to cost.
+type PlanEstimate struct {
+	// Curves holds each curve's estimate of one run, in plan order.
+	Curves []Estimate
+	// Memory is the peak memory in bytes, Seconds the wall-clock time on
+	// the workers, and Trace the size of the compressed trace in bytes (0
+	// when not tracing).
+	Memory, Seconds, Trace float64
+}
+
+// EstimatePlan returns the estimates CheckWith checks against the limits,
+// under the options Execute would be given.
+func EstimatePlan(plan *scenarios.Plan, opts Options) PlanEstimate {
+	opts.defaults()
+	pc := costOf(plan, &opts, opts.Trace || opts.TracePayload || plan.Base.Trace)
+	e := PlanEstimate{Memory: pc.memory, Seconds: pc.seconds, Trace: pc.trace}
+	for _, c := range pc.curves {
+		e.Curves = append(e.Curves, c.est)
+	}
+	return e
+}
+
 // typical are the values the blame for an estimate is measured against: a
 // field is blamed in proportion to how far it exceeds its default.
 var typical = []struct {
@@ -318,9 +356,10 @@ var typical = []struct {
 	{"loss.hidden", func(sc *scenarios.Scenario) float64 { return float64(sc.Loss.Hidden) }, 100},
 }
 
-// blame returns the field among fields whose value in sc is largest relative
-// to its default: the one to name when an estimate is too large.
-func blame(sc *scenarios.Scenario, fields ...string) string {
+// blame returns the field among fields and the family's drivers whose
+// value in sc is largest relative to its default: the one to name when an
+// estimate is too large.
+func blame(sc *scenarios.Scenario, drivers []Driver, fields ...string) string {
 	best, ratio := fields[0], 0.0
 	for _, t := range typical {
 		for _, f := range fields {
@@ -329,6 +368,11 @@ func blame(sc *scenarios.Scenario, fields ...string) string {
 					best, ratio = f, r
 				}
 			}
+		}
+	}
+	for _, d := range drivers {
+		if d.Ratio > ratio {
+			best, ratio = d.Field, d.Ratio
 		}
 	}
 	return best
@@ -343,18 +387,18 @@ func (pc *planCost) check(opts *Options) error {
 	}
 	if limit > 0 && pc.memory > limit {
 		c := pc.largest(func(c curveCost) float64 { return c.runBytes })
-		field := blame(c.curve.Scenario, "data.agents", "data.samples", "data.dim", "data.test_samples", "loss.classes", "loss.hidden")
+		field := blame(c.curve.Scenario, c.est.Drivers, "data.agents", "data.samples", "data.dim", "data.test_samples", "loss.classes", "loss.hidden")
 		tables := pc.sum(func(c curveCost) float64 { return c.tables })
 		if tables > float64(pc.workers)*c.runBytes {
 			c = pc.largest(func(c curveCost) float64 { return c.tables })
-			field = blame(c.curve.Scenario, "runs", "iterations")
+			field = blame(c.curve.Scenario, nil, "runs", "iterations")
 		}
 		return c.curve.Errorf(field, "the plan needs about %s of memory (%d worker(s) × %s per run for the data, w^o and the algorithm, plus %s of metrics), more than the %s available; see docs/scenarios.md#limits",
 			formatBytes(pc.memory), pc.workers, formatBytes(c.runBytes), formatBytes(tables), formatBytes(limit))
 	}
 	if pc.seconds > MaxSeconds {
 		c := pc.largest(func(c curveCost) float64 { return float64(c.curve.Scenario.Runs) * c.seconds })
-		field := blame(c.curve.Scenario, "runs", "iterations", "data.agents", "data.samples", "data.dim", "loss.classes", "loss.hidden")
+		field := blame(c.curve.Scenario, c.est.Drivers, "runs", "iterations", "data.agents", "data.samples", "data.dim", "loss.classes", "loss.hidden")
 		return c.curve.Errorf(field, "the plan would run for about %s on %d worker(s) (%s per run), more than the %s maple accepts; see docs/scenarios.md#limits",
 			formatDuration(pc.seconds), pc.workers, formatDuration(c.seconds), formatDuration(MaxSeconds))
 	}
@@ -400,14 +444,16 @@ func (pc *planCost) log(l *zap.Logger) {
 		zap.Int("workers", pc.workers), zap.String("trace", formatBytes(pc.trace)))
 }
 
-// checkData reads the data files a plan names (LIBSVM files) and deals them
-// out as run 0 would, so that a missing or malformed file is reported before
-// anything runs. Curves with the same data section share one check.
-func checkData(plan *scenarios.Plan) error {
+// checkData reads the data files a plan names (LIBSVM files, the agents'
+// files of directory data) and deals them out as run 0 would, so that a
+// missing, malformed or special file (a named pipe, a device) is reported
+// before anything runs — and before the run directory exists. Curves with
+// the same data section share one check.
+func checkData(ctx context.Context, plan *scenarios.Plan) error {
 	seen := map[string]bool{}
 	for _, c := range plan.Curves {
 		sc := c.Scenario
-		if sc.Data.Kind != "libsvm" {
+		if sc.Data.Kind != "libsvm" && sc.Data.Kind != "directory" {
 			continue
 		}
 		key, err := yaml.Marshal(sc.Data)
@@ -418,7 +464,14 @@ func checkData(plan *scenarios.Plan) error {
 			continue
 		}
 		seen[string(key)] = true
-		if _, _, err := readLIBSVM(c, plan.Dir, rng.RunSeed(sc.Seed, 0)); err != nil {
+		read := func() error {
+			_, _, err := readLIBSVM(ctx, c, plan.Dir, rng.RunSeed(sc.Seed, 0))
+			return err
+		}
+		if sc.Data.Kind == "directory" {
+			read = func() error { _, _, err := readDirectory(ctx, c, plan.Dir); return err }
+		}
+		if err := read(); err != nil {
 			return err
 		}
 	}

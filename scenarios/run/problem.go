@@ -1,11 +1,11 @@
 package run
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"gonum.org/v1/gonum/floats"
@@ -17,14 +17,17 @@ import (
 	"maple/scenarios"
 )
 
-// problem is the learning problem of one Monte-Carlo run: the agents' data,
+// Problem is the learning problem of one Monte-Carlo run: the agents' data,
 // the loss and the minimizer w^o that deviations are measured against.
-type problem struct {
-	sets   []*data.Set
-	test   *data.Set // nil for regression
-	loss   loss.Loss
-	wOpt   []float64 // nil with loss.optimum none
-	solver optimum.Report
+type Problem struct {
+	// Sets are the agents' data and Test the test set (nil for regression).
+	Sets []*data.Set
+	Test *data.Set
+	// Loss is the model's loss, WOpt the minimizer w^o (nil with
+	// loss.optimum none) and Solver how it was found.
+	Loss   loss.Loss
+	WOpt   []float64
+	Solver optimum.Report
 	// summary describes how the samples are spread over the agents.
 	summary data.PartitionSummary
 }
@@ -35,12 +38,12 @@ type problem struct {
 // instead of once per curve. Problems are read-only once built.
 type problemCache struct {
 	key string
-	p   *problem
+	p   *Problem
 }
 
 // get returns the problem of curve c for the data seed, building it unless
 // the previous call had the same data, loss and seed.
-func (pc *problemCache) get(c *scenarios.CurveSpec, dir string, seed uint64) (*problem, error) {
+func (pc *problemCache) get(ctx context.Context, c *scenarios.CurveSpec, dir string, seed uint64) (*Problem, error) {
 	spec, err := yaml.Marshal(struct {
 		Data scenarios.Data
 		Loss scenarios.Loss
@@ -51,7 +54,7 @@ func (pc *problemCache) get(c *scenarios.CurveSpec, dir string, seed uint64) (*p
 	key := fmt.Sprintf("%s\x00%d\x00%s", dir, seed, spec)
 	if pc.p == nil || pc.key != key {
 		pc.p = nil // the previous problem can be collected while this one is built
-		p, err := buildProblem(c, dir, seed)
+		p, err := BuildProblem(ctx, c, dir, seed)
 		if err != nil {
 			return nil, err
 		}
@@ -60,15 +63,16 @@ func (pc *problemCache) get(c *scenarios.CurveSpec, dir string, seed uint64) (*p
 	return pc.p, nil
 }
 
-// buildProblem generates (or reads and splits) the data of a run and, unless
+// BuildProblem generates (or reads and splits) the data of a run and, unless
 // loss.optimum is none, solves for w^o, the minimizer of the uniformly
-// averaged risk (1/K) Σ_k J_k (thesis eq. 2.1, paper 001 eq. 1).
-func buildProblem(c *scenarios.CurveSpec, dir string, runSeed uint64) (*problem, error) {
-	p, err := buildData(c, dir, runSeed)
+// averaged risk (1/K) Σ_k J_k (thesis eq. 2.1, paper 001 eq. 1). Once ctx
+// is done the reading and the solve stop with an error.
+func BuildProblem(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64) (*Problem, error) {
+	p, err := buildData(ctx, c, dir, runSeed)
 	if err != nil || c.Scenario.Loss.Optimum == "none" {
 		return p, err
 	}
-	p.wOpt, p.solver, err = optimum.Solve(p.loss, p.sets, optimum.Uniform(len(p.sets)))
+	p.WOpt, p.Solver, err = optimum.SolveContext(ctx, p.Loss, p.Sets, optimum.Uniform(len(p.Sets)))
 	if err != nil {
 		return nil, c.Errorf("loss", "cannot compute the minimizer w^o: %v", err)
 	}
@@ -77,13 +81,13 @@ func buildProblem(c *scenarios.CurveSpec, dir string, runSeed uint64) (*problem,
 
 // buildData generates (or reads and deals out) the data of a run and sets up
 // the model, without solving for w^o.
-func buildData(c *scenarios.CurveSpec, dir string, runSeed uint64) (*problem, error) {
+func buildData(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64) (*Problem, error) {
 	sc := c.Scenario
 	l, err := modelLoss(c)
 	if err != nil {
 		return nil, err
 	}
-	p := &problem{loss: l}
+	p := &Problem{Loss: l}
 	d := &sc.Data
 	switch d.Kind {
 	case "regression":
@@ -95,7 +99,7 @@ func buildData(c *scenarios.CurveSpec, dir string, runSeed uint64) (*problem, er
 		if err := cfg.Validate(); err != nil {
 			return nil, c.Errorf("data", "%v", err)
 		}
-		p.sets, _ = data.Regression(cfg, runSeed)
+		p.Sets, _ = data.Regression(cfg, runSeed)
 	case "logistic":
 		l := d.Logistic
 		cfg := data.LogisticConfig{
@@ -106,7 +110,7 @@ func buildData(c *scenarios.CurveSpec, dir string, runSeed uint64) (*problem, er
 		if err := cfg.Validate(); err != nil {
 			return nil, c.Errorf("data", "%v", err)
 		}
-		p.sets, p.test, _ = data.Logistic(cfg, runSeed)
+		p.Sets, p.Test, _ = data.Logistic(cfg, runSeed)
 	case "click":
 		k := d.Click
 		cfg := data.ClickConfig{
@@ -118,17 +122,17 @@ func buildData(c *scenarios.CurveSpec, dir string, runSeed uint64) (*problem, er
 		if err := cfg.Validate(); err != nil {
 			return nil, c.Errorf("data", "%v", err)
 		}
-		p.sets, p.test, _ = data.Click(cfg, runSeed)
+		p.Sets, p.Test, _ = data.Click(cfg, runSeed)
 	case "libsvm":
-		if p.sets, p.test, err = readLIBSVM(c, dir, runSeed); err != nil {
+		if p.Sets, p.Test, err = readLIBSVM(ctx, c, dir, runSeed); err != nil {
 			return nil, err
 		}
 	case "idx":
-		p.sets, p.test, err = readIDX(c, dir, runSeed)
+		p.Sets, p.Test, err = readIDX(ctx, c, dir, runSeed)
 	case "blobs":
-		p.sets, p.test, err = drawBlobs(c, runSeed)
+		p.Sets, p.Test, err = drawBlobs(c, runSeed)
 	case "directory":
-		p.sets, p.test, err = readDirectory(c, dir)
+		p.Sets, p.Test, err = readDirectory(ctx, c, dir)
 	case "mixture":
 		m := d.Mixture
 		cfg := data.MixtureConfig{
@@ -138,7 +142,7 @@ func buildData(c *scenarios.CurveSpec, dir string, runSeed uint64) (*problem, er
 		if err := cfg.Validate(); err != nil {
 			return nil, c.Errorf("data", "%v", err)
 		}
-		p.sets, p.test = data.Mixture(cfg, runSeed)
+		p.Sets, p.Test = data.Mixture(cfg, runSeed)
 	default:
 		return nil, c.Errorf("data.kind", "unknown data kind %q", d.Kind)
 	}
@@ -151,7 +155,7 @@ func buildData(c *scenarios.CurveSpec, dir string, runSeed uint64) (*problem, er
 // readLIBSVM reads the scenario's LIBSVM file and deals it out to the agents.
 // The test set is data.libsvm.test_file when given, read whole, or else
 // data.test_samples clean samples held out of the file.
-func readLIBSVM(c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *data.Set, error) {
+func readLIBSVM(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *data.Set, error) {
 	d := &c.Scenario.Data
 	opt := data.LIBSVMOptions{Dim: d.Dim}
 	if d.LIBSVM.Hash {
@@ -162,7 +166,7 @@ func readLIBSVM(c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set
 		if err := checkLIBSVMFile(c, dir, field, path); err != nil {
 			return nil, err
 		}
-		return readFile(c, dir, field, path, func(r io.Reader, name string) (*data.Set, error) {
+		return readFile(ctx, c, dir, field, path, maxDataBytes, func(r io.Reader, name string) (*data.Set, error) {
 			return data.ReadLIBSVM(r, name, opt)
 		})
 	}
@@ -203,14 +207,14 @@ func checkLIBSVMFile(c *scenarios.CurveSpec, dir, field, path string) error {
 	if !filepath.IsAbs(full) {
 		full = filepath.Join(dir, full)
 	}
-	if _, err := os.Stat(full); errors.Is(err, fs.ErrNotExist) {
+	if _, err := filesOf(c).Stat(full); errors.Is(err, fs.ErrNotExist) {
 		return c.Errorf(field, "missing LIBSVM file %s: get it from %s (ijcnn1: ijcnn1.tr.bz2 and ijcnn1.t.bz2; Avazu: avazu-app.bz2), decompress it with bunzip2 and point %s at it", full, libsvmSource, field)
 	}
 	return nil
 }
 
-// msd returns ‖w − w^o‖².
-func msd(w, wOpt []float64) float64 {
+// MSD returns ‖w − w^o‖².
+func MSD(w, wOpt []float64) float64 {
 	d := floats.Distance(w, wOpt, 2)
 	return d * d
 }

@@ -1,8 +1,14 @@
 // Package run executes a loaded scenario plan: it runs every Monte-Carlo run
 // of every curve on the actor engine (or the actor-free reference), in
-// parallel across cores, averages the runs, and writes the run directory:
-// the resolved scenario, metrics.csv, summary.json, plots and, when tracing,
-// trace.jsonl.zst.
+// parallel across cores, averages the runs, and writes the run directory
+// (through packages rundir and figures): the resolved scenario, metrics.csv,
+// summary.json, plots and, when tracing, trace.jsonl.zst.
+//
+// The runner knows no algorithm family. Each family registers itself
+// (Register) from its own package under families/, with what it takes to
+// check, estimate and execute a curve; the runner exports what the families
+// share — a Job, its Problem and TraceSink, the network, the systems model,
+// the accountant, the column helpers.
 //
 // Results do not depend on the number of workers: each run is a pure function
 // of its run seed, results are stored by (curve, run) index, and averages are
@@ -16,16 +22,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
-	"sync"
-	"sync/atomic"
 
 	"go.uber.org/zap"
 
 	"maple/actors"
 	"maple/actors/trace"
 	"maple/algorithms/rng"
+	"maple/rundir"
 	"maple/scenarios"
 )
 
@@ -49,8 +52,12 @@ type Options struct {
 	Trace bool
 	// TracePayload records message vectors in full.
 	TracePayload bool
-	// Workers is the number of runs executed in parallel; 0 means GOMAXPROCS.
+	// Workers is the number of runs executed in parallel on this machine;
+	// 0 means GOMAXPROCS.
 	Workers int
+	// Executor runs the jobs; nil runs them on this machine, Workers at a
+	// time (package cluster runs them on worker processes).
+	Executor Executor
 	// Logger receives progress and engine logs. Nil discards them.
 	Logger *zap.Logger
 	// Progress, if set, is called after each finished run with the number
@@ -82,37 +89,48 @@ func (o *Options) defaults() {
 // Result summarizes an execution.
 type Result struct {
 	// Summary is what summary.json holds.
-	Summary *Summary
+	Summary *rundir.Summary
 	// Files lists the files written, relative to the run directory.
 	Files []string
 }
 
-// job is one Monte-Carlo run of one curve.
-type job struct {
-	curve   *scenarios.CurveSpec
+// Job is one Monte-Carlo run of one curve: what a family's Run function
+// executes, and where it puts the results.
+type Job struct {
+	// Curve is the curve, Run the index of the run, RunSeed the seed every
+	// random stream of the run derives from, and Dir the scenario's
+	// directory (relative file names are resolved against it).
+	Curve   *scenarios.CurveSpec
 	index   int // curve index
-	run     int
-	runSeed uint64
-	dir     string
-	opts    *Options
+	pos     int // index in the plan's list of jobs (Jobs)
+	Run     int
+	RunSeed uint64
+	Dir     string
+	// Opts are the execution's options: the engine, tracing.
+	Opts    *Options
 	logger  *zap.Logger
 	trace   string // temporary trace file, if tracing
 	system  *actors.System
 	cache   *problemCache
-	done    <-chan struct{} // interrupts the actor run (the execution's context)
-	started bool            // a worker took the job (it may have a trace file)
+	ctx     context.Context // the execution's: interrupts the run
+	started bool            // the job was handed out (it may have a trace file)
+	ended   bool            // its end was reported (err says how)
 
-	table *table
-	stats runStats
+	// Table receives the run's metrics, Stats the other facts the summary
+	// reports of it.
+	Table *rundir.Table
+	Stats RunStats
 	err   error
 }
 
-// runStats are the per-run facts the summary reports besides metrics.
-type runStats struct {
+// RunStats are the per-run facts the summary reports besides metrics.
+type RunStats struct {
 	messages uint64
 	duration float64
-	warnings []string
-	details  map[string]any
+	// Warnings are what the run warns about and Details the facts of run
+	// 0 that summary.json reports under the curve's details.
+	Warnings []string
+	Details  map[string]any
 }
 
 // Execute runs the plan and writes the run directory outDir, which must
@@ -133,12 +151,19 @@ func Execute(plan *scenarios.Plan, outDir string, opts Options) (*Result, error)
 // complete.
 func ExecuteContext(ctx context.Context, plan *scenarios.Plan, outDir string, opts Options) (*Result, error) {
 	opts.defaults()
-	if err := CheckWith(plan, opts); err != nil {
+	if err := checkWith(ctx, plan, opts); err != nil {
+		if ctx.Err() != nil {
+			return nil, &Interrupted{Planned: planned(plan)}
+		}
 		return nil, err
 	}
 	tracing := opts.Trace || opts.TracePayload || plan.Base.Trace
-	jobs := makeJobs(plan, outDir, &opts, tracing)
-	err := runJobs(ctx, jobs, &opts)
+	traceDir := ""
+	if tracing {
+		traceDir = outDir
+	}
+	jobs := Jobs(plan, &opts, traceDir)
+	err := runJobs(ctx, plan, jobs, &opts)
 	interrupted := errors.Is(err, errInterrupted)
 	if err != nil && !interrupted {
 		return nil, err
@@ -225,12 +250,14 @@ type InternalError struct {
 // Error implements error.
 func (e *InternalError) Error() string { return fmt.Sprintf("internal error: %v", e.Value) }
 
-// makeJobs lists the runs in (run, curve) order. Run r of every curve uses
-// the same run seed, so curves are compared on the same data and draws, and a
-// worker taking consecutive jobs can reuse the data it built (problemCache).
-// Results are stored by (curve, run), so the order does not reach the outputs.
-func makeJobs(plan *scenarios.Plan, outDir string, opts *Options, tracing bool) []*job {
-	var jobs []*job
+// Jobs lists the plan's jobs, one per curve and Monte-Carlo run, in (run,
+// curve) order. Run r of every curve uses the same run seed, so curves are
+// compared on the same data and draws, and a slot taking consecutive jobs
+// can reuse the data it built (problemCache). Results are stored by (curve,
+// run), so the order in which jobs finish does not reach the outputs. With
+// traceDir set, each job records its trace in a temporary store there.
+func Jobs(plan *scenarios.Plan, opts *Options, traceDir string) []*Job {
+	var jobs []*Job
 	runs := 0
 	for _, c := range plan.Curves {
 		runs = max(runs, c.Scenario.Runs)
@@ -240,9 +267,9 @@ func makeJobs(plan *scenarios.Plan, outDir string, opts *Options, tracing bool) 
 			if r >= c.Scenario.Runs {
 				continue
 			}
-			j := &job{curve: c, index: ci, run: r, runSeed: rng.RunSeed(c.Scenario.Seed, r), dir: plan.Dir, opts: opts}
-			if tracing {
-				j.trace = filepath.Join(outDir, fmt.Sprintf(".trace-%04d-%06d.part", ci, r))
+			j := &Job{Curve: c, index: ci, pos: len(jobs), Run: r, RunSeed: rng.RunSeed(c.Scenario.Seed, r), Dir: plan.Dir, Opts: opts}
+			if traceDir != "" {
+				j.trace = filepath.Join(traceDir, fmt.Sprintf(".trace-%04d-%06d.part", ci, r))
 			}
 			jobs = append(jobs, j)
 		}
@@ -250,111 +277,31 @@ func makeJobs(plan *scenarios.Plan, outDir string, opts *Options, tracing bool) 
 	return jobs
 }
 
-var (
-	// errAborted marks a job not run because an earlier one failed.
-	errAborted = errors.New("run aborted after an earlier failure")
-	// errInterrupted marks a job not run, or not finished, because the
-	// execution's context was done; runJobs returns it when no job failed.
-	errInterrupted = errors.New("execution interrupted")
-)
-
-// runJobs executes the jobs on a pool of workers. After a failure the jobs
-// not yet started are skipped; the error returned is the first in job order
-// (every job before a failed one has started, so this does not depend on
-// scheduling). Once ctx is done no job starts and actor runs in progress
-// stop; runJobs then returns errInterrupted, unless a job failed.
-func runJobs(ctx context.Context, jobs []*job, opts *Options) error {
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, len(jobs))
-	next := make(chan *job)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var failed atomic.Bool
-	done := 0
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var system *actors.System // the reference engine has no actors
-			if opts.Engine == Actors {
-				system = actors.NewSystem(opts.Logger)
-				defer system.Close()
-			}
-			cache := &problemCache{}
-			for j := range next {
-				switch {
-				case failed.Load():
-					j.err = errAborted
-					continue
-				case ctx.Err() != nil:
-					j.err = errInterrupted
-					continue
-				}
-				j.system, j.cache, j.done, j.started = system, cache, ctx.Done(), true
-				j.logger = opts.Logger.With(zap.String("curve", j.curve.Label), zap.Int("run", j.run))
-				j.err = j.protect()
-				if errors.Is(j.err, actors.ErrInterrupted) {
-					j.err = errInterrupted
-				}
-				if j.err != nil && j.err != errInterrupted {
-					failed.Store(true)
-				}
-				if opts.Progress != nil && j.err == nil {
-					mu.Lock()
-					done++
-					opts.Progress(done, len(jobs))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-feed:
-	for i, j := range jobs {
-		select {
-		case next <- j:
-		case <-ctx.Done():
-			for _, k := range jobs[i:] {
-				k.err = errInterrupted
-			}
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	for _, j := range jobs {
-		if j.err != nil && j.err != errAborted && j.err != errInterrupted {
-			removeTraces(jobs, nil)
-			return j.err
-		}
-	}
-	if ctx.Err() != nil {
-		for _, j := range jobs {
-			if j.err != nil {
-				return errInterrupted
-			}
-		}
-	}
-	return nil
+// interruptedBy reports whether err is a job's failure because ctx was done:
+// a computation that observed the interruption (a solve, a reference, a
+// reader), whatever its error became on the way (a scenario error formats
+// the cause as text). A panic is a bug whenever it happens.
+func interruptedBy(ctx context.Context, err error) bool {
+	var ie *InternalError
+	return err != nil && ctx.Err() != nil && !errors.As(err, &ie)
 }
 
-// protect runs the job, turning a panic into an *InternalError.
-func (j *job) protect() (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = &InternalError{Value: v, Stack: string(debug.Stack())}
-		}
-	}()
-	return j.execute()
+// Context returns the execution's context, done once the execution is
+// interrupted: families pass it to the long computations of a run — solves,
+// graph generators, readers, the reference implementations — which then stop
+// with its error, and the run is discarded as unfinished.
+func (j *Job) Context() context.Context {
+	if j.ctx == nil {
+		return context.Background()
+	}
+	return j.ctx
 }
 
 // finished returns, for each curve, its jobs up to the first that did not
 // finish, in job order.
-func finished(jobs []*job) []*job {
+func finished(jobs []*Job) []*Job {
 	stopped := map[int]bool{}
-	var done []*job
+	var done []*Job
 	for _, j := range jobs { // (run, curve) order: a curve's runs ascend
 		if j.err != nil {
 			stopped[j.index] = true
@@ -367,8 +314,8 @@ func finished(jobs []*job) []*job {
 }
 
 // removeTraces deletes the temporary trace files of the jobs not in keep.
-func removeTraces(jobs, keep []*job) {
-	kept := map[*job]bool{}
+func removeTraces(jobs, keep []*Job) {
+	kept := map[*Job]bool{}
 	for _, j := range keep {
 		kept[j] = true
 	}
@@ -380,32 +327,35 @@ func removeTraces(jobs, keep []*job) {
 }
 
 // execute runs one job.
-func (j *job) execute() error {
-	sc := j.curve.Scenario
-	dataSeed := j.runSeed
+func (j *Job) execute() error {
+	sc := j.Curve.Scenario
+	dataSeed := j.RunSeed
 	if sc.Data.Regenerate == "once" {
 		dataSeed = rng.RunSeed(sc.Seed, 0)
 	}
-	p, err := j.cache.get(j.curve, j.dir, dataSeed)
+	p, err := j.cache.get(j.Context(), j.Curve, j.Dir, dataSeed)
 	if err != nil {
 		return err
 	}
-	j.stats.details = p.details()
-	var sink *traceSink
+	j.Stats.Details = p.details()
+	var sink *TraceSink
 	if j.trace != "" {
 		if sink, err = newTraceSink(j.trace); err != nil {
 			return err
 		}
 		defer sink.close()
 	}
-	if err := familyOf(j.curve.Scenario).Run(j, p, sink); err != nil {
+	if err := familyOf(j.Curve.Scenario).Run(j, p, sink); err != nil {
 		if scenarios.IsUserError(err) {
 			return err
 		}
-		return fmt.Errorf("curve %q, run %d: %w", j.curve.Label, j.run, err)
+		return fmt.Errorf("curve %q, run %d: %w", j.Curve.Label, j.Run, err)
 	}
-	if n := sc.Network; j.opts.Engine == Reference && (n.Latency != 0 || n.Jitter != 0 || n.GradientTime != 0) {
-		j.stats.warnings = append(j.stats.warnings, "network.latency, network.jitter and network.gradient_time model virtual time, which the reference engine does not simulate: the metrics do not depend on them, and no virtual_time is reported (run with --engine actors for it)")
+	if seededKeys(sc) {
+		j.Stats.Warnings = append(j.Stats.Warnings, SeededKeysWarning)
+	}
+	if n := sc.Network; j.Opts.Engine == Reference && (n.Latency != 0 || n.Jitter != 0 || n.GradientTime != 0) {
+		j.Stats.Warnings = append(j.Stats.Warnings, "network.latency, network.jitter and network.gradient_time model virtual time, which the reference engine does not simulate: the metrics do not depend on them, and no virtual_time is reported (run with --engine actors for it)")
 	}
 	if sink != nil {
 		return sink.close()
@@ -413,50 +363,50 @@ func (j *job) execute() error {
 	return nil
 }
 
-// options returns the engine options of the job's actor run.
-func (j *job) options(obs actors.Observer, sink *traceSink) actors.Options {
-	n := j.curve.Scenario.Network
+// ActorOptions returns the engine options of the job's actor run.
+func (j *Job) ActorOptions(obs actors.Observer, sink *TraceSink) actors.Options {
+	n := j.Curve.Scenario.Network
 	o := actors.Options{
-		RunSeed:  j.runSeed,
-		Run:      j.run,
-		Curve:    j.curve.Label,
+		RunSeed:  j.RunSeed,
+		Run:      j.Run,
+		Curve:    j.Curve.Label,
 		Timing:   actors.Timing{Latency: n.Latency, Jitter: n.Jitter, Bandwidth: n.Bandwidth, Loss: n.Loss, Duplicate: n.Duplicate},
 		Observer: obs,
 		Logger:   j.logger,
 		System:   j.system,
-		Done:     j.done,
+		Done:     j.Context().Done(),
 	}
 	if sink != nil {
-		o.Trace = actors.TraceOptions{Sink: sink.write, Payload: j.opts.TracePayload}
+		o.Trace = actors.TraceOptions{Sink: sink.write, Payload: j.Opts.TracePayload}
 	}
 	return o
 }
 
-// finish records what an actor run reports besides metrics.
-func (j *job) finish(r *actors.Run) {
-	j.stats.messages = r.Messages()
-	j.stats.duration = r.Duration()
-	j.stats.warnings = r.Warnings()
+// Finish records what an actor run reports besides metrics.
+func (j *Job) Finish(r *actors.Run) {
+	j.Stats.messages = r.Messages()
+	j.Stats.duration = r.Duration()
+	j.Stats.Warnings = r.Warnings()
 }
 
-// traceSink writes one run's trace records to a temporary compressed store.
-type traceSink struct {
+// TraceSink writes one run's trace records to a temporary compressed store.
+type TraceSink struct {
 	f      *os.File
 	w      *trace.StoreWriter
 	closed bool
 }
 
-func newTraceSink(path string) (*traceSink, error) {
+func newTraceSink(path string) (*TraceSink, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}
-	return &traceSink{f: f, w: trace.NewStoreWriter(f)}, nil
+	return &TraceSink{f: f, w: trace.NewStoreWriter(f)}, nil
 }
 
-func (s *traceSink) write(rec *trace.Record) error { return s.w.Write(rec) }
+func (s *TraceSink) write(rec *trace.Record) error { return s.w.Write(rec) }
 
-func (s *traceSink) close() error {
+func (s *TraceSink) close() error {
 	if s.closed {
 		return nil
 	}
@@ -471,7 +421,7 @@ func (s *traceSink) close() error {
 // mergeTraces concatenates the runs' stores in (curve, run) order into
 // path, atomically, without recompressing (trace.Concat), and removes them.
 // Closing abort stops it with errAbandoned.
-func mergeTraces(jobs []*job, path string, abort <-chan struct{}) error {
+func mergeTraces(jobs []*Job, path string, abort <-chan struct{}) error {
 	var stores []*trace.Store
 	for _, j := range jobs {
 		f, err := os.Open(j.trace)
@@ -489,7 +439,7 @@ func mergeTraces(jobs []*job, path string, abort <-chan struct{}) error {
 		}
 		stores = append(stores, s)
 	}
-	err := writeAtomic(path, func(out io.Writer) error { return trace.Concat(out, stores) })
+	err := rundir.WriteAtomic(path, func(out io.Writer) error { return trace.Concat(out, stores) })
 	for _, j := range jobs {
 		os.Remove(j.trace)
 	}
@@ -514,3 +464,12 @@ func (a abortableAt) ReadAt(p []byte, off int64) (int, error) {
 
 // Version is maple's release version, recorded in every summary.
 const Version = "0.1.0"
+
+// planned returns the number of runs of the plan.
+func planned(plan *scenarios.Plan) int {
+	n := 0
+	for _, c := range plan.Curves {
+		n += c.Scenario.Runs
+	}
+	return n
+}

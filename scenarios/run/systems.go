@@ -1,17 +1,19 @@
 package run
 
 import (
+	"context"
 	"io"
 
 	"maple/actors"
 	"maple/algorithms/systems"
+	"maple/rundir"
 	"maple/scenarios"
 )
 
-// systemsModel builds the systems model of a curve's scenario (the network
-// section), reading the files it names. Problems are scenario errors naming
-// the field.
-func systemsModel(c *scenarios.CurveSpec, dir string) (*systems.Model, error) {
+// SystemsModel builds the systems model of a curve's scenario (the network
+// section), reading the files it names (stopping once ctx is done). Problems
+// are scenario errors naming the field.
+func SystemsModel(ctx context.Context, c *scenarios.CurveSpec, dir string) (*systems.Model, error) {
 	sc := c.Scenario
 	n := &sc.Network
 	agents := sc.Data.Agents
@@ -27,7 +29,7 @@ func systemsModel(c *scenarios.CurveSpec, dir string) (*systems.Model, error) {
 		m.Compute = systems.Compute{Kind: kind, Value: st.Value, Min: st.Range.Min, Max: st.Range.Max,
 			Median: st.Median, Sigma: st.Sigma, PerStep: st.Redraw == "per-step"}
 		if kind == systems.Table {
-			m.Compute.Table, err = readFile(c, dir, "network.step_time.file", st.File, func(r io.Reader, name string) ([]float64, error) {
+			m.Compute.Table, err = readFile(ctx, c, dir, "network.step_time.file", st.File, maxTableBytes, func(r io.Reader, name string) ([]float64, error) {
 				return systems.ReadStepTable(r, name, agents)
 			})
 			if err != nil {
@@ -44,7 +46,7 @@ func systemsModel(c *scenarios.CurveSpec, dir string) (*systems.Model, error) {
 	}
 	if n.Availability != "" {
 		var err error
-		m.Availability, err = readFile(c, dir, "network.availability", n.Availability, func(r io.Reader, name string) (map[int][]systems.Window, error) {
+		m.Availability, err = readFile(ctx, c, dir, "network.availability", n.Availability, maxTableBytes, func(r io.Reader, name string) (map[int][]systems.Window, error) {
 			return systems.ReadAvailability(r, name, agents)
 		})
 		if err != nil {
@@ -66,39 +68,39 @@ func systemsModel(c *scenarios.CurveSpec, dir string) (*systems.Model, error) {
 	return m, nil
 }
 
-// timeColumns is the virtual-time column of output.x_axis time: the virtual
+// TimeColumns is the virtual-time column of output.x_axis time: the virtual
 // time at the end of each recorded iteration, an axis every other metric is
 // also drawn against.
-func timeColumns(sc *scenarios.Scenario) []Column {
+func TimeColumns(sc *scenarios.Scenario) []rundir.Column {
 	if sc.Output.XAxis != "time" {
 		return nil
 	}
-	return []Column{{Name: "time", Label: "virtual time (s)", Axis: true}}
+	return []rundir.Column{{Name: "time", Label: "virtual time (s)", Axis: true}}
 }
 
 // Columns of the systems model's events, per recorded round.
-var faultColumns = []Column{
+var faultColumns = []rundir.Column{
 	{Name: "dropped", Label: "agents that did not answer, per round"},
 	{Name: "late", Label: "replies after their round closed, per round"},
 	{Name: "lost", Label: "messages lost on their links, per round"},
 }
 
-// systemsColumns are the columns the systems model adds to a family's: the
+// SystemsColumns are the columns the systems model adds to a family's: the
 // virtual time (output.x_axis time) and, when replies can go missing, the
 // per-round counts of faultColumns.
-func systemsColumns(sc *scenarios.Scenario, faulty bool) []Column {
-	cols := timeColumns(sc)
+func SystemsColumns(sc *scenarios.Scenario, faulty bool) []rundir.Column {
+	cols := TimeColumns(sc)
 	if faulty {
 		cols = append(cols, faultColumns...)
 	}
 	return cols
 }
 
-// systemsLog keeps what the systems model does during one run — the virtual
+// SystemsLog keeps what the systems model does during one run — the virtual
 // time of every round and the counts of its events — and writes the
 // systems columns of the run's table.
-type systemsLog struct {
-	t             *table
+type SystemsLog struct {
+	t             *rundir.Table
 	timeCol       int // column of time, −1 if absent
 	faultCol      int // column of dropped (late, lost follow), −1 if absent
 	rounds        int
@@ -114,9 +116,9 @@ type systemsLog struct {
 	duplicated    int
 }
 
-// newSystemsLog returns the log of a run whose table has columns cols.
-func newSystemsLog(sc *scenarios.Scenario, t *table, cols []Column) *systemsLog {
-	l := &systemsLog{t: t, timeCol: -1, faultCol: -1, rounds: sc.Iterations, totals: map[string]int{},
+// NewSystemsLog returns the log of a run whose table has columns cols.
+func NewSystemsLog(sc *scenarios.Scenario, t *rundir.Table, cols []rundir.Column) *SystemsLog {
+	l := &SystemsLog{t: t, timeCol: -1, faultCol: -1, rounds: sc.Iterations, totals: map[string]int{},
 		dropped: make([]float64, sc.Iterations+1), late: make([]float64, sc.Iterations+1), lost: make([]float64, sc.Iterations+1)}
 	for i, c := range cols {
 		switch c.Name {
@@ -127,14 +129,14 @@ func newSystemsLog(sc *scenarios.Scenario, t *table, cols []Column) *systemsLog 
 		}
 	}
 	if l.timeCol >= 0 {
-		t.set(0, l.timeCol, 0)
+		t.Set(0, l.timeCol, 0)
 	}
 	return l
 }
 
-// observe records an observation of the systems model (the keys of
-// algorithms/fedavg and the engine's).
-func (l *systemsLog) observe(round int, key string, v []float64) {
+// Observe records an observation of the systems model (the keys of
+// the families' systems models and the engine's).
+func (l *SystemsLog) Observe(round int, key string, v []float64) {
 	count := func(per []float64) {
 		if round >= 0 && round < len(per) {
 			per[round]++
@@ -144,8 +146,8 @@ func (l *systemsLog) observe(round int, key string, v []float64) {
 	case "time":
 		l.lastTime, l.timeObserved = v[0], true
 		if l.timeCol >= 0 {
-			if row := l.t.row(round); row >= 0 {
-				l.t.set(row, l.timeCol, v[0])
+			if row := l.t.Row(round); row >= 0 {
+				l.t.Set(row, l.timeCol, v[0])
 			}
 		}
 	case "dropped":
@@ -169,21 +171,21 @@ func (l *systemsLog) observe(round int, key string, v []float64) {
 	l.totals[key]++
 }
 
-// finish writes the per-round counts into the table and, for run 0, the
+// Finish writes the per-round counts into the table and, for run 0, the
 // totals into the summary's details under "systems", which it returns for
 // the family to complete (nil for other runs).
-func (l *systemsLog) finish(j *job, m *systems.Model, agents int) map[string]any {
+func (l *SystemsLog) Finish(j *Job, m *systems.Model, agents int) map[string]any {
 	if l.faultCol >= 0 {
-		for r, it := range l.t.iterations {
-			l.t.set(r, l.faultCol, l.dropped[it])
-			l.t.set(r, l.faultCol+1, l.late[it])
-			l.t.set(r, l.faultCol+2, l.lost[it])
+		for r, it := range l.t.Iterations {
+			l.t.Set(r, l.faultCol, l.dropped[it])
+			l.t.Set(r, l.faultCol+1, l.late[it])
+			l.t.Set(r, l.faultCol+2, l.lost[it])
 		}
 	}
 	if l.timeObserved {
-		j.stats.duration = l.lastTime
+		j.Stats.duration = l.lastTime
 	}
-	if j.run != 0 {
+	if j.Run != 0 {
 		return nil
 	}
 	details := map[string]any{}
@@ -219,6 +221,6 @@ func (l *systemsLog) finish(j *job, m *systems.Model, agents int) map[string]any
 		}
 		details["classes"] = classes
 	}
-	j.stats.details["systems"] = details
+	j.Stats.Details["systems"] = details
 	return details
 }

@@ -158,10 +158,7 @@ func TestParseClock(t *testing.T) {
 // of them. The check runs where Chromium is installed; the tests above check
 // the same structure by parsing everywhere.
 func TestExportLoadsInChromium(t *testing.T) {
-	path := browser.Path()
-	if path == "" {
-		t.Skip("no Chromium installed: the export was checked by parsing only")
-	}
+	path := browser.Require(t, "the export was checked by parsing only")
 	s, err := browser.Start(path, 90*time.Second)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,350 @@
+package cli
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"encoding/json"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"maple/actors/trace"
+	"maple/internal/fileio/fileiotest"
+)
+
+// adversarial is one hostile or extreme input to the command line and what
+// maple must make of it.
+type adversarial struct {
+	args []string
+	code int
+	// words must all appear in stderr, which (for a non-zero status) holds
+	// lines lines, each starting "maple: " — one unless said otherwise.
+	words []string
+	lines int
+	// check, if set, inspects what a run that succeeds printed.
+	check func(t *testing.T, stdout string)
+}
+
+// The adversarial inputs of issue 18 and before, kept as a table so that no
+// new reader, field or command can regress them. Each gets its exit status
+// and one clear line naming what is wrong (the file, the line, the field,
+// what was expected), never a panic or a hang, and leaves nothing behind: no
+// run directory, no runs/, no hidden staging directory or temporary. A
+// panic is an internal error (status 3, a second line asking for a report).
+func TestAdversarialInputs(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("TMPDIR", t.TempDir()) // for the stack trace of the panic
+	files := map[string]string{
+		"tiny.yaml":             tiny,
+		"bomb-description.yaml": tiny + "description: " + aliasBomb,
+		"bomb-label.yaml":       tiny + "x: " + aliasBomb + "curves:\n  - {label: *i, set: {runs: 2}}\n",
+		"bomb-sweep.yaml":       tiny + "x: " + aliasBomb + "sweep:\n  algorithm.step_size: *i\n",
+		"two.yaml":              tiny + "---\nname: second\n",
+		"escape.yaml":           strings.Replace(tiny, "name: tiny", "name: ../../escape", 1),
+		"newline.yaml":          strings.Replace(tiny, "name: tiny", `name: "two\nlines"`, 1),
+		"svm.yaml":              withData(`{kind: libsvm, agents: 5, libsvm: {file: missing.svm}}`),
+		"full/summary.json":     "{}",
+		"python.yaml":           strings.Replace(tiny, "name: tiny", "name: !!python/object:os.system tiny", 1),
+		"runs-string.yaml":      strings.Replace(tiny, "runs: 1", `runs: "1"`, 1),
+		"curve-set.yaml":        tiny + "curves:\n  - label: a\n    set: {bogus.path: 1}\n",
+		"svm-pipe.yaml":         withData(`{kind: libsvm, agents: 2, samples: 1, libsvm: {file: pipe.svm}}`),
+		"avail-pipe.yaml":       tiny + "network: {availability: avail.csv}\n",
+		"agents-pipe.yaml":      withData(`{kind: directory, agents: 2, samples: 2, directory: {path: agents-pipe, format: csv}}`),
+		"agents-zero.yaml":      withData(`{kind: directory, agents: 2, samples: 2, directory: {path: agents-zero, format: csv}}`),
+		"agents-pipe/0.csv":     "1,0.5\n0,1\n",
+		"agents-zero/0.csv":     "1,0.5\n0,1\n",
+		"step-zero.yaml":        tiny + "network: {step_time: {kind: table, file: /dev/zero}}\n",
+		"idx.yaml": withData(`{kind: idx, agents: 3, samples: 10, test_samples: 5, idx: {images: signed.gz, labels: labels.gz, scale: unit}}`) +
+			"loss: {kind: softmax, classes: 3}\n",
+	}
+	for name, content := range files {
+		os.MkdirAll(filepath.Dir(name), 0o755)
+		if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Special files: named pipes (fed valid content, so that a reader that
+	// fails to refuse one reads it instead of hanging the test) and links
+	// to /dev/zero.
+	fileiotest.FIFOAt(t, "scenario-pipe.yaml", tiny)
+	fileiotest.FIFOAt(t, "pipe.svm", "1 1:1\n-1 1:2\n")
+	fileiotest.FIFOAt(t, "avail.csv", "0,0,1\n")
+	fileiotest.FIFOAt(t, "agents-pipe/1.csv", "1,0.5\n0,1\n")
+	os.Symlink("/dev/zero", "agents-zero/1.csv")
+	writeSignedIDX(t)
+	// Run directories: a traced run, its copies with metrics.csv and
+	// summary.json linked to /dev/zero, with the trace replaced by a named
+	// pipe, with an altered index; and the empty trace of a family without
+	// messages.
+	if code, out, errOut := maple(t, "run", "tiny.yaml", "--trace", "--out", "traced"); code != 0 {
+		t.Fatalf("traced run: exit %d\n%s%s", code, out, errOut)
+	}
+	copyRun(t, "traced", "zero-metrics", map[string]string{"metrics.csv": "/dev/zero"})
+	copyRun(t, "traced", "zero-summary", map[string]string{"summary.json": "/dev/zero"})
+	copyRun(t, "traced", "pipe-trace", map[string]string{trace.StoreFile: ""})
+	fileiotest.FIFOAt(t, filepath.Join("pipe-trace", trace.StoreFile), "")
+	copyRun(t, "traced", "altered", nil)
+	alterIndex(t, filepath.Join("altered", trace.StoreFile))
+	fig1a := filepath.Join(originDir, "scenarios/randomwalk/fig1a.yaml")
+	if code, out, errOut := maple(t, "run", fig1a, "--trace", "--out", "empty-trace", "--set", "runs=1", "--set", "iterations=3", "--set", "output.plot=false"); code != 0 {
+		t.Fatalf("traced gamma-mechanism run: exit %d\n%s%s", code, out, errOut)
+	}
+
+	const huge = "9223372036854775807"
+	fig4 := filepath.Join(originDir, "scenarios/decentralized/fig4.yaml")
+	fig3 := filepath.Join(originDir, "scenarios/randomwalk/fig3.yaml")
+	cases := []adversarial{
+		// Oversized or malformed scenarios.
+		{args: []string{"run", "bomb-description.yaml"}, code: 2, words: []string{"bomb-description.yaml: scenario too large once its aliases are expanded"}},
+		{args: []string{"validate", "bomb-label.yaml"}, code: 2, words: []string{"bomb-label.yaml: scenario too large once its aliases are expanded"}},
+		{args: []string{"run", "bomb-sweep.yaml"}, code: 2, words: []string{"bomb-sweep.yaml: scenario too large once its aliases are expanded"}},
+		{args: []string{"run", "--set", "description=" + flowBomb}, code: 2, words: []string{": description: scenario too large"}},
+		{args: []string{"run", "two.yaml"}, code: 2, words: []string{"two.yaml:7: a second YAML document starts here"}},
+		{args: []string{"run", "escape.yaml"}, code: 2, words: []string{`escape.yaml:1: name: names the run directory, so it must not contain / or \, got "../../escape"`}},
+		{args: []string{"run", "newline.yaml"}, code: 2, words: []string{`newline.yaml:1: name: must be one line of text without control characters, got "two\nlines"`}},
+		{args: []string{"validate", "tiny.yaml", "--set", `name=""`}, code: 2, words: []string{`name=""`, "name: must not be empty"}},
+		{args: []string{"validate", "tiny.yaml", "--set", "output.group_by=data.bogus"}, code: 2, words: []string{"output.group_by: names data.bogus", "no curves or sweep"}},
+		{args: []string{"validate", "python.yaml"}, code: 2, words: []string{"python.yaml:1: name:", "YAML tag !!python/object:os.system is not supported"}},
+		{args: []string{"validate", "runs-string.yaml"}, code: 2, words: []string{"runs-string.yaml:2: runs:", `got the string "1"`}},
+		{args: []string{"validate", "curve-set.yaml"}, code: 2, words: []string{"curve-set.yaml:9: bogus: unknown field"}},
+		// Special files: refused by name, never read.
+		{args: []string{"run", "/dev/zero"}, code: 2, words: []string{"/dev/zero: cannot read scenario: not a regular file: a character device"}},
+		{args: []string{"run", "scenario-pipe.yaml"}, code: 2, words: []string{"scenario-pipe.yaml", "not a regular file: a named pipe"}},
+		{args: []string{"validate", "scenario-pipe.yaml"}, code: 2, words: []string{"scenario-pipe.yaml", "not a regular file: a named pipe"}},
+		{args: []string{"run", "svm-pipe.yaml"}, code: 2, words: []string{"svm-pipe.yaml:4: data.libsvm.file: cannot open", "pipe.svm: not a regular file: a named pipe"}},
+		{args: []string{"validate", "avail-pipe.yaml"}, code: 2, words: []string{"avail-pipe.yaml:7: network.availability: cannot open", "avail.csv: not a regular file: a named pipe"}},
+		{args: []string{"run", "agents-pipe.yaml"}, code: 2, words: []string{"data.directory.path: cannot open", "1.csv: not a regular file: a named pipe"}},
+		{args: []string{"run", "agents-zero.yaml"}, code: 2, words: []string{"data.directory.path: cannot open", "1.csv: not a regular file: a character device"}},
+		{args: []string{"run", "step-zero.yaml"}, code: 2, words: []string{"step-zero.yaml:7: network.step_time.file: cannot open /dev/zero: not a regular file: a character device"}},
+		{args: []string{"trace", "pipe-trace"}, code: 2, words: []string{trace.StoreFile, "not a regular file: a named pipe"}},
+		{args: []string{"report", "zero-metrics"}, code: 2, words: []string{"metrics.csv: not a regular file: a character device"}},
+		{args: []string{"report", "zero-summary"}, code: 2, words: []string{"summary.json: not a regular file: a character device"}},
+		// Plans beyond the limits: refused before anything is built.
+		{args: []string{"run", "--set", "runs=" + huge}, code: 2, words: []string{"--set runs=" + huge + ": runs: the plan needs about"}},
+		{args: []string{"run", "--set", "iterations=" + huge}, code: 2, words: []string{"--set iterations=" + huge + ": iterations: the plan needs about"}},
+		{args: []string{"run", "--set", "data.dim=100000000"}, code: 2, words: []string{"--set data.dim=100000000: data.dim: the plan needs about"}},
+		// 10⁷ agents of 1000 samples: about 280 GB of data and actors.
+		{args: []string{"validate", "tiny.yaml", "--set", "data.agents=10000000", "--set", "data.samples=1000"}, code: 2, words: []string{"data.agents: the plan needs about 2"}},
+		{args: []string{"validate", fig3, "--set", "algorithm.randomwalk.walks=1000000000"}, code: 2, words: []string{"algorithm.randomwalk.walks: the plan needs about", "of memory"}},
+		{args: []string{"run", fig3, "--set", "algorithm.randomwalk.walks=1000000000"}, code: 2, words: []string{"algorithm.randomwalk.walks: the plan needs about"}},
+		{args: []string{"data", "tiny.yaml", "--set", "data.agents=1000000000"}, code: 2, words: []string{"data.agents: the plan needs about", "of memory"}},
+		// Compressed, Fig. 4's 20 runs trace to about 0.75 GB; 100 runs would not fit the 1 GB default.
+		{args: []string{"run", fig4, "--trace", "--set", "runs=100"}, code: 2, words: []string{fig4 + ": trace: tracing would write about 4"}},
+		{args: []string{"validate", fig4, "--set", "topology.min_degree=25"}, code: 2, words: []string{"topology.min_degree:", "lower the minimum degree"}},
+		// Data.
+		{args: []string{"validate", "svm.yaml"}, code: 2, words: []string{"svm.yaml:4: data.libsvm.file: missing LIBSVM file missing.svm: get it from https://"}},
+		{args: []string{"run", "idx.yaml"}, code: 2, words: []string{"data.idx.images:", "signed.gz: scaling to [0, 1] needs unsigned-byte pixels"}},
+		{args: []string{"data", "tiny.yaml", "--run", "5"}, code: 2, words: []string{"--run: the plan has no run 5", `curve "tiny" has 1 run(s)`}},
+		{args: []string{"data", fig1a}, code: 2, words: []string{"algorithm.kind: maple data has nothing to show", "learns from no data"}},
+		// Flags and commands.
+		{args: []string{"run", "--workers", "-5"}, code: 2, words: []string{"--workers: must be a positive number of parallel runs"}},
+		{args: []string{"run", "--trace-limit", "lots"}, code: 2, words: []string{`--trace-limit: expected a positive size such as 500MB or 20GB, or none, got "lots"`}},
+		{args: []string{"run", "tiny.yaml", "--out", "full"}, code: 2, words: []string{"--out full: the directory is not empty (it holds summary.json)"}},
+		{args: []string{"run", "tiny.yaml", "--force"}, code: 2, words: []string{"--force only applies with --out"}},
+		{args: []string{"frobnicate"}, code: 2, words: []string{`unknown command "frobnicate"`}},
+		{args: []string{"validate", "tiny.yaml", "python.yaml", "runs-string.yaml"}, code: 2, lines: 2,
+			words: []string{"python.yaml:1: name:", "runs-string.yaml:2: runs:"},
+			check: func(t *testing.T, stdout string) {
+				if stdout != "tiny.yaml: ok (1 curves, 1 runs)\n" {
+					t.Errorf("validate of three files: stdout %q, want the valid one reported", stdout)
+				}
+			}},
+		// Traces.
+		{args: []string{"trace", "traced", "--type", "Bogus"}, code: 2, words: []string{`traced: unknown message type "Bogus": the trace holds Done, GlobalModel, LocalModel, Start, Tick`}},
+		{args: []string{"trace", "traced", "--actor", "agent/9"}, code: 2, words: []string{`traced: unknown actor "agent/9": the trace holds agent/`}},
+		{args: []string{"trace", "traced", "--curve", "nope"}, code: 2, words: []string{`traced: unknown curve "nope": the trace holds "tiny"`}},
+		{args: []string{"trace", "traced", "--run", "4"}, code: 2, words: []string{`traced: unknown run 4: the trace holds runs 0`}},
+		{args: []string{"trace", "altered"}, code: 2, words: []string{"block 0", "the index says"}},
+		{args: []string{"trace", "stats", "altered"}, code: 2, words: []string{"block 0", "the index says"}},
+		{args: []string{"trace", "empty-trace"}, code: 2, words: []string{"empty-trace: the trace holds no records"}},
+		{args: []string{"trace", "stats", "empty-trace"}, code: 2, words: []string{"empty-trace: the trace holds no records"}},
+		// Privacy arithmetic at the edge of the floating-point range.
+		{args: []string{"privacy", "gamma", "--epsilon", "1", "--theta", "1e308"}, code: 0, check: checkGammaAtHugeTheta},
+		// A bug: status 3 and a request for a report.
+		{args: []string{"test-panic"}, code: 3, lines: 2, words: []string{"internal error: test panic in a command", "this is a bug in maple"}},
+	}
+	for _, c := range cases {
+		before := tree(t)
+		code, out, errOut := maple(t, c.args...)
+		lines := c.lines
+		if lines == 0 && c.code != 0 {
+			lines = 1
+		}
+		got := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+		if errOut == "" {
+			got = nil
+		}
+		ok := code == c.code && len(got) == lines
+		for _, l := range got {
+			ok = ok && strings.HasPrefix(l, "maple: ")
+		}
+		for _, w := range c.words {
+			ok = ok && strings.Contains(errOut, w)
+		}
+		if !ok {
+			t.Errorf("%.100q: exit %d, stderr %q\nwant exit %d and %d line(s) \"maple: …\" with %q", c.args, code, errOut, c.code, lines, c.words)
+		}
+		if c.check != nil {
+			c.check(t, out)
+		}
+		if after := tree(t); !slices.Equal(before, after) {
+			t.Errorf("%.100q left behind %q", c.args, newPaths(before, after))
+		}
+	}
+}
+
+// withData returns the tiny scenario with its data section replaced.
+func withData(data string) string {
+	return strings.Replace(tiny, "data: {agents: 5, samples: 20}", "data: "+data, 1)
+}
+
+// tree lists every path under the working directory.
+func tree(t *testing.T) []string {
+	t.Helper()
+	var paths []string
+	filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+		return nil
+	})
+	return paths
+}
+
+// newPaths lists the paths of after that before does not have.
+func newPaths(before, after []string) []string {
+	var out []string
+	for _, p := range after {
+		if !slices.Contains(before, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// copyRun copies the run directory from to to, replacing the files of
+// links by symbolic links to their targets (or leaving them out, for "").
+func copyRun(t *testing.T, from, to string, links map[string]string) {
+	t.Helper()
+	if err := os.Mkdir(to, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(from)
+	for _, e := range entries {
+		dst := filepath.Join(to, e.Name())
+		if target, ok := links[e.Name()]; ok {
+			if target != "" {
+				os.Symlink(target, dst)
+			}
+			continue
+		}
+		os.WriteFile(dst, read(t, filepath.Join(from, e.Name())), 0o644)
+	}
+}
+
+// alterIndex rewrites the index of the trace store at path with one record
+// more in its first block, the blocks untouched: what editing the index
+// (decompress, edit, recompress) gives.
+func alterIndex(t *testing.T, path string) {
+	t.Helper()
+	b := read(t, path)
+	s, err := trace.ReadStore(bytes.NewReader(b), int64(len(b)), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := s.Index
+	ix.Blocks = slices.Clone(ix.Blocks)
+	ix.Blocks[0].Records++
+	js, err := json.Marshal(ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, _ := zstd.NewWriter(nil)
+	body := enc.EncodeAll(js, nil)
+	off := binary.LittleEndian.Uint64(b[len(b)-8:]) // the trailer's last field: where the index starts
+	trailer := b[len(b)-24 : len(b)-8]              // magic, size and "MAPLEIDX"
+	out := append([]byte(nil), b[:off]...)
+	out = binary.LittleEndian.AppendUint32(out, binary.LittleEndian.Uint32(b[off:]))
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(body)))
+	out = append(out, body...)
+	out = append(out, trailer...)
+	out = binary.LittleEndian.AppendUint64(out, off)
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeSignedIDX writes 30 images of 3×3 signed bytes (element type 0x09)
+// and their labels (unsigned bytes), gzip-compressed: signed.gz and
+// labels.gz. Scaling to [0, 1] needs unsigned pixels.
+func writeSignedIDX(t *testing.T) {
+	t.Helper()
+	write := func(name string, typ byte, dims []int, values []byte) {
+		var b bytes.Buffer
+		z := gzip.NewWriter(&b)
+		z.Write([]byte{0, 0, typ, byte(len(dims))})
+		for _, d := range dims {
+			binary.Write(z, binary.BigEndian, uint32(d))
+		}
+		z.Write(values)
+		z.Close()
+		if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var pixels, labels []byte
+	for i := range 30 {
+		labels = append(labels, byte(i%3))
+		for p := range 9 {
+			pixels = append(pixels, byte((i+p)%50))
+		}
+	}
+	write("signed.gz", 0x09, []int{30, 3, 3}, pixels)
+	write("labels.gz", 0x08, []int{30}, labels)
+}
+
+// checkGammaAtHugeTheta checks maple privacy gamma at θ = 10³⁰⁸: δ is not
+// below the floor δ_∞ it prints (the floor is its limit as θ grows, and
+// ε = 1 ≥ ln 2 makes it a lower bound), and the noise sd √(Lθ) is finite
+// (1e154 and 1.41e154, which √(Lθ) computed as such overflowed to +Inf).
+func checkGammaAtHugeTheta(t *testing.T, stdout string) {
+	t.Helper()
+	field := func(name string) string {
+		for _, l := range strings.Split(stdout, "\n") {
+			if f := strings.Fields(l); len(f) > 1 && f[0] == name {
+				return strings.Join(f[1:], " ")
+			}
+		}
+		t.Fatalf("no %s line in %q", name, stdout)
+		return ""
+	}
+	number := func(s string) float64 {
+		v, err := strconv.ParseFloat(strings.Fields(s)[0], 64)
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		return v
+	}
+	delta, floor := number(field("delta")), number(field("floor"))
+	if !(delta >= floor) {
+		t.Errorf("θ = 1e308: δ = %v below the floor %v", delta, floor)
+	}
+	sd := strings.Fields(field("noise"))
+	if len(sd) < 6 || sd[0] != "sd" {
+		t.Fatalf("noise line %q", field("noise"))
+	}
+	for _, s := range []string{sd[1], sd[5]} {
+		if v, err := strconv.ParseFloat(s, 64); err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+			t.Errorf("θ = 1e308: noise sd %q is not a finite number", s)
+		}
+	}
+}

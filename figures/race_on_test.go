@@ -1,0 +1,7 @@
+//go:build race
+
+package figures
+
+// raceEnabled is set when the race detector is on, which makes drawing
+// about thirty times slower: the property test then draws fewer cases.
+const raceEnabled = true

@@ -1,8 +1,0 @@
-//go:build race
-
-package main
-
-// raceEnabled is set when the tests run under the race detector, which
-// slows them about tenfold: the longest end-to-end tests then cover a
-// sample.
-const raceEnabled = true

@@ -1,0 +1,152 @@
+package rundir
+
+import (
+	"encoding/json"
+	"math"
+
+	"maple/scenarios"
+)
+
+// Summary is the content of summary.json: per curve, the final and
+// steady-state metrics, the run seeds, and what the runs reported.
+type Summary struct {
+	// Scenario and Description are the scenario's name and description.
+	Scenario    string `json:"scenario"`
+	Description string `json:"description,omitempty"`
+	// Version is maple's version and Engine the engine that ran the plan.
+	Version string `json:"version"`
+	Engine  string `json:"engine"`
+	// Seed is the scenario seed the run seeds derive from.
+	Seed uint64 `json:"seed"`
+	// Overrides are the command-line overrides (--set) the scenario was run
+	// with; scenario.yaml has them applied.
+	Overrides []scenarios.Setting `json:"overrides,omitempty"`
+	// Curves summarizes each curve, in plan order.
+	Curves []CurveSummary `json:"curves"`
+	// Partial is set when the execution was interrupted: the curves then
+	// average the runs that finished (each curve's first runs, up to the
+	// first that did not), RunsCompleted of RunsPlanned, and MissingCurves
+	// lists the curves none of whose runs finished.
+	Partial       bool     `json:"partial,omitempty"`
+	RunsCompleted int      `json:"runs_completed,omitempty"`
+	RunsPlanned   int      `json:"runs_planned,omitempty"`
+	MissingCurves []string `json:"missing_curves,omitempty"`
+	// Columns describe the metrics of metrics.csv, in its column order: the
+	// label of each, whether it is a mean-square deviation (with a dB form)
+	// and whether it is a cumulative axis the others are drawn against.
+	// Runs of maple before the report read them leave it out.
+	Columns []Column `json:"columns,omitempty"`
+	// Pending names what the run directory still lacks: PendingFigures
+	// between the first writing of summary.json, with every number, and
+	// the figures. A summary.json without it marks a complete directory.
+	Pending string `json:"pending,omitempty"`
+}
+
+// PendingFigures is Summary.Pending while the figures are being drawn: a
+// summary.json that still says so belongs to a run that stopped while
+// drawing them (its numbers are complete).
+const PendingFigures = "figures"
+
+// CurveSummary summarizes the runs of one curve.
+type CurveSummary struct {
+	// Label names the curve and Settings are the fields that define it.
+	Label    string              `json:"label"`
+	Settings []scenarios.Setting `json:"settings,omitempty"`
+	// Runs is the number of Monte-Carlo runs averaged; in a partial summary
+	// RunsPlanned is the number the scenario asked for.
+	Runs        int `json:"runs"`
+	RunsPlanned int `json:"runs_planned,omitempty"`
+	// RunSeeds are the seeds of the runs, in hexadecimal: run r of every
+	// curve derives all its random streams from RunSeeds[r].
+	RunSeeds []string `json:"run_seeds"`
+	// Iterations is the number of iterations of each run.
+	Iterations int `json:"iterations"`
+	// Final holds the metrics at the last iteration and SteadyState their
+	// mean over the last output.steady_state fraction of recorded
+	// iterations, averaged over runs (dB columns: dB of the linear mean).
+	Final       map[string]Number `json:"final"`
+	SteadyState map[string]Number `json:"steady_state"`
+	// Diverged is set when a metric of some run stopped being finite;
+	// DivergedAt is then the first recorded iteration at which that
+	// happened in any run, and DivergedRuns how many runs diverged.
+	Diverged     bool `json:"diverged,omitempty"`
+	DivergedAt   int  `json:"diverged_at,omitempty"`
+	DivergedRuns int  `json:"diverged_runs,omitempty"`
+	// Trending lists the dB metrics still changing over the last 10 % of
+	// the iterations: the run may have ended before the steady state, and
+	// SteadyState then describes a curve still on its way.
+	Trending []Trend `json:"trending,omitempty"`
+	// MessagesPerRun and VirtualTime are the mean message count and virtual
+	// duration of a run (actor engine only).
+	MessagesPerRun Number `json:"messages_per_run,omitempty"`
+	VirtualTime    Number `json:"virtual_time,omitempty"`
+	// Baseline is the curve output.baseline makes this one's reference, and
+	// Gain the steady-state difference baseline − curve for each metric (dB
+	// columns as msd_db; not the cumulative axis columns): positive when this
+	// curve is lower — better for an MSD or an error, worse for an accuracy.
+	Baseline string            `json:"baseline,omitempty"`
+	Gain     map[string]Number `json:"gain,omitempty"`
+	// Claim is what output.claims says the paper states about this curve.
+	Claim string `json:"claim,omitempty"`
+	// Warnings are the distinct warnings of all runs.
+	Warnings []string `json:"warnings,omitempty"`
+	// Details are family-specific facts of run 0 (the optimum, the
+	// topology, privacy accounting, …).
+	Details map[string]any `json:"details,omitempty"`
+}
+
+// Trend is a dB metric that still changes at the end of a run: by Change dB
+// (the fitted line's change) between iterations From and To.
+type Trend struct {
+	Metric string `json:"metric"`
+	Change Number `json:"change_db"`
+	From   int    `json:"from"`
+	To     int    `json:"to"`
+}
+
+// Number is a float64 that encodes NaN and ±Inf (a diverged run) as null,
+// which JSON cannot otherwise express.
+type Number float64
+
+// MarshalJSON implements json.Marshaler.
+func (n Number) MarshalJSON() ([]byte, error) {
+	f := float64(n)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(f)
+}
+
+// UnmarshalJSON implements json.Unmarshaler: null, a value that was not
+// finite, reads as NaN.
+func (n *Number) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*n = Number(math.NaN())
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*n = Number(f)
+	return nil
+}
+
+// MarkPartial records in the summary that the execution was interrupted
+// after completed of its runs.
+func (s *Summary) MarkPartial(plan *scenarios.Plan, completed int) {
+	s.Partial = true
+	s.RunsCompleted = completed
+	done := map[string]*CurveSummary{}
+	for i := range s.Curves {
+		done[s.Curves[i].Label] = &s.Curves[i]
+	}
+	for _, c := range plan.Curves {
+		s.RunsPlanned += c.Scenario.Runs
+		if cs, ok := done[c.Label]; ok {
+			cs.RunsPlanned = c.Scenario.Runs
+		} else {
+			s.MissingCurves = append(s.MissingCurves, c.Label)
+		}
+	}
+}
