@@ -20,8 +20,8 @@ import (
 // own tree, never those of a layer above it nor those of another tree in its
 // own layer (privacy and topology know nothing of each other, nor do the
 // runner and the report). A tree is a directory and everything below it,
-// except the trees listed separately (scenarios/run is not part of
-// scenarios); "." is the command's own package in the repository root.
+// except the trees listed separately (scenarios/inputs and scenarios/run
+// are not part of scenarios); "." is the command's own package in the repository root.
 // Tests may borrow helpers (random streams, say) from elsewhere, and link
 // the families in, and are not checked.
 var layers = [][]string{
@@ -31,7 +31,7 @@ var layers = [][]string{
 	{"actors"},
 	{"scenarios"},
 	{"rundir"},
-	{"figures"},
+	{"figures", "scenarios/inputs"},
 	{"scenarios/run", "report"},
 	{"families", "cluster"},
 	{"cli"},
@@ -153,10 +153,11 @@ func TestFamiliesImportNoOtherFamily(t *testing.T) {
 	})
 }
 
-// The runner knows no family: no file of scenarios/run, tests included,
-// imports a family's glue, actors or algorithms (maple/families/NAME,
-// maple/actors/NAME, maple/algorithms/NAME for each family package NAME),
-// nor names a registered algorithm kind.
+// The runner knows no family: no file of scenarios/run or of the inputs it
+// builds (scenarios/inputs), tests included, imports a family's glue, actors
+// or algorithms (maple/families/NAME, maple/actors/NAME,
+// maple/algorithms/NAME for each family package NAME), nor names a
+// registered algorithm kind.
 func TestRunnerKnowsNoFamily(t *testing.T) {
 	names := families(t)
 	kinds := scenarios.FamilyKinds()
@@ -168,9 +169,13 @@ func TestRunnerKnowsNoFamily(t *testing.T) {
 		words = append(words, regexp.QuoteMeta(k))
 	}
 	kind := regexp.MustCompile(`(?i)\b(` + strings.Join(words, "|") + `)\b`)
-	files, err := filepath.Glob("scenarios/run/*.go")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no Go files in scenarios/run: %v", err)
+	var files []string
+	for _, dir := range []string{"scenarios/run", "scenarios/inputs"} {
+		matches, err := filepath.Glob(dir + "/*.go")
+		if err != nil || len(matches) == 0 {
+			t.Fatalf("no Go files in %s: %v", dir, err)
+		}
+		files = append(files, matches...)
 	}
 	fset := token.NewFileSet()
 	for _, file := range files {

@@ -142,18 +142,27 @@ type cell struct {
 	placed    bool            // a network node: its links can lose messages
 	device    *systems.Device // its device's link properties, if any
 	streams   map[string]*rand.Rand
+	sources   map[string]*rand.ChaCha8 // the generators of streams, for parking
 	logger    *zap.Logger
 	ctx       Context
+
+	lazy    bool           // an actor of a lazy range (lazy.go)
+	pending int32          // messages in flight to a lazy actor
+	resume  []parkedStream // where a lazy actor's streams stood when it was parked
 }
 
 func (c *cell) stream(purpose string) *rand.Rand {
 	r, ok := c.streams[purpose]
 	if !ok {
 		if c.streams == nil {
-			c.streams = map[string]*rand.Rand{}
+			c.streams, c.sources = map[string]*rand.Rand{}, map[string]*rand.ChaCha8{}
 		}
-		r = rng.New(c.run.opts.RunSeed, c.name, purpose)
-		c.streams[purpose] = r
+		src := c.resumed(purpose)
+		if src == nil {
+			src = rng.Source(c.run.opts.RunSeed, c.name, purpose)
+		}
+		r = rand.New(src)
+		c.streams[purpose], c.sources[purpose] = r, src
 	}
 	return r
 }

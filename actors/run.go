@@ -126,6 +126,7 @@ type Run struct {
 	plain      *actor.RootContext // delivers wiretap copies, outside the trace
 	rec        trace.Record       // the trace record being written, reused
 	describer  trace.Describer
+	lazy       []*lazyRange // the actors held lazily (lazy.go), after cells
 }
 
 // wiretap is a tap actor and the links it listens to.
@@ -158,15 +159,23 @@ func NewRun(opts Options) *Run {
 }
 
 // Spawn adds an actor named name running b and returns its ID. All actors must
-// be spawned before Execute.
+// be spawned before Execute, and before any lazy range (SpawnLazy).
 func (r *Run) Spawn(name string, b Behaviour) ID {
+	if len(r.lazy) > 0 {
+		panic("actors: Spawn after SpawnLazy: lazy ranges come last")
+	}
 	c := &cell{run: r, id: ID(len(r.cells)), name: name, behaviour: b}
+	r.host(c)
+	r.cells = append(r.cells, c)
+	return c.id
+}
+
+// host spawns the protoactor actor that delivers to cell c.
+func (r *Run) host(c *cell) {
 	r.spawning = c
 	c.pid = r.root.Spawn(r.props)
 	r.spawning = nil
 	r.system.cells[c.pid.Id] = c
-	r.cells = append(r.cells, c)
-	return c.id
 }
 
 // Place makes actor id a network node on device d (nil: a node without a
@@ -184,11 +193,17 @@ func (r *Run) Name(id ID) string {
 	if id == Environment {
 		return "env"
 	}
+	if name, ok := r.lazyName(id); ok {
+		return name
+	}
 	if id < 0 || int(id) >= len(r.cells) {
 		return fmt.Sprintf("unknown/%d", id)
 	}
 	return r.cells[id].name
 }
+
+// RunSeed returns the seed of the run's streams (Options.RunSeed).
+func (r *Run) RunSeed() uint64 { return r.opts.RunSeed }
 
 // Rand returns the random stream that actor name would get from Context.Rand,
 // for code that prepares an actor's state machine before the run starts.
@@ -205,6 +220,11 @@ func (r *Run) Rand(name, purpose string) *rand.Rand {
 // delivery and returns ErrInterrupted.
 func (r *Run) Execute(to ID, m proto.Message) error {
 	r.fixedDelay = r.opts.Timing.fixed(r.cells)
+	for _, rg := range r.lazy {
+		if rg.placed { // its devices come with its actors, when they wake
+			r.fixedDelay = false
+		}
+	}
 	r.push(&Envelope{From: Environment, To: to, Body: m}, false)
 	for r.inflight.Len() > 0 && !r.finished && r.failure == nil {
 		select {
@@ -213,9 +233,10 @@ func (r *Run) Execute(to ID, m proto.Message) error {
 		default:
 		}
 		env := r.inflight.pop()
-		c := r.cells[env.To]
+		c := r.cell(env.To)
 		if env.lost {
 			r.drop(env)
+			r.release(c)
 			continue
 		}
 		if c.stopped {
@@ -231,6 +252,7 @@ func (r *Run) Execute(to ID, m proto.Message) error {
 			env.passed = false // the taps' copies share the body
 		}
 		r.deliver(c, env)
+		r.release(c)
 		for _, cp := range copies {
 			if r.failure == nil {
 				r.plain.Send(r.cells[cp.To].pid, cp)
@@ -309,6 +331,7 @@ func (r *Run) stalled() error {
 			}
 		}
 	}
+	r.lazyWaiting(s)
 	return s
 }
 
@@ -326,8 +349,8 @@ func (r *Run) send(c *cell, to ID, round int, m proto.Message, passed bool) {
 		return
 	}
 	var l systems.Link
-	if to >= 0 && int(to) < len(r.cells) {
-		l = r.opts.Timing.link(c, r.cells[to])
+	if target := r.cell(to); target != nil {
+		l = r.opts.Timing.link(c, target)
 	} else {
 		l = systems.Link{Latency: r.opts.Timing.Latency, Jitter: r.opts.Timing.Jitter}
 	}
@@ -400,6 +423,11 @@ func (r *Run) tapped(env *Envelope) []*Envelope {
 func (r *Run) push(env *Envelope, fifo bool) {
 	r.sent++
 	env.sent = r.sent
+	if int(env.To) >= len(r.cells) {
+		if c := r.cell(env.To); c != nil {
+			c.pending++
+		}
+	}
 	if fifo {
 		if r.links == nil {
 			r.links = map[[2]ID]float64{}
@@ -429,6 +457,12 @@ func (r *Run) Duration() float64 {
 	for _, c := range r.cells {
 		d = max(d, c.clock)
 	}
+	for _, rg := range r.lazy {
+		d = max(d, rg.maxClock)
+		for _, c := range rg.live {
+			d = max(d, c.clock)
+		}
+	}
 	return d
 }
 
@@ -439,7 +473,14 @@ func (r *Run) Warnings() []string { return r.warnings }
 // after a failed Execute.
 func (r *Run) Close() {
 	r.system.actors.EventStream.Unsubscribe(r.sub)
-	for _, c := range r.cells {
+	cells := r.cells
+	for _, rg := range r.lazy {
+		cells = append(cells, rg.hosts...)
+		for _, c := range rg.live {
+			cells = append(cells, c)
+		}
+	}
+	for _, c := range cells {
 		if !c.stopped {
 			c.stopped = true
 			r.root.Stop(c.pid)

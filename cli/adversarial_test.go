@@ -131,11 +131,13 @@ func TestAdversarialInputs(t *testing.T) {
 		{args: []string{"run", "--set", "runs=" + huge}, code: 2, words: []string{"--set runs=" + huge + ": runs: the plan needs about"}},
 		{args: []string{"run", "--set", "iterations=" + huge}, code: 2, words: []string{"--set iterations=" + huge + ": iterations: the plan needs about"}},
 		{args: []string{"run", "--set", "data.dim=100000000"}, code: 2, words: []string{"--set data.dim=100000000: data.dim: the plan needs about"}},
-		// 10⁷ agents of 1000 samples: about 280 GB of data and actors.
-		{args: []string{"validate", "tiny.yaml", "--set", "data.agents=10000000", "--set", "data.samples=1000"}, code: 2, words: []string{"data.agents: the plan needs about 2"}},
+		// 10⁷ agents of 1000 samples, every one training at once: about 260
+		// GB of data and agents (drawn lazily, two of them would fit).
+		{args: []string{"validate", "tiny.yaml", "--set", "data.agents=10000000", "--set", "data.samples=1000", "--set", "algorithm.fedavg.participants=10000000"}, code: 2, words: []string{"data.agents: the plan needs about 2"}},
 		{args: []string{"validate", fig3, "--set", "algorithm.randomwalk.walks=1000000000"}, code: 2, words: []string{"algorithm.randomwalk.walks: the plan needs about", "of memory"}},
 		{args: []string{"run", fig3, "--set", "algorithm.randomwalk.walks=1000000000"}, code: 2, words: []string{"algorithm.randomwalk.walks: the plan needs about"}},
-		{args: []string{"data", "tiny.yaml", "--set", "data.agents=1000000000"}, code: 2, words: []string{"data.agents: the plan needs about", "of memory"}},
+		// 10⁹ agents would be drawn lazily; all of them training at once do not fit.
+		{args: []string{"data", "tiny.yaml", "--set", "data.agents=1000000000", "--set", "algorithm.fedavg.participants=1000000000"}, code: 2, words: []string{"data.agents: the plan needs about", "of memory"}},
 		// Compressed, Fig. 4's 20 runs trace to about 0.75 GB; 100 runs would not fit the 1 GB default.
 		{args: []string{"run", fig4, "--trace", "--set", "runs=100"}, code: 2, words: []string{fig4 + ": trace: tracing would write about 4"}},
 		{args: []string{"validate", fig4, "--set", "topology.min_degree=25"}, code: 2, words: []string{"topology.min_degree:", "lower the minimum degree"}},

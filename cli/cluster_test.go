@@ -111,7 +111,17 @@ func TestSignalStopsACoordinator(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	second := filepath.Join(dir, ".trace-0000-000001.part") // runs 0 and 1 arrived
+	// Runs 0 and 1 arrived once both their traces are in: the summary
+	// counts the runs that finished before the first that did not, and with
+	// several slots run 1 may arrive before run 0.
+	arrived := func() bool {
+		for _, name := range []string{".trace-0000-000000.part", ".trace-0000-000001.part"} {
+			if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+				return false
+			}
+		}
+		return true
+	}
 	var err error
 wait:
 	for {
@@ -119,7 +129,7 @@ wait:
 		case err = <-exited:
 			t.Fatalf("maple exited before the signal: %v\n%s", err, stderr.String())
 		case <-time.After(10 * time.Millisecond):
-			if _, serr := os.Stat(second); serr == nil {
+			if arrived() {
 				cmd.Process.Signal(syscall.SIGINT)
 				err = <-exited
 				break wait

@@ -9,6 +9,7 @@ import (
 
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 	"maple/scenarios/run"
 )
 
@@ -22,7 +23,7 @@ func init() {
 			Validate: func(*scenarios.Validator, *scenarios.Scenario) {},
 		},
 		Columns: func(*scenarios.Scenario) []rundir.Column { return []rundir.Column{{Name: "x"}} },
-		Run: func(j *run.Job, _ *run.Problem, _ *run.TraceSink) error {
+		Run: func(j *run.Job, _ *inputs.Problem, _ *run.TraceSink) error {
 			sc := j.Curve.Scenario
 			switch {
 			case j.Run == 1 && sc.Seed == 1:

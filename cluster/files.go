@@ -17,7 +17,7 @@ import (
 	"maple/cluster/wire"
 	"maple/internal/fileio"
 	"maple/scenarios"
-	"maple/scenarios/run"
+	"maple/scenarios/inputs"
 )
 
 // chunkSize is the most bytes one Chunk carries: files and results travel
@@ -25,7 +25,7 @@ import (
 // per transfer.
 const chunkSize = 1 << 20
 
-// manifest lists the files a plan's jobs read (run.PlanFiles) as the
+// manifest lists the files a plan's jobs read (inputs.PlanFiles) as the
 // coordinator found them, and where it serves their bytes from.
 type manifest struct {
 	entries []*wire.FileEntry
@@ -35,7 +35,7 @@ type manifest struct {
 // newManifest hashes the files the plan's jobs read.
 func newManifest(plan *scenarios.Plan) (*manifest, error) {
 	m := &manifest{paths: map[string]string{}}
-	for _, p := range run.PlanFiles(plan) {
+	for _, p := range inputs.PlanFiles(plan) {
 		e := &wire.FileEntry{Path: filepath.Clean(p)}
 		m.entries = append(m.entries, e)
 		info, err := os.Stat(p)
@@ -171,7 +171,7 @@ func (s *store) fetch(sum []byte, size int64, read func(offset int64) ([]byte, e
 // did not ship.
 var errNotShipped = errors.New("not shipped by the coordinator (a worker reads only the files its coordinator sends)")
 
-// shipped is the file system of a plan's jobs on a worker (run.FileSystem):
+// shipped is the file system of a plan's jobs on a worker (inputs.FileSystem):
 // the files and directory listings the coordinator listed, by the paths the
 // jobs name them, read from the worker's store. Nothing else exists.
 type shipped struct {
@@ -200,7 +200,7 @@ func (f *shipped) lookup(op, name string) (*wire.FileEntry, error) {
 	return e, nil
 }
 
-// Open implements run.FileSystem.
+// Open implements inputs.FileSystem.
 func (f *shipped) Open(ctx context.Context, name string, limit int64) (*fileio.File, error) {
 	e, err := f.lookup("open", name)
 	if err != nil {
@@ -217,7 +217,7 @@ func (f *shipped) Open(ctx context.Context, name string, limit int64) (*fileio.F
 	return file, err
 }
 
-// ReadDir implements run.FileSystem.
+// ReadDir implements inputs.FileSystem.
 func (f *shipped) ReadDir(name string) ([]fs.DirEntry, error) {
 	e, err := f.lookup("readdir", name)
 	if err != nil {
@@ -233,7 +233,7 @@ func (f *shipped) ReadDir(name string) ([]fs.DirEntry, error) {
 	return out, nil
 }
 
-// Stat implements run.FileSystem.
+// Stat implements inputs.FileSystem.
 func (f *shipped) Stat(name string) (fs.FileInfo, error) {
 	e, err := f.lookup("stat", name)
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 
 	"maple/cluster/wire"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 	"maple/scenarios/run"
 )
 
@@ -107,7 +108,7 @@ type workerPlan struct {
 	dir     string // the plan's scratch directory
 	plan    *scenarios.Plan
 	jobs    []*run.Job // nil until the plan is ready
-	release func()     // ends run.ReadFrom
+	release func()     // ends inputs.ReadFrom
 	results map[int32]*result
 	running sync.WaitGroup
 }
@@ -351,7 +352,7 @@ func (w *Worker) prepare(p *workerPlan, spec *wire.PlanSpec) error {
 		os.RemoveAll(dir)
 		return fmt.Errorf("the worker rebuilt a plan of %d jobs, the coordinator's has %d", len(jobs), spec.Jobs)
 	}
-	release := run.ReadFrom(plan, newShipped(w.store, spec.Files))
+	release := inputs.ReadFrom(plan, newShipped(w.store, spec.Files))
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.plans[p.id] != p { // forgotten meanwhile

@@ -79,7 +79,7 @@ func TestBehaviourByNameOrMapping(t *testing.T) {
 func TestBadBehaviourParametersNameTheirLine(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{"    pick: fancy\n", `t.yaml:5: algorithm.picktest.pick: unknown pick behaviour "fancy" (registered: plain, trimmed)`},
-		{"    pick: {trim: 0.1}\n", "t.yaml:5: algorithm.picktest.pick.kind: missing: a behaviour mapping needs its kind"},
+		{"    pick: {trim: 0.1}\n", "t.yaml:5: algorithm.picktest.pick.trim: not a parameter of plain, the field's default behaviour (it has none); a mapping that sets another behaviour's parameters needs its kind (plain, trimmed)"},
 		{"    pick:\n      kind: trimmed\n      trim: 0.5\n", "t.yaml:7: algorithm.picktest.pick.trim: must lie in [0, 0.5), got 0.5"},
 		{"    pick:\n      kind: trimmed\n      rounds: 1.5\n", `t.yaml:7: algorithm.picktest.pick.rounds: expected an integer, got "1.5"`},
 		{"    pick:\n      kind: trimmed\n      trimm: 0.2\n", "t.yaml:7: algorithm.picktest.pick.trimm: unknown parameter of behaviour trimmed (expected one of: trim, rounds)"},

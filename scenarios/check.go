@@ -21,6 +21,9 @@ type walker struct {
 	loader  *loader
 	pos     map[string]position
 	visited int
+	// defaults are the scenario's defaults, which give a behaviour mapping
+	// without a kind the kind its field has by default.
+	defaults *Scenario
 }
 
 func (w *walker) errAt(n *yaml.Node, field, format string, args ...any) *Error {
@@ -41,6 +44,9 @@ func (w *walker) check(n *yaml.Node, t reflect.Type, path string) error {
 	}
 	if t == algorithmType {
 		return w.checkAlgorithm(n, path)
+	}
+	if f, ok := inlineBehaviour(t); ok {
+		return w.checkWithBehaviour(n, t, f, path)
 	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) || t.Kind() != reflect.Struct && t.Kind() != reflect.Slice {
 		return w.leaf(n, t, path)

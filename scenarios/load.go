@@ -50,8 +50,9 @@ type CurveSpec struct {
 	// Scenario is the curve's resolved scenario.
 	Scenario *Scenario
 
-	file string
-	pos  map[string]position
+	file   string
+	pos    map[string]position
+	unused []string // fields that do not apply (Validator.Unused)
 }
 
 // Setting is one field assignment of a curve.
@@ -643,11 +644,11 @@ func (l *loader) clone(n *yaml.Node) *yaml.Node {
 // and validates the result.
 func (l *loader) resolve(root *yaml.Node, settings []Setting, label string) (*CurveSpec, error) {
 	c := &CurveSpec{Label: label, Settings: settings, file: l.file, pos: map[string]position{}}
-	w := walker{loader: l, pos: c.pos}
+	sc := defaults(scalarAt(root, "algorithm", "kind"), scalarAt(root, "data", "kind"))
+	w := walker{loader: l, pos: c.pos, defaults: sc}
 	if err := w.check(root, scenarioType, ""); err != nil {
 		return nil, err
 	}
-	sc := defaults(scalarAt(root, "algorithm", "kind"), scalarAt(root, "data", "kind"))
 	if err := root.Decode(sc); err != nil {
 		return nil, &Error{File: l.file, Msg: err.Error()}
 	}

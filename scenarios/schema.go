@@ -65,7 +65,7 @@ type Data struct {
 	Regenerate string `yaml:"regenerate"`
 	// TestSamples is the size of the clean held-out test set of the
 	// classification kinds.
-	TestSamples int `yaml:"test_samples,omitempty"`
+	TestSamples int `yaml:"test_samples"`
 	// Regression, Logistic, Click, LIBSVM and Mixture hold the parameters
 	// of their kinds; only the one matching Kind may be present.
 	Regression *Regression `yaml:"regression,omitempty"`

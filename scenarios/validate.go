@@ -106,6 +106,15 @@ func (v *Validator) Absent(field string, present bool, why string) {
 	}
 }
 
+// Unused declares that field does not apply to the scenario, for the reason
+// why: a scenario that sets it (its file, a curve or an override) is
+// refused, and the resolved copy a run directory keeps (Plan.Marshal)
+// leaves it out, so that the copy loads again as the same plan.
+func (v *Validator) Unused(field, why string) {
+	v.c.unused = append(v.c.unused, field)
+	v.Absent(field, v.Set(field), why)
+}
+
 // Set reports whether the scenario (its file, a curve or an override) sets
 // field explicitly, as opposed to leaving it to its default.
 func (v *Validator) Set(field string) bool {
@@ -260,7 +269,7 @@ func (v *Validator) validateTopology(t *Topology, nodes int, field string) {
 	// chooses a graph, fillDependentDefaults.)
 	for _, p := range graphParams {
 		if !slices.Contains(p.graphs, t.Graph) {
-			v.Absent(p.field, v.Set(p.field), "graph "+t.Graph+" has no "+lastField(p.field)+" (only "+strings.Join(p.graphs, " and ")+")")
+			v.Unused(p.field, "graph "+t.Graph+" has no "+lastField(p.field)+" (only "+strings.Join(p.graphs, " and ")+")")
 		}
 	}
 	if !slices.Contains(randomGraphs, t.Graph) {

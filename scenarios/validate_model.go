@@ -36,15 +36,15 @@ func (v *Validator) validateModel(sc *Scenario) {
 	if multi {
 		v.AtLeast("loss.classes", l.Classes, 2)
 	} else {
-		v.Absent("loss.classes", v.Set("loss.classes"), "loss.kind "+l.Kind+" has no classes")
+		v.Unused("loss.classes", "loss.kind "+l.Kind+" has no classes")
 	}
 	if kind == loss.MLP {
 		v.AtLeast("loss.hidden", l.Hidden, 1)
 		_, err := loss.ParseActivation(l.Activation)
 		v.Parse("loss.activation", err)
 	} else {
-		v.Absent("loss.hidden", v.Set("loss.hidden"), "only loss mlp has a hidden layer")
-		v.Absent("loss.activation", v.Set("loss.activation"), "only loss mlp has a hidden layer")
+		v.Unused("loss.hidden", "only loss mlp has a hidden layer")
+		v.Unused("loss.activation", "only loss mlp has a hidden layer")
 	}
 	v.OneOf("loss.optimum", l.Optimum, []string{"solve", "none"})
 	if kind == loss.MLP && l.Optimum == "solve" {

@@ -2,14 +2,12 @@ package fedavg
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"google.golang.org/protobuf/proto"
 
 	"maple/actors"
 	"maple/actors/msg"
 	"maple/algorithms/fedavg"
-	"maple/algorithms/systems"
 )
 
 // Observation keys of the systems model, reported to the run's observer
@@ -39,10 +37,13 @@ const (
 // its state machine and replies with its local model or update; on
 // ImportanceProbe it reports its gradient noise at the probed model. Its
 // device decides how long training takes and whether it answers at all;
-// an adversary alters what it answers.
+// an adversary alters what it answers. The agent is a member of the run's
+// fedavg.Pool, which keeps its state while it has no message to handle.
 type Agent struct {
-	// Core is the agent's state machine.
-	Core *fedavg.Agent
+	// Member is the agent in the run's pool: its state machine (Core), its
+	// device, its adversary and its attack stream, and the record of its
+	// tasks.
+	*fedavg.Member
 	// Share selects the reply message (LocalModel or LocalUpdate).
 	Share fedavg.Share
 	// Server is the server's actor ID.
@@ -50,34 +51,19 @@ type Agent struct {
 	// GradientTime is the virtual compute time of one sample gradient when
 	// Device is nil.
 	GradientTime float64
-	// Device, if set, charges the compute time of a task (it then replaces
-	// GradientTime) and decides dropouts, crashes and availability.
-	Device *systems.Device
-	// Adversary, if set, makes the agent an adversary of that kind, and
-	// AttackStream is then its fedavg.StreamAttack stream.
-	Adversary    fedavg.Adversary
-	AttackStream *rand.Rand
-
-	last    task // the last task handled, to ignore a second copy
-	started bool // last is set
-	dropped int  // the last round it did not answer, for Waiting
-	why     string
 }
-
-// task identifies a GlobalModel: its round (or model version) and slot (or
-// task number). Tasks reach an agent in increasing order, so a task that is
-// not greater than the last one handled is a second copy of one.
-type task struct{ round, slot int }
 
 // Receive implements actors.Behaviour.
 func (a *Agent) Receive(ctx *actors.Context, m proto.Message) error {
 	switch m := m.(type) {
 	case *msg.GlobalModel:
-		t := task{ctx.Round(), int(m.GetSlot())}
-		if a.started && (t.round < a.last.round || t.round == a.last.round && t.slot <= a.last.slot) {
-			return nil // a second copy of a task already handled
+		// Tasks reach an agent in increasing (round, slot) order, so a task
+		// that is not greater than the last one handled is a second copy.
+		round, slot := ctx.Round(), int(m.GetSlot())
+		if a.Started && (round < a.LastRound || round == a.LastRound && slot <= a.LastSlot) {
+			return nil
 		}
-		a.started, a.last = true, t
+		a.Started, a.LastRound, a.LastSlot = true, round, slot
 		return a.train(ctx, m)
 	case *msg.ImportanceProbe:
 		r, gradients := a.Core.Probe(m.GetWeights())
@@ -133,15 +119,6 @@ func (a *Agent) train(ctx *actors.Context, m *msg.GlobalModel) error {
 
 // drop records that the agent does not answer its task.
 func (a *Agent) drop(ctx *actors.Context, why string) {
-	a.dropped, a.why = ctx.Round(), why
-	ctx.Observe(KeyDropped, []float64{float64(a.Device.Agent)})
-}
-
-// Waiting implements actors.Waiter: an agent that left a task unanswered
-// says so, so that a stalled run names it.
-func (a *Agent) Waiting() string {
-	if a.why == "" {
-		return ""
-	}
-	return fmt.Sprintf("%s in round %d (no reply sent)", a.why, a.dropped)
+	a.Dropped, a.Why = ctx.Round(), why
+	ctx.Observe(KeyDropped, []float64{float64(a.K)})
 }

@@ -72,7 +72,7 @@ func init() {
 }
 
 func newAsyncServer(p ServerParts) actors.Behaviour {
-	return &asyncServer{ServerParts: p, answered: make([]int32, len(p.Agents))}
+	return &asyncServer{ServerParts: p, answered: map[int]int32{}}
 }
 
 // asyncServer is the behaviour of FedAsync and FedBuff (Config.Async): it
@@ -83,8 +83,8 @@ func newAsyncServer(p ServerParts) actors.Behaviour {
 type asyncServer struct {
 	ServerParts
 	core     *fedavg.AsyncServer
-	tasks    int32   // tasks sent so far
-	answered []int32 // per agent: the task of its last accepted update
+	tasks    int32         // tasks sent so far
+	answered map[int]int32 // per agent that had an update accepted: the task of its last
 	done     bool
 }
 
@@ -158,7 +158,7 @@ func (s *asyncServer) dispatch(ctx *actors.Context) {
 	model := append([]float64(nil), s.core.Model()...) // shared, immutable once sent
 	for _, k := range agents {
 		s.tasks++
-		ctx.Send(s.Agents[k], &msg.GlobalModel{Slot: s.tasks, Weights: model})
+		ctx.Send(s.Agents.ID(k), &msg.GlobalModel{Slot: s.tasks, Weights: model})
 		if t := s.Config.Async.Timeout; t > 0 {
 			ctx.After(t, &msg.FedAvgTimeout{Agent: int32(k)})
 		}

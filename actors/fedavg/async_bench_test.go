@@ -55,8 +55,8 @@ func BenchmarkAsyncFedAvg(b *testing.B) {
 				start := cputime.Now()
 				r := actors.NewRun(actors.Options{RunSeed: uint64(i), Observer: discard{}, System: system,
 					Timing: actors.Timing{Latency: m.Latency, Jitter: m.Jitter, Loss: m.Loss}})
-				sched, err := Spawn(r, Setup{Config: &cfg, Sets: sets, Loss: l, W0: w0, Rounds: updates, Server: server,
-					ServerParams: p, Devices: m.Devices(uint64(i), K, fedavg.AgentName)})
+				sched, err := Spawn(r, Setup{Config: &cfg, Data: data.Sets(sets), Loss: l, W0: w0, Rounds: updates, Server: server,
+					ServerParams: p, Fleet: m.Fleet(uint64(i), K, fedavg.AgentName)})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -68,7 +68,7 @@ func BenchmarkAsyncFedAvg(b *testing.B) {
 				actor.Since(start)
 
 				start = cputime.Now()
-				if err := fedavg.Simulate(cfg, sets, l, w0, uint64(i), updates, fedavg.SimOptions{Model: m}); err != nil {
+				if err := fedavg.Simulate(cfg, data.Sets(sets), l, w0, uint64(i), updates, fedavg.SimOptions{Model: m}); err != nil {
 					b.Fatal(err)
 				}
 				ref.Since(start)

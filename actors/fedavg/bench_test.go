@@ -82,7 +82,7 @@ func timeEngines(b *testing.B, cfg *fedavg.Config, sets []*data.Set, l loss.Loss
 	for i := 0; i < b.N; i++ {
 		start := cputime.Now()
 		r := actors.NewRun(actors.Options{RunSeed: uint64(i), Observer: discard{}, System: system})
-		sched, err := Spawn(r, Setup{Config: cfg, Sets: sets, Loss: l, W0: w0, Rounds: rounds, Server: "mean"})
+		sched, err := Spawn(r, Setup{Config: cfg, Data: data.Sets(sets), Loss: l, W0: w0, Rounds: rounds, Server: "mean"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -93,7 +93,7 @@ func timeEngines(b *testing.B, cfg *fedavg.Config, sets []*data.Set, l loss.Loss
 		actor.Since(start)
 
 		start = cputime.Now()
-		if err := fedavg.Reference(*cfg, sets, l, w0, uint64(i), rounds, func(int, []float64) {}); err != nil {
+		if err := fedavg.Reference(*cfg, data.Sets(sets), l, w0, uint64(i), rounds, func(int, []float64) {}); err != nil {
 			b.Fatal(err)
 		}
 		ref.Since(start)

@@ -8,6 +8,7 @@ import (
 
 	"maple/actors"
 	"maple/actors/msg"
+	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/systems"
 	"maple/internal/params"
@@ -62,8 +63,8 @@ func TestExampleDeadlineServerIsTheDeadlinePolicy(t *testing.T) {
 	rec := &record{}
 	r := actors.NewRun(actors.Options{RunSeed: 4, Observer: recorder{rec}, Timing: actors.Timing{Latency: m.Latency}})
 	defer r.Close()
-	sched, err := Spawn(r, Setup{Config: &cfg, Sets: sets, Loss: l, W0: make([]float64, 3), Rounds: 20,
-		Server: "example-deadline", ServerParams: p, Devices: m.Devices(4, cfg.Agents, fedavg.AgentName)})
+	sched, err := Spawn(r, Setup{Config: &cfg, Data: data.Sets(sets), Loss: l, W0: make([]float64, 3), Rounds: 20,
+		Server: "example-deadline", ServerParams: p, Fleet: m.Fleet(4, cfg.Agents, fedavg.AgentName)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,10 @@ func runActors(t *testing.T, setup Setup, seed uint64) [][]float64 {
 // in the same order, so they agree exactly; the 1e-12 tolerance of the issue
 // is asserted, and exact equality is reported separately if it is lost. The
 // importance-sampling variants cover every agent and data policy, with and
-// without replacement, Hartley–Rao's random order and privacy noise.
+// without replacement, Hartley–Rao's random order and privacy noise. The
+// actor run parks its agents after every task (fedavg.HoldPark) and the
+// reference keeps them, so that what an agent carries between its tasks —
+// the partial policy's probabilities, its streams — is carried exactly.
 func TestActorRunMatchesReference(t *testing.T) {
 	sets, l := regression(t, 12)
 	wOpt, err := optimum.LeastSquares(sets, optimum.Uniform(12), l.Rho)
@@ -120,10 +123,13 @@ func TestActorRunMatchesReference(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cfg := base
 			change(&cfg)
+			cfg.Hold = fedavg.HoldKeep
+			parked := cfg
+			parked.Hold = fedavg.HoldPark
 			w0 := make([]float64, 3)
-			got := runActors(t, Setup{Config: &cfg, Sets: sets, Loss: l, W0: w0, Rounds: 30, Server: "mean"}, 7)
+			got := runActors(t, Setup{Config: &parked, Data: data.Sets(sets), Loss: l, W0: w0, Rounds: 30, Server: "mean"}, 7)
 			var want [][]float64
-			err := fedavg.Reference(cfg, sets, l, w0, 7, 30, func(_ int, w []float64) {
+			err := fedavg.Reference(cfg, data.Sets(sets), l, w0, 7, 30, func(_ int, w []float64) {
 				want = append(want, append([]float64(nil), w...))
 			})
 			if err != nil {
@@ -179,7 +185,7 @@ func TestMedianServerResistsAnOutlier(t *testing.T) {
 		obs := &collector{}
 		r := actors.NewRun(actors.Options{RunSeed: 3, Observer: obs})
 		sched, err := Spawn(r, Setup{
-			Config: &cfg, Sets: sets, Loss: l, W0: make([]float64, 3), Rounds: 200, Server: server,
+			Config: &cfg, Data: data.Sets(sets), Loss: l, W0: make([]float64, 3), Rounds: 200, Server: server,
 			Agent: func(k int, a *Agent) actors.Behaviour {
 				if k == 0 {
 					return &byzantine{server: a.Server}
@@ -213,7 +219,7 @@ func TestUnknownServerIsAnError(t *testing.T) {
 	defer r.Close()
 	sets, l := regression(t, 2)
 	cfg := fedavg.Config{Agents: 2, Participants: 1, StepSize: 0.1, Epochs: fedavg.Range{Min: 1, Max: 1}, Batch: fedavg.Range{Min: 1, Max: 1}}
-	if _, err := Spawn(r, Setup{Config: &cfg, Sets: sets, Loss: l, W0: make([]float64, 3), Rounds: 1, Server: "trimmed"}); err == nil {
+	if _, err := Spawn(r, Setup{Config: &cfg, Data: data.Sets(sets), Loss: l, W0: make([]float64, 3), Rounds: 1, Server: "trimmed"}); err == nil {
 		t.Error("an unknown server behaviour was accepted")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"maple/actors"
 	"maple/actors/msg"
 	"maple/actors/trace"
+	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
 )
 
@@ -28,7 +29,7 @@ func TestGoldenTrace(t *testing.T) {
 	sink := func(rec *trace.Record) error { lines = append(lines, trace.Format(rec)); return nil }
 	r := actors.NewRun(actors.Options{RunSeed: 5, Timing: actors.Timing{Latency: 0.01}, Trace: actors.TraceOptions{Sink: sink}})
 	defer r.Close()
-	sched, err := Spawn(r, Setup{Config: &cfg, Sets: sets, Loss: l, W0: make([]float64, 3), Rounds: 3, Server: "mean", GradientTime: 0.001})
+	sched, err := Spawn(r, Setup{Config: &cfg, Data: data.Sets(sets), Loss: l, W0: make([]float64, 3), Rounds: 3, Server: "mean", GradientTime: 0.001})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"maple/actors"
 	"maple/actors/msg"
+	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/optimum"
 	"maple/internal/params"
@@ -56,7 +57,7 @@ func TestKrumServerResistsAnOutlier(t *testing.T) {
 	r := actors.NewRun(actors.Options{RunSeed: 3, Observer: obs})
 	defer r.Close()
 	sched, err := Spawn(r, Setup{
-		Config: &cfg, Sets: sets, Loss: l, W0: make([]float64, 3), Rounds: 200,
+		Config: &cfg, Data: data.Sets(sets), Loss: l, W0: make([]float64, 3), Rounds: 200,
 		Server: "krum", ServerParams: params.Values{"f": 1, "m": 2},
 		Agent: func(k int, a *Agent) actors.Behaviour {
 			if k == 0 {

@@ -48,9 +48,9 @@ func TestActorRunMatchesReferenceWithMultiClassModels(t *testing.T) {
 				cfg.Share, cfg.NoiseStd = fedavg.Updates, 0.05
 			}
 			w0 := make([]float64, l.Dim(4))
-			got := runActors(t, Setup{Config: &cfg, Sets: sets, Loss: l, W0: w0, Rounds: 20, Server: "mean"}, 5)
+			got := runActors(t, Setup{Config: &cfg, Data: data.Sets(sets), Loss: l, W0: w0, Rounds: 20, Server: "mean"}, 5)
 			var want [][]float64
-			if err := fedavg.Reference(cfg, sets, l, w0, 5, 20, func(_ int, w []float64) {
+			if err := fedavg.Reference(cfg, data.Sets(sets), l, w0, 5, 20, func(_ int, w []float64) {
 				want = append(want, append([]float64(nil), w...))
 			}); err != nil {
 				t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"maple/actors"
+	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/systems"
 	"maple/internal/params"
@@ -117,15 +118,15 @@ func engineRun(t *testing.T, cfg fedavg.Config, m *systems.Model, server string,
 	if reference {
 		var models [][]float64
 		if m == nil {
-			err := fedavg.Reference(probe, sets, l, w0, seed, rounds, func(_ int, w []float64) { models = append(models, slices.Clone(w)) })
+			err := fedavg.Reference(probe, data.Sets(sets), l, w0, seed, rounds, func(_ int, w []float64) { models = append(models, slices.Clone(w)) })
 			return models, err
 		}
 		rec := &record{}
-		err := fedavg.Simulate(probe, sets, l, w0, seed, rounds, fedavg.SimOptions{Model: m, Observe: rec.observe})
+		err := fedavg.Simulate(probe, data.Sets(sets), l, w0, seed, rounds, fedavg.SimOptions{Model: m, Observe: rec.observe})
 		return rec.models, err
 	}
 	if m == nil {
-		return runActors(t, Setup{Config: &cfg, Sets: sets, Loss: l, W0: w0, Rounds: rounds, Server: server, ServerParams: p}, seed), nil
+		return runActors(t, Setup{Config: &cfg, Data: data.Sets(sets), Loss: l, W0: w0, Rounds: rounds, Server: server, ServerParams: p}, seed), nil
 	}
 	rec, err := systemsRunWith(t, cfg, m, server, p, rounds, seed)
 	return rec.models, err

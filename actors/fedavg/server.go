@@ -12,7 +12,6 @@ package fedavg
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -29,9 +28,10 @@ type ServerParts struct {
 	Core *fedavg.Server
 	// Config is the run's FedAvg configuration.
 	Config *fedavg.Config
-	// Scheduler is the actor that opens rounds; Agents[k] is agent k's actor.
+	// Scheduler is the actor that opens rounds; Agents.ID(k) is agent k's
+	// actor.
 	Scheduler actors.ID
-	Agents    []actors.ID
+	Agents    AgentIDs
 	// Params are the server behaviour's parameters, as the scenario set
 	// them: a copy of the struct it was registered with (Server.Params).
 	Params any
@@ -61,8 +61,8 @@ func (s *ServerParts) Handle(ctx *actors.Context, m proto.Message) (complete boo
 		s.round, s.open = ctx.Round(), true
 		if model, ok := s.Core.Probe(); ok {
 			probe := &msg.ImportanceProbe{Weights: append([]float64(nil), model...)} // shared, immutable once sent
-			for _, id := range s.Agents {
-				ctx.Send(id, probe)
+			for k := range s.Agents.Count {
+				ctx.Send(s.Agents.ID(k), probe)
 			}
 			return false, nil
 		}
@@ -99,7 +99,7 @@ func (s *ServerParts) begin(ctx *actors.Context) error {
 	}
 	model := append([]float64(nil), s.Core.Model()...) // shared, immutable once sent
 	for slot, k := range draws {
-		ctx.Send(s.Agents[k], &msg.GlobalModel{Slot: int32(slot), Weights: model, P: s.Core.Probability(slot)})
+		ctx.Send(s.Agents.ID(k), &msg.GlobalModel{Slot: int32(slot), Weights: model, P: s.Core.Probability(slot)})
 	}
 	if t := s.Config.Collection().Timer(); t > 0 {
 		ctx.After(t, &msg.FedAvgDeadline{})
@@ -144,10 +144,7 @@ func (s *ServerParts) close(ctx *actors.Context) bool {
 }
 
 // agentIndex maps an actor ID back to the agent index k.
-func (s *ServerParts) agentIndex(id actors.ID) (int, bool) {
-	k := sort.Search(len(s.Agents), func(i int) bool { return s.Agents[i] >= id })
-	return k, k < len(s.Agents) && s.Agents[k] == id
-}
+func (s *ServerParts) agentIndex(id actors.ID) (int, bool) { return s.Agents.Index(id) }
 
 // EndRound adapts the agents' probabilities under the partial agent policy,
 // reports the time and the new global model to the observer and tells the

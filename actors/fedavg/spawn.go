@@ -2,7 +2,7 @@ package fedavg
 
 import (
 	"fmt"
-	"math/rand/v2"
+	"math"
 
 	"maple/actors"
 	"maple/algorithms/data"
@@ -14,10 +14,11 @@ import (
 
 // Setup is everything one FedAvg run needs.
 type Setup struct {
-	// Config is the algorithm's configuration.
+	// Config is the algorithm's configuration; its Hold says how the agents
+	// are held between their tasks (fedavg.Pool).
 	Config *fedavg.Config
-	// Sets are the agents' local datasets, one per agent.
-	Sets []*data.Set
+	// Data gives the agents' local datasets, one per agent.
+	Data data.Source
 	// Loss is the regularized loss every agent minimizes.
 	Loss loss.Loss
 	// W0 is the initial global model.
@@ -31,24 +32,27 @@ type Setup struct {
 	Server       string
 	ServerParams params.Values
 	// GradientTime is the virtual compute time of one sample gradient; it
-	// is ignored when Devices are given (their model charges it).
+	// is ignored when Fleet is given (its devices charge it).
 	GradientTime float64
-	// Devices, if set, are the agents' devices (systems.Model.Devices): they
-	// charge compute time and decide dropouts, crashes and availability;
-	// the server and the agents are then network nodes (actors.Run.Place)
-	// whose messages the links may lose or duplicate.
-	Devices []*systems.Device
-	// Agent, if set, chooses the behaviour of agent k given its honest one:
-	// return a to keep it, or another behaviour (an adversary, a dropout
-	// model) to replace it.
+	// Fleet, if set, builds the agents' devices (systems.Model.Fleet, with
+	// the run's seed): they charge compute time and decide dropouts,
+	// crashes and availability; the server and the agents are then network
+	// nodes (actors.Run.Place) whose messages the links may lose or
+	// duplicate.
+	Fleet *systems.Fleet
+	// Agent, if set, chooses the behaviour of agent k given its honest one
+	// whenever the agent is woken: return a to keep it, or another
+	// behaviour (an adversary, a dropout model) to replace it.
 	Agent func(k int, a *Agent) actors.Behaviour
 }
 
 // Spawn creates the actors of a FedAvg run on r — the scheduler, the server
-// and one agent per dataset — and returns the scheduler's ID; start the run
-// with r.Execute(id, &msg.Start{}). The adversaries of Config.Adversary are
-// chosen here, from the run's (fedavg.AdversaryOwner, AdversaryPurpose)
-// stream.
+// and the agents, held lazily: agent k's actor exists while a message to it
+// is in flight or being handled, its state in between is kept by a
+// fedavg.Pool — and returns the scheduler's ID; start the run with
+// r.Execute(id, &msg.Start{}). The adversaries of Config.Adversary are
+// chosen by the pool, from the run's (fedavg.AdversaryOwner,
+// AdversaryPurpose) stream.
 func Spawn(r *actors.Run, s Setup) (actors.ID, error) {
 	cfg := *s.Config
 	p, err := ConfigureServer(&cfg, s.Server, s.ServerParams)
@@ -58,57 +62,97 @@ func Spawn(r *actors.Run, s Setup) (actors.ID, error) {
 	if err := cfg.Validate(); err != nil {
 		return 0, err
 	}
-	s.Config = &cfg
 	server := servers[s.Server]
-	if s.Devices != nil && len(s.Devices) != len(s.Sets) {
-		return 0, fmt.Errorf("%d devices for %d agents", len(s.Devices), len(s.Sets))
+	K := s.Data.Agents()
+	if K > MaxAgents {
+		return 0, fmt.Errorf("%d agents, more than the %d a run may have", K, MaxAgents)
+	}
+	if s.Fleet != nil && s.Fleet.Agents() != K {
+		return 0, fmt.Errorf("devices for %d agents, data for %d", s.Fleet.Agents(), K)
 	}
 	rounds := s.Rounds
-	if s.Config.Async.Mode != fedavg.Sync {
+	if cfg.Async.Mode != fedavg.Sync {
 		rounds = 1 // the asynchronous server finishes after Rounds versions
 	}
 	sched := &actors.Scheduler{Rounds: rounds}
 	schedID := r.Spawn("scheduler", sched)
 	parts := ServerParts{
-		Core:      fedavg.NewServer(s.Config, s.W0, r.Rand(fedavg.ServerName, "participation")),
-		Config:    s.Config,
+		Core:      fedavg.NewServer(&cfg, s.W0, r.Rand(fedavg.ServerName, "participation")),
+		Config:    &cfg,
 		Scheduler: schedID,
-		Agents:    make([]actors.ID, len(s.Sets)),
-		Params:    p,
-		Rounds:    s.Rounds,
+		// The agents come right after the server, in a lazy range.
+		Agents: AgentIDs{First: schedID + 2, Count: K},
+		Params: p,
+		Rounds: s.Rounds,
 	}
-	// The server must exist before the agents (they need its ID) and the
-	// agents before the server runs (it needs theirs); the server is spawned
-	// first and its agent table filled in below.
 	var b actors.Behaviour = &ruleServer{parts}
 	if server.Behaviour != nil {
 		b = server.Behaviour(parts)
 	}
 	serverID := r.Spawn(fedavg.ServerName, b)
 	sched.Targets = []actors.ID{serverID}
-	if s.Devices != nil {
+	if s.Fleet != nil {
 		r.Place(serverID, nil)
 	}
-	bad := cfg.ChooseAdversaries(func() *rand.Rand { return r.Rand(fedavg.AdversaryOwner, fedavg.AdversaryPurpose) }, len(s.Sets))
-	for k, set := range s.Sets {
-		name := fedavg.AgentName(k)
-		a := &Agent{Share: cfg.Share, Server: serverID, GradientTime: s.GradientTime}
-		if bad[k] {
-			a.Adversary, a.AttackStream = cfg.Adversary, r.Rand(name, fedavg.StreamAttack)
-			set = a.Adversary.Poison(set, s.Loss)
-		}
-		a.Core = fedavg.NewAgent(&cfg, set, s.Loss, fedavg.AgentStreams(&cfg, func(purpose string) *rand.Rand { return r.Rand(name, purpose) }))
-		if s.Devices != nil {
-			a.Device = s.Devices[k]
-		}
-		var ab actors.Behaviour = a
-		if s.Agent != nil {
-			ab = s.Agent(k, a)
-		}
-		parts.Agents[k] = r.Spawn(name, ab)
-		if s.Devices != nil {
-			r.Place(parts.Agents[k], s.Devices[k])
-		}
+	agents := &agentRange{pool: fedavg.NewPool(&cfg, s.Data, s.Loss, r.RunSeed(), s.Fleet), share: cfg.Share,
+		server: serverID, gradientTime: s.GradientTime, wrap: s.Agent, awake: map[int]*Agent{}}
+	if first := r.SpawnLazy(K, s.Fleet != nil, agents); first != parts.Agents.First {
+		panic(fmt.Sprintf("fedavg: agents spawned from ID %d, not %d", first, parts.Agents.First))
 	}
 	return schedID, nil
 }
+
+// MaxAgents is the largest number of agents a run may have: actor IDs are
+// 32-bit, and the scheduler and the server take the first two.
+const MaxAgents = math.MaxInt32 - 2
+
+// AgentIDs are the actor IDs of a run's agents, consecutive: agent k's is
+// First + k.
+type AgentIDs struct {
+	First actors.ID
+	Count int
+}
+
+// ID returns agent k's actor ID.
+func (a AgentIDs) ID(k int) actors.ID { return a.First + actors.ID(k) }
+
+// Index returns the agent whose actor ID is id, and whether id is an agent's.
+func (a AgentIDs) Index(id actors.ID) (int, bool) {
+	k := int(id - a.First)
+	return k, id >= a.First && k < a.Count
+}
+
+// agentRange holds a run's agents lazily (actors.Lazy) through the pool.
+type agentRange struct {
+	pool         *fedavg.Pool
+	share        fedavg.Share
+	server       actors.ID
+	gradientTime float64
+	wrap         func(k int, a *Agent) actors.Behaviour
+	awake        map[int]*Agent
+}
+
+// Name implements actors.Lazy.
+func (g *agentRange) Name(k int) string { return fedavg.AgentName(k) }
+
+// Wake implements actors.Lazy.
+func (g *agentRange) Wake(k int) (actors.Behaviour, *systems.Device) {
+	m := g.pool.Wake(k)
+	a := &Agent{Member: m, Share: g.share, Server: g.server, GradientTime: g.gradientTime}
+	g.awake[k] = a
+	var b actors.Behaviour = a
+	if g.wrap != nil {
+		b = g.wrap(k, a)
+	}
+	return b, m.Device
+}
+
+// Park implements actors.Lazy.
+func (g *agentRange) Park(k int, _ actors.Behaviour) {
+	g.pool.Park(g.awake[k].Member)
+	delete(g.awake, k)
+}
+
+// Waiting implements actors.LazyWaiter: the agents that left a task
+// unanswered say so, so that a stalled run names them.
+func (g *agentRange) Waiting() []string { return g.pool.Unanswered() }

@@ -12,6 +12,7 @@ import (
 
 	"maple/actors"
 	"maple/actors/msg"
+	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/systems"
 	"maple/internal/params"
@@ -61,8 +62,8 @@ func systemsRunWith(t *testing.T, cfg fedavg.Config, m *systems.Model, server st
 	r := actors.NewRun(actors.Options{RunSeed: seed, Observer: recorder{rec},
 		Timing: actors.Timing{Latency: m.Latency, Jitter: m.Jitter, Bandwidth: m.Bandwidth, Loss: m.Loss, Duplicate: m.Duplicate}})
 	defer r.Close()
-	sched, err := Spawn(r, Setup{Config: &cfg, Sets: sets, Loss: l, W0: make([]float64, 3), Rounds: rounds,
-		Server: server, ServerParams: p, Devices: m.Devices(seed, cfg.Agents, fedavg.AgentName)})
+	sched, err := Spawn(r, Setup{Config: &cfg, Data: data.Sets(sets), Loss: l, W0: make([]float64, 3), Rounds: rounds,
+		Server: server, ServerParams: p, Fleet: m.Fleet(seed, cfg.Agents, fedavg.AgentName)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func simulate(t *testing.T, cfg fedavg.Config, m *systems.Model, server string, 
 	if _, err := ConfigureServer(&cfg, server, p); err != nil {
 		t.Fatal(err)
 	}
-	return rec, fedavg.Simulate(cfg, sets, l, make([]float64, 3), seed, rounds, fedavg.SimOptions{Model: m, Observe: rec.observe})
+	return rec, fedavg.Simulate(cfg, data.Sets(sets), l, make([]float64, 3), seed, rounds, fedavg.SimOptions{Model: m, Observe: rec.observe})
 }
 
 func baseConfig() fedavg.Config {
@@ -114,10 +115,10 @@ func TestZeroFaultsChangeNothing(t *testing.T) {
 	}
 	sets, l := regression(t, cfg.Agents)
 	var want [][]float64
-	if err := fedavg.Reference(cfg, sets, l, make([]float64, 3), 3, 15, func(_ int, w []float64) { want = append(want, slices.Clone(w)) }); err != nil {
+	if err := fedavg.Reference(cfg, data.Sets(sets), l, make([]float64, 3), 3, 15, func(_ int, w []float64) { want = append(want, slices.Clone(w)) }); err != nil {
 		t.Fatal(err)
 	}
-	plain := runActors(t, Setup{Config: &cfg, Sets: sets, Loss: l, W0: make([]float64, 3), Rounds: 15, Server: "mean", GradientTime: 0.001}, 3)
+	plain := runActors(t, Setup{Config: &cfg, Data: data.Sets(sets), Loss: l, W0: make([]float64, 3), Rounds: 15, Server: "mean", GradientTime: 0.001}, 3)
 	for i := range want {
 		if !slices.Equal(got.models[i], want[i]) || !slices.Equal(sim.models[i], want[i]) || !slices.Equal(plain[i], want[i]) {
 			t.Fatalf("round %d: actors with devices %v, simulation %v, plain actors %v, reference %v", i+1, got.models[i], sim.models[i], plain[i], want[i])
@@ -131,7 +132,8 @@ func TestZeroFaultsChangeNothing(t *testing.T) {
 // Under every fault and time feature at once, for each collection policy and
 // asynchronous server, the actor run and the event-driven reference agree
 // exactly: the same models, the same virtual times, the same counts of
-// dropped, late, lost and duplicated messages.
+// dropped, late, lost and duplicated messages — whether the agents are kept
+// in memory between their tasks or parked and rebuilt (fedavg.Pool).
 func TestActorRunMatchesSimulationUnderFaults(t *testing.T) {
 	type variant struct {
 		name   string
@@ -160,36 +162,54 @@ func TestActorRunMatchesSimulationUnderFaults(t *testing.T) {
 		}},
 	} {
 		t.Run(v.name, func(t *testing.T) {
-			cfg := baseConfig()
-			v.edit(&cfg)
-			got, err := systemsRunWith(t, cfg, hostile(), v.server, v.params, 25, 11)
-			var f *actors.Failure
-			if errors.As(err, &f) {
-				t.Log(f.Stack)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := simulate(t, cfg, hostile(), v.server, v.params, 25, 11)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got.models) != 25 || len(want.models) != 25 {
-				t.Fatalf("%d and %d models, want 25", len(got.models), len(want.models))
-			}
-			for i := range want.models {
-				if !slices.Equal(got.models[i], want.models[i]) || got.times[i] != want.times[i] {
-					t.Fatalf("update %d: actors %v at %v, simulation %v at %v", i+1, got.models[i], got.times[i], want.models[i], want.times[i])
+			var kept *record
+			for _, hold := range []fedavg.Holding{fedavg.HoldKeep, fedavg.HoldPark} {
+				cfg := baseConfig()
+				cfg.Hold = hold
+				v.edit(&cfg)
+				got := compareWithSimulation(t, cfg, v.server, v.params)
+				if kept == nil {
+					kept = got
+				} else if fmt.Sprint(got) != fmt.Sprint(kept) {
+					t.Errorf("parked agents: %v\nkept agents: %v", got, kept)
 				}
-			}
-			if fmt.Sprint(got.events) != fmt.Sprint(want.events) {
-				t.Errorf("events: actors %v, simulation %v", got.events, want.events)
-			}
-			if got.events[fedavg.ObsDropped] == 0 || got.events[fedavg.ObsLost] == 0 {
-				t.Errorf("events %v: the hostile model should drop agents and lose messages", got.events)
 			}
 		})
 	}
+}
+
+// compareWithSimulation runs cfg for 25 rounds under the hostile model on
+// the actor engine and on the event-driven reference, fails unless they
+// agree exactly, and returns what they observed.
+func compareWithSimulation(t *testing.T, cfg fedavg.Config, server string, p params.Values) *record {
+	t.Helper()
+	got, err := systemsRunWith(t, cfg, hostile(), server, p, 25, 11)
+	var f *actors.Failure
+	if errors.As(err, &f) {
+		t.Log(f.Stack)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := simulate(t, cfg, hostile(), server, p, 25, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.models) != 25 || len(want.models) != 25 {
+		t.Fatalf("%d and %d models, want 25", len(got.models), len(want.models))
+	}
+	for i := range want.models {
+		if !slices.Equal(got.models[i], want.models[i]) || got.times[i] != want.times[i] {
+			t.Fatalf("update %d: actors %v at %v, simulation %v at %v", i+1, got.models[i], got.times[i], want.models[i], want.times[i])
+		}
+	}
+	if fmt.Sprint(got.events) != fmt.Sprint(want.events) {
+		t.Errorf("events: actors %v, simulation %v", got.events, want.events)
+	}
+	if got.events[fedavg.ObsDropped] == 0 || got.events[fedavg.ObsLost] == 0 {
+		t.Errorf("events %v: the hostile model should drop agents and lose messages", got.events)
+	}
+	return got
 }
 
 // Under wait-all, an agent that drops out stalls the round: the run fails
@@ -222,7 +242,7 @@ func TestDeadlineShorterThanComputeIsReported(t *testing.T) {
 	rec := &record{}
 	r := actors.NewRun(actors.Options{RunSeed: 1, Observer: recorder{rec}})
 	defer r.Close()
-	sched, err := Spawn(r, Setup{Config: &cfg, Sets: sets, Loss: l, W0: make([]float64, 3), Rounds: 6, Server: "mean", Devices: m.Devices(1, cfg.Agents, fedavg.AgentName)})
+	sched, err := Spawn(r, Setup{Config: &cfg, Data: data.Sets(sets), Loss: l, W0: make([]float64, 3), Rounds: 6, Server: "mean", Fleet: m.Fleet(1, cfg.Agents, fedavg.AgentName)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +278,7 @@ func TestFedBuffWithEqualComputeTimesIsSynchronous(t *testing.T) {
 	m := &systems.Model{Latency: 0.1, Compute: systems.Compute{Kind: systems.Fixed, Value: 0.5}}
 	sets, l := regression(t, cfg.Agents)
 	var want [][]float64
-	if err := fedavg.Reference(cfg, sets, l, make([]float64, 3), 9, 30, func(_ int, w []float64) { want = append(want, slices.Clone(w)) }); err != nil {
+	if err := fedavg.Reference(cfg, data.Sets(sets), l, make([]float64, 3), 9, 30, func(_ int, w []float64) { want = append(want, slices.Clone(w)) }); err != nil {
 		t.Fatal(err)
 	}
 	for _, server := range []string{"fedbuff", "fedasync"} {
@@ -280,7 +300,7 @@ func TestFedBuffWithEqualComputeTimesIsSynchronous(t *testing.T) {
 			one := cfg
 			one.Participants = 1
 			ref = nil
-			if err := fedavg.Reference(one, sets, l, make([]float64, 3), 9, 30, func(_ int, w []float64) { ref = append(ref, slices.Clone(w)) }); err != nil {
+			if err := fedavg.Reference(one, data.Sets(sets), l, make([]float64, 3), 9, 30, func(_ int, w []float64) { ref = append(ref, slices.Clone(w)) }); err != nil {
 				t.Fatal(err)
 			}
 		}

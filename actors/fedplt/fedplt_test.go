@@ -36,7 +36,7 @@ func problem(t testing.TB, agents, q, dim int) (*fedplt.Problem, []float64) {
 func config(t testing.TB, m fedplt.Method, p *fedplt.Problem, edit func(*fedplt.Config)) *fedplt.Config {
 	t.Helper()
 	n := len(p.Sets)
-	cfg := &fedplt.Config{Method: m, Agents: n, Epochs: 5, Rho: 1, Solvers: make([]fedplt.Solver, n),
+	cfg := &fedplt.Config{Method: m, Agents: n, Epochs: 5, Rho: 1, Solvers: same(n, "gd", fedplt.GD{}),
 		Costs: fedplt.Costs{Gradient: 1, Communication: 10}, FedPDEta: 1, TamunaEta: 0.2, LEDBeta: 0.1,
 		FiveGCS: fedplt.FiveGCSParams{Tau: 1, Gamma: 1 / float64(n), Mu: float64(n) * p.Moduli.Low}}
 	if edit != nil {
@@ -97,18 +97,18 @@ func TestActorRunMatchesReference(t *testing.T) {
 		{"fed-plt/subset-agd", fedplt.PLT, func(c *fedplt.Config) {
 			subset(c)
 			for i := range c.Solvers {
-				c.Solvers[i].Kind = fedplt.AGD
+				c.Solvers[i] = fedplt.Solver{Name: "agd", Rule: fedplt.AGD{}}
 			}
 		}},
 		{"fed-plt/mixed-solvers", fedplt.PLT, func(c *fedplt.Config) {
-			c.Solvers[1] = fedplt.Solver{Kind: fedplt.SGD, Batch: 5}
-			c.Solvers[2] = fedplt.Solver{Kind: fedplt.NoisyGD, Noise: 0.01, Clip: 2}
-			c.Solvers[3] = fedplt.Solver{Kind: fedplt.AGD}
+			c.Solvers[1] = fedplt.Solver{Name: "sgd", Rule: fedplt.SGD{Batch: 5}}
+			c.Solvers[2] = fedplt.Solver{Name: "noisy-gd", Rule: fedplt.NoisyGD{Noise: 0.01, Clip: 2}}
+			c.Solvers[3] = fedplt.Solver{Name: "agd", Rule: fedplt.AGD{}}
 		}},
 		{"fed-plt/prior-noisy", fedplt.PLT, func(c *fedplt.Config) {
 			c.Init = fedplt.PriorInit
 			for i := range c.Solvers {
-				c.Solvers[i] = fedplt.Solver{Kind: fedplt.NoisyGD, Noise: 0.01}
+				c.Solvers[i] = fedplt.Solver{Name: "noisy-gd", Rule: fedplt.NoisyGD{Noise: 0.01}}
 			}
 		}},
 		{"fed-plt/l1", fedplt.PLT, func(c *fedplt.Config) { c.Prox = fedplt.Prox{Kind: fedplt.L1, Weight: 0.5} }},
@@ -121,7 +121,7 @@ func TestActorRunMatchesReference(t *testing.T) {
 		{"5gcs/subset-agd", fedplt.FiveGCS, func(c *fedplt.Config) {
 			subset(c)
 			for i := range c.Solvers {
-				c.Solvers[i].Kind = fedplt.AGD
+				c.Solvers[i] = fedplt.Solver{Name: "agd", Rule: fedplt.AGD{}}
 			}
 		}},
 	}
@@ -204,4 +204,13 @@ func TestInactiveAgentsSendNothing(t *testing.T) {
 			t.Errorf("round %d: %d agents exchanged messages, want the 3 active ones", k, len(agentMessages[k]))
 		}
 	}
+}
+
+// same returns n copies of the local solver rule registered as name.
+func same(n int, name string, rule fedplt.LocalSolver) []fedplt.Solver {
+	s := make([]fedplt.Solver, n)
+	for i := range s {
+		s[i] = fedplt.Solver{Name: name, Rule: rule}
+	}
+	return s
 }

@@ -77,7 +77,7 @@ func Spawn(r *actors.Run, s Setup) (actors.ID, error) {
 			ServerParts: afedavg.ServerParts{
 				Core:   fedavg.NewServer(&fed, s.W0, r.Rand(graphfl.ServerName(p, P), graphfl.StreamParticipation)),
 				Config: &fed,
-				Agents: make([]actors.ID, K),
+				Agents: afedavg.AgentIDs{Count: K},
 			},
 			Exchange: x, Servers: P,
 		}
@@ -94,8 +94,11 @@ func Spawn(r *actors.Run, s Setup) (actors.ID, error) {
 	}
 	for j, core := range clients {
 		p, k := j/K, j%K
-		b := &afedavg.Agent{Core: core, Share: fed.Share, Server: sched.Targets[p], GradientTime: s.GradientTime}
-		servers[p].Agents[k] = r.Spawn(graphfl.ClientName(p, k, K), b)
+		b := &afedavg.Agent{Member: &fedavg.Member{K: k, Core: core}, Share: fed.Share, Server: sched.Targets[p], GradientTime: s.GradientTime}
+		id := r.Spawn(graphfl.ClientName(p, k, K), b)
+		if k == 0 {
+			servers[p].Agents.First = id // a server's clients are spawned one after another
+		}
 	}
 	return schedID, nil
 }

@@ -109,10 +109,19 @@ const maxWeightScale = 1e3
 const calibrationSamples = 1 << 15
 
 // Click generates the K sparse local datasets, the clean test set and the true
-// model w⋆ (bias included) of one run; c must be valid. Streams are those of
-// Logistic: ("data", "global") for w⋆ and the calibration, ("data", "agent/k")
-// for agent k, ("data", "test") for the test set.
+// model w⋆ (bias included) of one run; c must be valid: every dataset of
+// ClickSource, in memory.
 func Click(c ClickConfig, runSeed uint64) (sets []*Set, test *Set, wStar []float64) {
+	src, test, wStar := ClickSource(c, runSeed)
+	return Collect(src), test, wStar
+}
+
+// ClickSource returns the sparse local datasets of one run as a Source that
+// draws each when asked, the clean test set and the true model w⋆ (bias
+// included); c must be valid. Streams are those of Logistic: ("data",
+// "global") for w⋆ and the calibration, ("data", "agent/k") for agent k,
+// ("data", "test") for the test set.
+func ClickSource(c ClickConfig, runSeed uint64) (src Source, test *Set, wStar []float64) {
 	global := rng.New(runSeed, "data", "global")
 	wStar = make([]float64, c.Dim)
 	for j := range wStar {
@@ -123,15 +132,29 @@ func Click(c ClickConfig, runSeed uint64) (sets []*Set, test *Set, wStar []float
 	for j := fields.start[0]; j < fields.start[1]; j++ {
 		wStar[j] += bias
 	}
-	sets = make([]*Set, c.Agents)
-	for k := range sets {
-		r := rng.New(runSeed, "data", fmt.Sprintf("agent/%d", k))
-		n := sampleCount(r, c.SamplesMin, c.SamplesMax)
-		sd := math.Sqrt(uniformIn(r, c.NoiseVarMin, c.NoiseVarMax))
-		sets[k] = clickSamples(n, newFieldSampler(c, r).skewed(c.Skew), wStar, sd)
-	}
 	test = clickSamples(c.TestSamples, newFieldSampler(c, rng.New(runSeed, "data", "test")), wStar, 0)
-	return sets, test, wStar
+	return &click{c: c, runSeed: runSeed, wStar: wStar}, test, wStar
+}
+
+// click is the Source of ClickSource.
+type click struct {
+	c       ClickConfig
+	runSeed uint64
+	wStar   []float64
+}
+
+// Agents implements Source.
+func (g *click) Agents() int { return g.c.Agents }
+
+// Set implements Source.
+func (g *click) Set(k int) *Set {
+	c := &g.c
+	pr := agentRand(g.runSeed, k)
+	defer pr.release()
+	r := pr.Rand
+	n := sampleCount(r, c.SamplesMin, c.SamplesMax)
+	sd := math.Sqrt(uniformIn(r, c.NoiseVarMin, c.NoiseVarMax))
+	return clickSamples(n, newFieldSampler(*c, r).skewed(c.Skew), g.wStar, sd)
 }
 
 // laplace draws from the standard Laplace distribution (density e^{−|x|}/2).

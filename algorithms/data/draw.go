@@ -52,3 +52,19 @@ func checkRange(field string, lo, hi, top float64) error {
 	}
 	return fmt.Errorf("%s: need 0 ≤ min ≤ max < %v, got [%v, %v]", field, top, lo, hi)
 }
+
+// newDense returns a dense set of n samples of dim features, zero, its
+// features and targets in one allocation.
+func newDense(n, dim int) *Set {
+	buf := make([]float64, n*dim+n)
+	return &Set{Dim: dim, X: buf[: n*dim : n*dim], Y: buf[n*dim:]}
+}
+
+// scratch returns a vector of length n: stack if it is long enough, a new
+// one otherwise.
+func scratch(stack []float64, n int) []float64 {
+	if n <= len(stack) {
+		return stack[:n]
+	}
+	return make([]float64, n)
+}

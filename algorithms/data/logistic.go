@@ -87,32 +87,56 @@ func (c LogisticConfig) Validate() error {
 }
 
 // Logistic generates the K local datasets, the clean test set and the true
-// model w⋆ of one run; c must be valid. As in Regression, agent k draws from
-// the stream ("data", "agent/k") and the shared quantities from ("data",
-// "global"), so an agent's data do not depend on the number of agents; the test
-// set comes from ("data", "test").
+// model w⋆ of one run; c must be valid: every dataset of LogisticSource, in
+// memory.
 func Logistic(c LogisticConfig, runSeed uint64) (sets []*Set, test *Set, wStar []float64) {
+	src, test, wStar := LogisticSource(c, runSeed)
+	return Collect(src), test, wStar
+}
+
+// LogisticSource returns the local datasets of one run as a Source that
+// draws each when asked, the clean test set and the true model w⋆; c must be
+// valid. As in Regression, agent k draws from the stream ("data",
+// "agent/k") and the shared quantities from ("data", "global"), so an
+// agent's data do not depend on the number of agents; the test set comes
+// from ("data", "test").
+func LogisticSource(c LogisticConfig, runSeed uint64) (src Source, test *Set, wStar []float64) {
 	global := rng.New(runSeed, "data", "global")
 	ref := covarianceFactor(c.Dim, c.CovScale, global)
 	wStar = scaledModel(c.Dim, ref, c.ScoreSD, global)
-	sets = make([]*Set, c.Agents)
-	for k := range sets {
-		r := rng.New(runSeed, "data", fmt.Sprintf("agent/%d", k))
-		factor := ref
-		if !c.SharedCovariance {
-			factor = covarianceFactor(c.Dim, c.CovScale, r)
-		}
-		n := sampleCount(r, c.SamplesMin, c.SamplesMax)
-		mean := make([]float64, c.Dim)
-		for j := range mean {
-			mean[j] = c.MeanShift * r.NormFloat64()
-		}
-		flip := uniformIn(r, c.FlipMin, c.FlipMax)
-		sets[k] = logisticSamples(n, factor, mean, wStar, flip, r)
-	}
 	noShift := make([]float64, c.Dim)
 	test = logisticSamples(c.TestSamples, ref, noShift, wStar, 0, rng.New(runSeed, "data", "test"))
-	return sets, test, wStar
+	return &logistic{c: c, runSeed: runSeed, ref: ref, wStar: wStar}, test, wStar
+}
+
+// logistic is the Source of LogisticSource.
+type logistic struct {
+	c       LogisticConfig
+	runSeed uint64
+	ref     []float64 // the reference covariance factor L_0
+	wStar   []float64
+}
+
+// Agents implements Source.
+func (g *logistic) Agents() int { return g.c.Agents }
+
+// Set implements Source.
+func (g *logistic) Set(k int) *Set {
+	c := &g.c
+	pr := agentRand(g.runSeed, k)
+	defer pr.release()
+	r := pr.Rand
+	factor := g.ref
+	if !c.SharedCovariance {
+		factor = covarianceFactor(c.Dim, c.CovScale, r)
+	}
+	n := sampleCount(r, c.SamplesMin, c.SamplesMax)
+	mean := make([]float64, c.Dim)
+	for j := range mean {
+		mean[j] = c.MeanShift * r.NormFloat64()
+	}
+	flip := uniformIn(r, c.FlipMin, c.FlipMax)
+	return logisticSamples(n, factor, mean, g.wStar, flip, r)
 }
 
 // scaledModel draws a direction w ~ N(0, I) and scales it so that the score
@@ -136,8 +160,9 @@ func scaledModel(dim int, factor []float64, sd float64, r *rand.Rand) []float64 
 // y ~ P(y | x) = σ(y·xᵀw⋆) flipped with probability flip.
 func logisticSamples(n int, factor, mean, wStar []float64, flip float64, r *rand.Rand) *Set {
 	dim := len(wStar)
-	s := &Set{Dim: dim, X: make([]float64, n*dim), Y: make([]float64, n)}
-	z := make([]float64, dim)
+	s := newDense(n, dim)
+	var stack [16]float64
+	z := scratch(stack[:], dim)
 	for i := 0; i < n; i++ {
 		row := s.Row(i)
 		gaussianRow(row, factor, mean, z, r)

@@ -53,25 +53,46 @@ func (c MixtureConfig) Validate() error {
 }
 
 // Mixture generates the local datasets and the test set (nil when
-// TestSamples is 0) of one run; c must be valid. Agent k draws from the stream
-// ("data", "agent/k"), so its data do not depend on the number of agents; the
-// test set comes from ("data", "test").
+// TestSamples is 0) of one run; c must be valid: every dataset of
+// MixtureSource, in memory.
 func Mixture(c MixtureConfig, runSeed uint64) (sets []*Set, test *Set) {
-	sets = make([]*Set, c.Agents)
-	for k := range sets {
-		r := rng.New(runSeed, "data", fmt.Sprintf("agent/%d", k))
-		sets[k] = mixtureSamples(c, sampleCount(r, c.SamplesMin, c.SamplesMax), r)
-	}
+	src, test := MixtureSource(c, runSeed)
+	return Collect(src), test
+}
+
+// MixtureSource returns the local datasets of one run as a Source that draws
+// each when asked, and the test set (nil when TestSamples is 0); c must be
+// valid. Agent k draws from the stream ("data", "agent/k"), so its data do
+// not depend on the number of agents; the test set comes from ("data",
+// "test").
+func MixtureSource(c MixtureConfig, runSeed uint64) (src Source, test *Set) {
 	if c.TestSamples > 0 {
 		test = mixtureSamples(c, c.TestSamples, rng.New(runSeed, "data", "test"))
 	}
-	return sets, test
+	return &mixture{c: c, runSeed: runSeed}, test
+}
+
+// mixture is the Source of MixtureSource.
+type mixture struct {
+	c       MixtureConfig
+	runSeed uint64
+}
+
+// Agents implements Source.
+func (g *mixture) Agents() int { return g.c.Agents }
+
+// Set implements Source.
+func (g *mixture) Set(k int) *Set {
+	pr := agentRand(g.runSeed, k)
+	defer pr.release()
+	r := pr.Rand
+	return mixtureSamples(g.c, sampleCount(r, g.c.SamplesMin, g.c.SamplesMax), r)
 }
 
 // mixtureSamples draws n labelled samples: first the label, then the
 // features of its class.
 func mixtureSamples(c MixtureConfig, n int, r *rand.Rand) *Set {
-	s := &Set{Dim: c.Dim, X: make([]float64, n*c.Dim), Y: make([]float64, n)}
+	s := newDense(n, c.Dim)
 	sd := math.Sqrt(c.Variance)
 	for i := range n {
 		y := -1.0

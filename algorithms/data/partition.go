@@ -3,6 +3,7 @@ package data
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -269,13 +270,6 @@ type Spread struct {
 	Max    float64 `json:"max"`
 }
 
-// spreadOf returns the spread of values (sorted in place).
-func spreadOf(values []float64) Spread {
-	slices.Sort(values)
-	n := len(values)
-	return Spread{Min: values[0], Median: (values[(n-1)/2] + values[n/2]) / 2, Max: values[n-1]}
-}
-
 // PartitionSummary describes how the samples are spread over the agents, for
 // the run summary and `maple data`.
 type PartitionSummary struct {
@@ -295,31 +289,76 @@ type PartitionSummary struct {
 // Summarize describes the agents' datasets sets and the test set (nil for
 // none). With classes, labels are classes and the summary counts them.
 func Summarize(sets []*Set, test *Set, classes bool) PartitionSummary {
-	s := PartitionSummary{Agents: len(sets)}
-	if test != nil {
-		s.Test = test.Len()
+	var s Summary
+	for _, set := range sets {
+		s.Add(set, classes)
 	}
-	sizes := make([]float64, len(sets))
-	for k, set := range sets {
-		sizes[k] = float64(set.Len())
-		s.Train += set.Len()
+	return s.Summary(test, classes)
+}
+
+// Summary accumulates the PartitionSummary of datasets added one at a time,
+// for sources too large to hold (Source): it keeps how many agents have each
+// sample count and each number of distinct classes, and the classes seen,
+// not the datasets.
+type Summary struct {
+	agents, train int
+	sizes         map[int]int      // agents by number of samples
+	counts        map[int]int      // agents by number of distinct classes
+	labels        map[float64]bool // the classes of all agents
+}
+
+// Add adds one agent's dataset; with classes, its labels are classes and
+// counted.
+func (s *Summary) Add(set *Set, classes bool) {
+	if s.sizes == nil {
+		s.sizes, s.counts, s.labels = map[int]int{}, map[int]int{}, map[float64]bool{}
 	}
-	s.Samples = spreadOf(sizes)
+	s.agents++
+	s.train += set.Len()
+	s.sizes[set.Len()]++
 	if !classes {
-		return s
+		return
 	}
-	counts := make([]float64, len(sets))
-	var all []float64
-	for k, set := range sets {
-		labels := slices.Clone(set.Y)
-		slices.Sort(labels)
-		labels = slices.Compact(labels)
-		counts[k] = float64(len(labels))
-		all = append(all, labels...)
+	labels := slices.Clone(set.Y)
+	slices.Sort(labels)
+	labels = slices.Compact(labels)
+	s.counts[len(labels)]++
+	for _, y := range labels {
+		s.labels[y] = true
 	}
-	slices.Sort(all)
-	s.Total = len(slices.Compact(all))
-	spread := spreadOf(counts)
-	s.Classes = &spread
-	return s
+}
+
+// Summary returns the summary of the datasets added and the test set (nil
+// for none); classes must be what Add was given.
+func (s *Summary) Summary(test *Set, classes bool) PartitionSummary {
+	ps := PartitionSummary{Agents: s.agents, Train: s.train}
+	if test != nil {
+		ps.Test = test.Len()
+	}
+	ps.Samples = spreadOf(s.sizes, s.agents)
+	if !classes {
+		return ps
+	}
+	ps.Total = len(s.labels)
+	spread := spreadOf(s.counts, s.agents)
+	ps.Classes = &spread
+	return ps
+}
+
+// spreadOf returns the spread of n values given by how many times each
+// occurs: the minimum, the median (the mean of the two middle values when n
+// is even) and the maximum.
+func spreadOf(times map[int]int, n int) Spread {
+	values := slices.Sorted(maps.Keys(times))
+	// at returns the value of rank i (from 0) of the sorted values.
+	at := func(i int) float64 {
+		for _, v := range values {
+			if i < times[v] {
+				return float64(v)
+			}
+			i -= times[v]
+		}
+		return math.NaN() // i ≥ n: not called
+	}
+	return Spread{Min: float64(values[0]), Median: (at((n-1)/2) + at(n/2)) / 2, Max: float64(values[len(values)-1])}
 }

@@ -52,11 +52,19 @@ func (c RegressionConfig) Validate() error {
 	return nil
 }
 
-// Regression generates the K local datasets and the true model w⋆ of one run.
-// Agent k's data come from the stream ("data", "agent/k") and the shared
-// quantities (w⋆, a shared R_u) from ("data", "global"), so an agent's data do
-// not depend on how many other agents there are.
+// Regression generates the K local datasets and the true model w⋆ of one run:
+// every dataset of RegressionSource, in memory.
 func Regression(c RegressionConfig, runSeed uint64) (sets []*Set, wStar []float64) {
+	src, wStar := RegressionSource(c, runSeed)
+	return Collect(src), wStar
+}
+
+// RegressionSource returns the local datasets of one run as a Source that
+// draws each when asked, and the true model w⋆. Agent k's data come from the
+// stream ("data", "agent/k") and the shared quantities (w⋆, a shared R_u)
+// from ("data", "global"), so an agent's data do not depend on how many
+// other agents there are, nor on which were drawn before.
+func RegressionSource(c RegressionConfig, runSeed uint64) (src Source, wStar []float64) {
 	global := rng.New(runSeed, "data", "global")
 	wStar = make([]float64, c.Dim)
 	for j := range wStar {
@@ -66,18 +74,33 @@ func Regression(c RegressionConfig, runSeed uint64) (sets []*Set, wStar []float6
 	if c.SharedCovariance {
 		shared = covarianceFactor(c.Dim, c.CovScale, global)
 	}
-	sets = make([]*Set, c.Agents)
-	for k := range sets {
-		r := rng.New(runSeed, "data", fmt.Sprintf("agent/%d", k))
-		factor := shared
-		if factor == nil {
-			factor = covarianceFactor(c.Dim, c.CovScale, r)
-		}
-		n := c.SamplesMin + r.IntN(c.SamplesMax-c.SamplesMin+1)
-		noiseSD := math.Sqrt(c.NoiseVarMin + (c.NoiseVarMax-c.NoiseVarMin)*r.Float64())
-		sets[k] = linearSamples(n, factor, wStar, noiseSD, r)
+	return &regression{c: c, runSeed: runSeed, wStar: wStar, shared: shared}, wStar
+}
+
+// regression is the Source of RegressionSource.
+type regression struct {
+	c       RegressionConfig
+	runSeed uint64
+	wStar   []float64
+	shared  []float64 // the shared covariance factor, nil for one per agent
+}
+
+// Agents implements Source.
+func (g *regression) Agents() int { return g.c.Agents }
+
+// Set implements Source.
+func (g *regression) Set(k int) *Set {
+	c := &g.c
+	pr := agentRand(g.runSeed, k)
+	defer pr.release()
+	r := pr.Rand
+	factor := g.shared
+	if factor == nil {
+		factor = covarianceFactor(c.Dim, c.CovScale, r)
 	}
-	return sets, wStar
+	n := c.SamplesMin + r.IntN(c.SamplesMax-c.SamplesMin+1)
+	noiseSD := math.Sqrt(c.NoiseVarMin + (c.NoiseVarMax-c.NoiseVarMin)*r.Float64())
+	return linearSamples(n, factor, g.wStar, noiseSD, r)
 }
 
 // covarianceFactor draws the lower-triangular factor L (row-major, Dim×Dim).
@@ -95,8 +118,9 @@ func covarianceFactor(dim int, scale float64, r *rand.Rand) []float64 {
 // linearSamples draws n samples u = L z, z ~ N(0, I), d = uᵀw⋆ + noiseSD·N(0,1).
 func linearSamples(n int, factor, wStar []float64, noiseSD float64, r *rand.Rand) *Set {
 	dim := len(wStar)
-	s := &Set{Dim: dim, X: make([]float64, n*dim), Y: make([]float64, n)}
-	z := make([]float64, dim)
+	s := newDense(n, dim)
+	var stack [16]float64
+	z := scratch(stack[:], dim)
 	for i := 0; i < n; i++ {
 		for j := range z {
 			z[j] = r.NormFloat64()

@@ -26,13 +26,13 @@ type AsyncServer struct {
 	cfg     *Config
 	model   []float64
 	version int
-	busy    []int // per agent: the version it trains on, −1 when idle
-	active  int   // busy agents
+	busy    map[int]int // the agents training, with the version they train on
+	active  int         // busy agents
 	sent    map[int]*sentModel
 	buf     []BufferedUpdate
 	spare   [][]float64 // recycled Δ buffers
 	rand    *rand.Rand
-	idle    []int
+	ranked  []int // the busy agents, ascending
 	picks   []int
 	out     []int
 }
@@ -47,11 +47,7 @@ type sentModel struct {
 // NewAsyncServer returns an asynchronous server holding a copy of w0 that
 // draws clients from r (its "participation" stream).
 func NewAsyncServer(cfg *Config, w0 []float64, r *rand.Rand) *AsyncServer {
-	s := &AsyncServer{cfg: cfg, model: slices.Clone(w0), busy: make([]int, cfg.Agents), sent: map[int]*sentModel{}, rand: r}
-	for k := range s.busy {
-		s.busy[k] = -1
-	}
-	return s
+	return &AsyncServer{cfg: cfg, model: slices.Clone(w0), busy: map[int]int{}, sent: map[int]*sentModel{}, rand: r}
 }
 
 // Model returns the current model; copy it before sending it.
@@ -68,23 +64,31 @@ func (s *AsyncServer) Start() []int { return s.Dispatch() }
 // on the current version; it returns them in ascending order (the slice is
 // reused). The draw is sampling without replacement among the idle agents
 // in ascending order, so that with every agent idle it is the synchronous
-// server's draw.
+// server's draw. The i-th idle agent is found by stepping over the busy
+// ones, so that a dispatch costs time in the number of busy agents, not in
+// the number of agents.
 func (s *AsyncServer) Dispatch() []int {
 	n := min(s.cfg.Participants-s.active, s.cfg.Agents-s.active)
 	s.out = s.out[:0]
 	if n <= 0 {
 		return s.out
 	}
-	s.idle = s.idle[:0]
-	for k, v := range s.busy {
-		if v < 0 {
-			s.idle = append(s.idle, k)
-		}
+	s.ranked = s.ranked[:0]
+	for k := range s.busy {
+		s.ranked = append(s.ranked, k)
 	}
+	slices.Sort(s.ranked)
 	s.picks = slices.Grow(s.picks[:0], n)[:n]
-	sampling.WithoutReplacement(s.picks, len(s.idle), s.rand)
+	sampling.WithoutReplacement(s.picks, s.cfg.Agents-s.active, s.rand)
 	for _, i := range s.picks {
-		s.out = append(s.out, s.idle[i])
+		k := i // the i-th idle agent: i plus the busy agents up to it
+		for _, b := range s.ranked {
+			if b > k {
+				break
+			}
+			k++
+		}
+		s.out = append(s.out, k)
 	}
 	slices.Sort(s.out)
 	for _, k := range s.out {
@@ -105,17 +109,19 @@ func (s *AsyncServer) Dispatch() []int {
 // Waiting reports whether agent is training on version: a reply from it for
 // that version is expected.
 func (s *AsyncServer) Waiting(agent, version int) bool {
-	return agent >= 0 && agent < len(s.busy) && s.busy[agent] == version && version >= 0
+	v, ok := s.busy[agent]
+	return ok && v == version && version >= 0
 }
 
 // Busy lists the agents training, ascending, with the versions they train
 // on.
 func (s *AsyncServer) Busy() (agents, versions []int) {
-	for k, v := range s.busy {
-		if v >= 0 {
-			agents = append(agents, k)
-			versions = append(versions, v)
-		}
+	for k := range s.busy {
+		agents = append(agents, k)
+	}
+	slices.Sort(agents)
+	for _, k := range agents {
+		versions = append(versions, s.busy[k])
 	}
 	return agents, versions
 }
@@ -179,7 +185,7 @@ func (s *AsyncServer) Abandon(agent, version int) bool {
 }
 
 func (s *AsyncServer) release(agent int) {
-	s.busy[agent] = -1
+	delete(s.busy, agent)
 	s.active--
 }
 

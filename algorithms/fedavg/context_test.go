@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"maple/algorithms/data"
 	"maple/algorithms/loss"
 	"maple/algorithms/optimum"
 )
@@ -38,11 +39,11 @@ func TestImportanceSamplingObservesInterruption(t *testing.T) {
 	w0 := make([]float64, 2)
 	trace := func(ctx context.Context) ([][]float64, error) {
 		var ws [][]float64
-		err := ReferenceContext(ctx, cfg, sets, l, w0, 7, rounds, func(_ int, w []float64) { ws = append(ws, slices.Clone(w)) })
+		err := ReferenceContext(ctx, cfg, data.Sets(sets), l, w0, 7, rounds, func(_ int, w []float64) { ws = append(ws, slices.Clone(w)) })
 		return ws, err
 	}
 	var want [][]float64
-	if err := Reference(cfg, sets, l, w0, 7, rounds, func(_ int, w []float64) { want = append(want, slices.Clone(w)) }); err != nil {
+	if err := Reference(cfg, data.Sets(sets), l, w0, 7, rounds, func(_ int, w []float64) { want = append(want, slices.Clone(w)) }); err != nil {
 		t.Fatal(err)
 	}
 	got, err := trace(context.Background())
@@ -60,11 +61,11 @@ func TestImportanceSamplingObservesInterruption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, o := NoiseBound(&cfg, sets, l, wOpt, 7)
-	if gu, gotO, err := NoiseBoundContext(context.Background(), &cfg, sets, l, wOpt, 7); err != nil || gu != u || gotO != o {
+	u, o := NoiseBound(&cfg, data.Sets(sets), l, wOpt, 7)
+	if gu, gotO, err := NoiseBoundContext(context.Background(), &cfg, data.Sets(sets), l, wOpt, 7); err != nil || gu != u || gotO != o {
 		t.Errorf("NoiseBoundContext = %v, %v, %v; NoiseBound = %v, %v", gu, gotO, err, u, o)
 	}
-	if _, _, err := NoiseBoundContext(&countdown{Context: context.Background(), n: 3}, &cfg, sets, l, wOpt, 7); !errors.Is(err, context.Canceled) {
+	if _, _, err := NoiseBoundContext(&countdown{Context: context.Background(), n: 3}, &cfg, data.Sets(sets), l, wOpt, 7); !errors.Is(err, context.Canceled) {
 		t.Errorf("interrupted NoiseBoundContext: %v", err)
 	}
 }
@@ -79,7 +80,7 @@ func TestSimulateObservesInterruption(t *testing.T) {
 	l := loss.Loss{Kind: loss.LeastSquares, Rho: 0.01}
 	cfg := Config{Agents: 4, Participants: 2, StepSize: 0.02, Epochs: Range{1, 1}, Batch: Range{1, 1}}
 	models := 0
-	err := SimulateContext(&countdown{Context: context.Background(), n: 7}, cfg, sets, l, make([]float64, 2), 1, 50,
+	err := SimulateContext(&countdown{Context: context.Background(), n: 7}, cfg, data.Sets(sets), l, make([]float64, 2), 1, 50,
 		SimOptions{Observe: func(_ int, key string, _ []float64) {
 			if key == ObsModel {
 				models++

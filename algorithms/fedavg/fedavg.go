@@ -138,6 +138,9 @@ type Config struct {
 	Collect   Collector
 	Async     Async
 	Adversary Adversary
+	// Hold is how the engines hold the agents between their tasks (Pool):
+	// whole in memory, or parked compactly. It changes no number.
+	Hold Holding
 }
 
 // Validate reports the first impossible setting of the configuration.

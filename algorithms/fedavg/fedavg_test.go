@@ -36,7 +36,7 @@ func TestFullBatchFedAvgIsGradientDescent(t *testing.T) {
 	gd := []float64{0, 0}
 	g := make([]float64, 2)
 	var last []float64
-	err := Reference(cfg, sets, l, []float64{0, 0}, 5, rounds, func(round int, w []float64) {
+	err := Reference(cfg, data.Sets(sets), l, []float64{0, 0}, 5, rounds, func(round int, w []float64) {
 		step := []float64{0, 0}
 		for _, s := range sets {
 			l.FullGrad(g, gd, s)
@@ -89,7 +89,7 @@ func TestUpdateSharingWithoutNoiseIsFedAvg(t *testing.T) {
 func trajectory(t *testing.T, cfg Config, sets []*data.Set, l loss.Loss, rounds int) [][]float64 {
 	t.Helper()
 	var out [][]float64
-	err := Reference(cfg, sets, l, make([]float64, sets[0].Dim), 11, rounds, func(_ int, w []float64) {
+	err := Reference(cfg, data.Sets(sets), l, make([]float64, sets[0].Dim), 11, rounds, func(_ int, w []float64) {
 		out = append(out, append([]float64(nil), w...))
 	})
 	if err != nil {
@@ -122,7 +122,7 @@ func TestSteadyStateMSDScalesLinearlyInStepSize(t *testing.T) {
 			sets := regression(K, 100, seed)
 			l := loss.Loss{Kind: loss.LeastSquares, Rho: 0.001}
 			wOpt, _ := optimum.LeastSquares(sets, optimum.Uniform(K), l.Rho)
-			err := Reference(cfg, sets, l, []float64{0, 0}, seed, rounds, func(round int, w []float64) {
+			err := Reference(cfg, data.Sets(sets), l, []float64{0, 0}, seed, rounds, func(round int, w []float64) {
 				if round > rounds/4 {
 					d0, d1 := w[0]-wOpt[0], w[1]-wOpt[1]
 					sum += d0*d0 + d1*d1

@@ -240,33 +240,71 @@ func estimatorWeights(a, q []float64, n int) {
 // agent's own, drawn from its schedule stream exactly as a run draws them,
 // so cfg must use the PerAgent schedule. Without replacement the thesis's
 // bound drops the 1/L; the ratio is the same.
-func NoiseBound(cfg *Config, sets []*data.Set, l loss.Loss, wOpt []float64, runSeed uint64) (uniform, optimal float64) {
-	uniform, optimal, _ = NoiseBoundContext(context.Background(), cfg, sets, l, wOpt, runSeed)
+func NoiseBound(cfg *Config, src data.Source, l loss.Loss, wOpt []float64, runSeed uint64) (uniform, optimal float64) {
+	uniform, optimal, _ = NoiseBoundContext(context.Background(), cfg, src, l, wOpt, runSeed)
 	return uniform, optimal
 }
 
 // NoiseBoundContext is NoiseBound, stopping with an error wrapping ctx.Err()
-// once ctx is done; it checks ctx before every agent's sample gradients.
-func NoiseBoundContext(ctx context.Context, cfg *Config, sets []*data.Set, l loss.Loss, wOpt []float64, runSeed uint64) (uniform, optimal float64, err error) {
-	K, L := float64(len(sets)), float64(cfg.Draws())
-	g := make([]float64, len(wOpt))
-	var sumC, sumSqrtC float64
-	for k, set := range sets {
-		if err := ctx.Err(); err != nil {
-			return 0, 0, fmt.Errorf("importance sampling's noise bound: interrupted: %w", err)
-		}
-		schedule := rng.New(runSeed, AgentName(k), "schedule")
-		epochs := sampling.IntInRange(cfg.Epochs.Min, cfg.Epochs.Max, schedule)
-		batch := sampling.IntInRange(cfg.Batch.Min, cfg.Batch.Max, schedule)
-		norms := make([]float64, set.Len())
-		sampleNorms(norms, l, wOpt, set, g)
-		l.FullGrad(g, wOpt, set)
-		model := alpha(epochs, batch) * floats.Dot(g, g)
-		p := make([]float64, set.Len())
-		sampling.Proportional(p, norms)
-		sumC += dataVariance(norms, nil, epochs, batch) + model
-		sumSqrtC += math.Sqrt(dataVariance(norms, p, epochs, batch) + model)
+// once ctx is done; it checks ctx before every agent's share of the sums.
+// It passes over the agents once (data.Map), computing their terms on every
+// core and summing them in agent order, one agent's data held per core.
+func NoiseBoundContext(ctx context.Context, cfg *Config, src data.Source, l loss.Loss, wOpt []float64, runSeed uint64) (uniform, optimal float64, err error) {
+	var sum NoiseSum
+	err = data.Map(src, func(k int, set *data.Set) NoiseTerm { return cfg.NoiseTerm(k, set, l, wOpt, runSeed) },
+		func(_ int, t NoiseTerm) error {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("importance sampling's noise bound: interrupted: %w", err)
+			}
+			sum.Add(t)
+			return nil
+		})
+	if err != nil {
+		return 0, 0, err
 	}
+	uniform, optimal = sum.Bound(cfg)
+	return uniform, optimal, nil
+}
+
+// NoiseTerm is one agent's share of NoiseBound: c_k under uniform data
+// probabilities and √c_k under the optimal ones.
+type NoiseTerm struct{ c, sqrtC float64 }
+
+// NoiseTerm returns agent k's share of NoiseBound, from its dataset set and
+// its E_k and B_k drawn from its schedule stream as a run draws them. It is
+// safe for concurrent use.
+func (cfg *Config) NoiseTerm(k int, set *data.Set, l loss.Loss, wOpt []float64, runSeed uint64) NoiseTerm {
+	schedule := rng.New(runSeed, AgentName(k), "schedule")
+	epochs := sampling.IntInRange(cfg.Epochs.Min, cfg.Epochs.Max, schedule)
+	batch := sampling.IntInRange(cfg.Batch.Min, cfg.Batch.Max, schedule)
+	g := make([]float64, len(wOpt))
+	norms := make([]float64, set.Len())
+	sampleNorms(norms, l, wOpt, set, g)
+	l.FullGrad(g, wOpt, set)
+	model := alpha(epochs, batch) * floats.Dot(g, g)
+	p := make([]float64, set.Len())
+	sampling.Proportional(p, norms)
+	return NoiseTerm{c: dataVariance(norms, nil, epochs, batch) + model, sqrtC: math.Sqrt(dataVariance(norms, p, epochs, batch) + model)}
+}
+
+// NoiseSum adds up the agents' NoiseTerms, in agent order, for a caller
+// that passes over the agents for more than NoiseBound.
+type NoiseSum struct {
+	sumC, sumSqrtC float64
+	agents         int
+}
+
+// Add adds the next agent's term.
+func (s *NoiseSum) Add(t NoiseTerm) {
+	s.sumC += t.c
+	s.sumSqrtC += t.sqrtC
+	s.agents++
+}
+
+// Bound returns NoiseBound's σ_s² under uniform and under optimal
+// probabilities from the terms of every agent.
+func (s *NoiseSum) Bound(cfg *Config) (uniform, optimal float64) {
+	K, L := float64(s.agents), float64(cfg.Draws())
 	// uniform: (1/(L K²)) Σ_k K·c_k(uniform data); optimal: (1/(L K²)) (Σ √c_k)².
-	return sumC / (L * K), sumSqrtC * sumSqrtC / (L * K * K), nil
+	return s.sumC / (L * K), s.sumSqrtC * s.sumSqrtC / (L * K * K)
 }

@@ -52,7 +52,7 @@ func TestImportanceWeightedGradientIsUnbiased(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			est := [2][]float64{make([]float64, rounds), make([]float64, rounds)}
 			for r := 0; r < rounds; r++ {
-				err := Reference(cfg, sets, l, w0, rng.RunSeed(9, r), 1, func(_ int, w []float64) {
+				err := Reference(cfg, data.Sets(sets), l, w0, rng.RunSeed(9, r), 1, func(_ int, w []float64) {
 					est[0][r], est[1][r] = w0[0]-w[0], w0[1]-w[1]
 				})
 				if err != nil {
@@ -97,7 +97,7 @@ func TestNoiseBoundOptimalNeverWorse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	uniform, optimal := NoiseBound(cfg, sets, l, wOpt, 1)
+	uniform, optimal := NoiseBound(cfg, data.Sets(sets), l, wOpt, 1)
 	if !(optimal < uniform) {
 		t.Errorf("heterogeneous agents: optimal σ_s² %v not below uniform %v", optimal, uniform)
 	}
@@ -111,7 +111,7 @@ func TestNoiseBoundOptimalNeverWorse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	uniform, optimal = NoiseBound(cfg, copies, l, wOpt, 1)
+	uniform, optimal = NoiseBound(cfg, data.Sets(copies), l, wOpt, 1)
 	if math.Abs(uniform/optimal-1) > 1e-12 {
 		t.Errorf("identical agents and samples: uniform %v and optimal %v should be equal", uniform, optimal)
 	}
@@ -213,7 +213,7 @@ func steadyMSD(t *testing.T, cfg Config, agents, samples int, noiseVar float64, 
 		c := cfg
 		c.Importance.Optimum = wOpt
 		var sum float64
-		err = Reference(c, sets, l, []float64{0, 0}, seed, rounds, func(round int, w []float64) {
+		err = Reference(c, data.Sets(sets), l, []float64{0, 0}, seed, rounds, func(round int, w []float64) {
 			if round > rounds/2 {
 				d0, d1 := w[0]-wOpt[0], w[1]-wOpt[1]
 				sum += d0*d0 + d1*d1

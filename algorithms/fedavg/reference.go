@@ -15,17 +15,17 @@ import (
 // it). It is the flat reference engine and the baseline of the actor engine's
 // benchmarks: it drives the same state machines as the actor behaviours — a
 // Server that samples, collects and combines with cfg.Rule, an Agent per
-// dataset that trains with cfg.Client — from the same named streams, in a
-// plain loop instead of messages, so it yields the same iterates and the two
-// engines cannot run different code for a behaviour. Under the importance
-// sampling of agents that probes, every agent answers the probe before the
-// round's draw, as in the actor run.
+// dataset of src that trains with cfg.Client, held by a Pool — from the same
+// named streams, in a plain loop instead of messages, so it yields the same
+// iterates and the two engines cannot run different code for a behaviour.
+// Under the importance sampling of agents that probes, every agent answers
+// the probe before the round's draw, as in the actor run.
 //
 // It fails on an invalid configuration, and when importance sampling without
 // replacement becomes impossible (fewer positive probabilities than the
 // sample needs), as the actor run does.
-func Reference(cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed uint64, rounds int, observe func(round int, w []float64)) error {
-	return ReferenceContext(context.Background(), cfg, sets, l, w0, runSeed, rounds, observe)
+func Reference(cfg Config, src data.Source, l loss.Loss, w0 []float64, runSeed uint64, rounds int, observe func(round int, w []float64)) error {
+	return ReferenceContext(context.Background(), cfg, src, l, w0, runSeed, rounds, observe)
 }
 
 // ReferenceContext is Reference, stopping with an error wrapping ctx.Err()
@@ -33,7 +33,7 @@ func Reference(cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed 
 // agent's probe of the adaptive policies (K·N sample gradients a round),
 // and changes nothing else, so that a run that is not interrupted has
 // Reference's iterates.
-func ReferenceContext(ctx context.Context, cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed uint64, rounds int, observe func(round int, w []float64)) error {
+func ReferenceContext(ctx context.Context, cfg Config, src data.Source, l loss.Loss, w0 []float64, runSeed uint64, rounds int, observe func(round int, w []float64)) error {
 	interrupted := func(round int) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("round %d: interrupted: %w", round, err)
@@ -44,12 +44,7 @@ func ReferenceContext(ctx context.Context, cfg Config, sets []*data.Set, l loss.
 		return err
 	}
 	server := NewServer(&cfg, w0, rng.New(runSeed, ServerName, "participation"))
-	agents := make([]*Agent, cfg.Agents)
-	for k := range agents {
-		agents[k] = NewAgent(&cfg, sets[k], l, AgentStreams(&cfg, func(purpose string) *rand.Rand {
-			return rng.New(runSeed, AgentName(k), purpose)
-		}))
-	}
+	pool := NewPool(&cfg, src, l, runSeed, nil)
 	replies := make([][]float64, cfg.Draws())
 	for slot := range replies {
 		replies[slot] = make([]float64, len(w0))
@@ -59,11 +54,13 @@ func ReferenceContext(ctx context.Context, cfg Config, sets []*data.Set, l loss.
 			return err
 		}
 		if v, ok := server.Probe(); ok {
-			for k, a := range agents {
+			for k := range cfg.Agents {
 				if err := interrupted(round); err != nil {
 					return err
 				}
-				r, _ := a.Probe(v)
+				a := pool.Wake(k)
+				r, _ := a.Core.Probe(v)
+				pool.Park(a)
 				if _, err := server.AcceptReport(k, r); err != nil {
 					return fmt.Errorf("round %d: %w", round, err)
 				}
@@ -74,7 +71,9 @@ func ReferenceContext(ctx context.Context, cfg Config, sets []*data.Set, l loss.
 			return fmt.Errorf("round %d: %w", round, err)
 		}
 		for slot, k := range draws {
-			out, err := agents[k].Train(replies[slot], server.Model(), server.Probability(slot))
+			a := pool.Wake(k)
+			out, err := a.Core.Train(replies[slot], server.Model(), server.Probability(slot))
+			pool.Park(a)
 			if err != nil {
 				return fmt.Errorf("round %d, agent %d: %w", round, k, err)
 			}

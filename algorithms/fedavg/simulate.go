@@ -55,21 +55,21 @@ type SimOptions struct {
 // are therefore those of the actor run. Importance sampling is not modelled
 // (Config.Validate refuses it with the systems features). A run that stalls
 // fails with the actor run's message, naming what the server waits for.
-func Simulate(cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) error {
-	return SimulateContext(context.Background(), cfg, sets, l, w0, runSeed, rounds, opt)
+func Simulate(cfg Config, src data.Source, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) error {
+	return SimulateContext(context.Background(), cfg, src, l, w0, runSeed, rounds, opt)
 }
 
 // SimulateContext is Simulate, stopping before its next event once ctx is
 // done, with an error wrapping ctx.Err(); it changes nothing else, so that a
 // run that is not interrupted has Simulate's iterates.
-func SimulateContext(ctx context.Context, cfg Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) error {
+func SimulateContext(ctx context.Context, cfg Config, src data.Source, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
 	if cfg.Importance.Agents != Uniform || cfg.Importance.Data != Uniform {
 		return errors.New("the systems reference does not model importance sampling")
 	}
-	s := newSim(&cfg, sets, l, w0, runSeed, rounds, opt)
+	s := newSim(&cfg, src, l, w0, runSeed, rounds, opt)
 	s.ctx = ctx
 	return s.run()
 }
@@ -104,16 +104,22 @@ type simMsg struct {
 	lost     bool
 }
 
-// simAgent is one agent's state besides its state machine.
-type simAgent struct {
-	core    *Agent
-	device  *systems.Device
-	attack  Adversary // nil for an honest agent
-	attackR *rand.Rand
-	last    [2]int
-	started bool
-	why     string
-	dropped int
+// simActor is what the simulation keeps of an actor besides its state
+// machine: its clock and its link streams (latency jitter, faults). An
+// agent's is kept from its first message on; while the agent has messages
+// in flight to it (pending) its Member is awake, and in between, unless the
+// pool keeps its agents, its link streams are parked as positions, as the
+// actor engine parks a lazy actor's (actors.Lazy).
+type simActor struct {
+	clock          float64
+	jitter, faults *rand.Rand
+	jitterSrc      *rand.ChaCha8
+	faultsSrc      *rand.ChaCha8
+	jitterPos      *rng.Position
+	faultsPos      *rng.Position
+
+	member  *Member // an agent's, while it is awake
+	pending int     // messages in flight to an agent
 }
 
 type sim struct {
@@ -125,12 +131,11 @@ type sim struct {
 	rounds  int
 	dim     int
 
-	queue  systems.Queue[simMsg]
-	clock  []float64
-	fifo   systems.FIFO
-	jitter []*rand.Rand
-	faults []*rand.Rand
-	names  []string
+	queue systems.Queue[simMsg]
+	fifo  systems.FIFO
+	fixed [simAgent0]simActor // the scheduler's and the server's
+	pool  *Pool
+	acts  map[int]*simActor // the agents', by actor index, once they had a message
 
 	// the scheduler
 	round    int
@@ -142,56 +147,108 @@ type sim struct {
 	// the asynchronous server
 	async    *AsyncServer
 	tasks    int32
-	answered []int32
+	answered map[int]int32 // per agent: the task of its last accepted update
 	done     bool
-
-	agents []simAgent
 }
 
-func newSim(cfg *Config, sets []*data.Set, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) *sim {
-	K := len(sets)
+func newSim(cfg *Config, src data.Source, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) *sim {
 	m := opt.Model
 	if m == nil {
 		m = &systems.Model{}
 	}
 	s := &sim{cfg: cfg, opt: opt, model: m, runSeed: runSeed, rounds: rounds, dim: len(w0),
-		clock: make([]float64, simAgent0+K), fifo: systems.FIFO{},
-		jitter: make([]*rand.Rand, simAgent0+K), faults: make([]*rand.Rand, simAgent0+K),
-		names: make([]string, simAgent0+K), agents: make([]simAgent, K), answered: make([]int32, K)}
-	s.names[simScheduler], s.names[simServer] = "scheduler", ServerName
+		fifo: systems.FIFO{}, acts: map[int]*simActor{}, answered: map[int]int32{}}
 	s.server = NewServer(cfg, w0, rng.New(runSeed, ServerName, "participation"))
-	devices := m.Devices(runSeed, K, AgentName)
-	bad := cfg.ChooseAdversaries(func() *rand.Rand { return rng.New(runSeed, AdversaryOwner, AdversaryPurpose) }, K)
-	for k, set := range sets {
-		name := AgentName(k)
-		s.names[simAgent0+k] = name
-		a := &s.agents[k]
-		if bad[k] {
-			a.attack = cfg.Adversary
-			set = a.attack.Poison(set, l)
-			a.attackR = rng.New(runSeed, name, StreamAttack)
-		}
-		a.core = NewAgent(cfg, set, l, AgentStreams(cfg, func(purpose string) *rand.Rand { return rng.New(runSeed, name, purpose) }))
-		a.device = devices[k]
-	}
+	s.pool = NewPool(cfg, src, l, runSeed, m.Fleet(runSeed, src.Agents(), AgentName))
 	return s
 }
 
 // placed reports whether actor i is a network node (the server and agents).
 func placed(i int) bool { return i != simScheduler }
 
+// name returns the name of actor i.
+func name(i int) string {
+	switch i {
+	case simScheduler:
+		return "scheduler"
+	case simServer:
+		return ServerName
+	}
+	return AgentName(i - simAgent0)
+}
+
+// actor returns what the simulation keeps of actor i, waking an agent's
+// Member (which gives its device) if it is parked.
+func (s *sim) actor(i int) *simActor {
+	if i < simAgent0 {
+		return &s.fixed[i]
+	}
+	a := s.acts[i]
+	if a == nil {
+		a = &simActor{}
+		s.acts[i] = a
+	}
+	if a.member == nil {
+		a.member = s.pool.Wake(i - simAgent0)
+		if a.jitterPos != nil {
+			a.jitterSrc, a.jitterPos = a.jitterPos.Resume(), nil
+			a.jitter = rand.New(a.jitterSrc)
+		}
+		if a.faultsPos != nil {
+			a.faultsSrc, a.faultsPos = a.faultsPos.Resume(), nil
+			a.faults = rand.New(a.faultsSrc)
+		}
+	}
+	return a
+}
+
+// release counts a message to actor i as handled (or lost), and parks an
+// agent that has nothing more in flight to it, unless the pool keeps its
+// agents.
+func (s *sim) release(i int) {
+	if i < simAgent0 {
+		return
+	}
+	a := s.acts[i]
+	if a.pending--; a.pending > 0 || s.pool.keep {
+		return
+	}
+	s.pool.Park(a.member)
+	a.member = nil
+	if a.jitterSrc != nil {
+		p := rng.Save(a.jitterSrc)
+		a.jitterPos, a.jitter, a.jitterSrc = &p, nil, nil
+	}
+	if a.faultsSrc != nil {
+		p := rng.Save(a.faultsSrc)
+		a.faultsPos, a.faults, a.faultsSrc = &p, nil, nil
+	}
+}
+
 func (s *sim) device(i int) *systems.Device {
 	if i >= simAgent0 {
-		return s.agents[i-simAgent0].device
+		return s.actor(i).member.Device
 	}
 	return nil
 }
 
-func (s *sim) stream(streams []*rand.Rand, i int, purpose string) *rand.Rand {
-	if streams[i] == nil {
-		streams[i] = rng.New(s.runSeed, s.names[i], purpose)
+// jitter and faults return actor i's link streams.
+func (s *sim) jitter(i int) *rand.Rand {
+	a := s.actor(i)
+	if a.jitter == nil {
+		a.jitterSrc = rng.Source(s.runSeed, name(i), systems.StreamLatency)
+		a.jitter = rand.New(a.jitterSrc)
 	}
-	return streams[i]
+	return a.jitter
+}
+
+func (s *sim) faults(i int) *rand.Rand {
+	a := s.actor(i)
+	if a.faults == nil {
+		a.faultsSrc = rng.Source(s.runSeed, name(i), systems.StreamFaults)
+		a.faults = rand.New(a.faultsSrc)
+	}
+	return a.faults
 }
 
 // send mirrors actors.Run.send: the link's delay and fate, drawn from the
@@ -209,23 +266,31 @@ func (s *sim) send(m simMsg, size func() int) {
 	if l.Bandwidth > 0 {
 		n = size()
 	}
-	d := l.Delay(n, func() *rand.Rand { return s.stream(s.jitter, m.from, systems.StreamLatency) })
-	copies := l.Copies(func() *rand.Rand { return s.stream(s.faults, m.from, systems.StreamFaults) })
-	t := s.clock[m.from] + d
+	d := l.Delay(n, func() *rand.Rand { return s.jitter(m.from) })
+	copies := l.Copies(func() *rand.Rand { return s.faults(m.from) })
+	t := s.actor(m.from).clock + d
 	if l.Reorders() {
 		t = s.fifo.Arrive(m.from, m.to, t)
 	}
 	m.lost = copies == 0
-	s.queue.Push(t, false, m)
+	s.push(t, false, m)
 	if copies == 2 {
 		dup := m
-		s.queue.Push(t+d, false, dup)
+		s.push(t+d, false, dup)
 		s.observe(m.round, ObsDuplicate, float64(m.to))
 	}
 }
 
+// push queues m, counting it as in flight to an agent receiving it.
+func (s *sim) push(t float64, timer bool, m simMsg) {
+	if m.to >= simAgent0 {
+		s.actor(m.to).pending++
+	}
+	s.queue.Push(t, timer, m)
+}
+
 func (s *sim) after(from int, delay float64, m simMsg) {
-	s.queue.Push(s.clock[from]+delay, true, m)
+	s.push(s.actor(from).clock+delay, true, m)
 }
 
 func (s *sim) observe(round int, key string, v ...float64) {
@@ -235,7 +300,7 @@ func (s *sim) observe(round int, key string, v ...float64) {
 }
 
 func (s *sim) run() error {
-	s.queue.Push(0, false, simMsg{kind: simStart, to: simScheduler})
+	s.push(0, false, simMsg{kind: simStart, to: simScheduler})
 	for s.queue.Len() > 0 && !s.finished {
 		if err := s.ctx.Err(); err != nil {
 			return fmt.Errorf("round %d: interrupted: %w", s.round, err)
@@ -243,9 +308,11 @@ func (s *sim) run() error {
 		t, m := s.queue.Pop()
 		if m.lost {
 			s.observe(m.round, ObsLost, float64(m.to))
+			s.release(m.to)
 			continue
 		}
-		s.clock[m.to] = max(s.clock[m.to], t)
+		a := s.actor(m.to)
+		a.clock = max(a.clock, t)
 		var err error
 		switch m.kind {
 		case simStart, simDone:
@@ -260,8 +327,9 @@ func (s *sim) run() error {
 			err = s.agent(m)
 		}
 		if err != nil {
-			return fmt.Errorf("actor %s failed in round %d: %w", s.names[m.to], m.round, err)
+			return fmt.Errorf("actor %s failed in round %d: %w", name(m.to), m.round, err)
 		}
+		s.release(m.to)
 	}
 	if !s.finished {
 		return s.stalled()
@@ -341,7 +409,7 @@ func (s *sim) closeRound(round int) {
 
 func (s *sim) endRound(round int) {
 	s.server.Combine()
-	s.observe(round, ObsTime, s.clock[simServer])
+	s.observe(round, ObsTime, s.fixed[simServer].clock)
 	s.observe(round, ObsModel, s.server.Model()...)
 	s.send(simMsg{kind: simDone, from: simServer, to: simScheduler, round: round}, func() int { return 0 })
 }
@@ -380,7 +448,7 @@ func (s *sim) asyncServer(m simMsg) error {
 		return nil
 	}
 	v := s.async.Version()
-	s.observe(v, ObsTime, s.clock[simServer])
+	s.observe(v, ObsTime, s.fixed[simServer].clock)
 	s.observe(v, ObsModel, s.async.Model()...)
 	if v == s.rounds {
 		s.done = true
@@ -412,15 +480,15 @@ func (s *sim) dispatch() {
 // agent mirrors actors/fedavg.Agent.
 func (s *sim) agent(m simMsg) error {
 	k := m.to - simAgent0
-	a := &s.agents[k]
-	t := [2]int{m.round, int(m.slot)}
-	if a.started && (t[0] < a.last[0] || t[0] == a.last[0] && t[1] <= a.last[1]) {
+	act := s.actor(m.to)
+	a := act.member
+	if a.Started && (m.round < a.LastRound || m.round == a.LastRound && int(m.slot) <= a.LastSlot) {
 		return nil
 	}
-	a.started, a.last = true, t
-	d := a.device
+	a.Started, a.LastRound, a.LastSlot = true, m.round, int(m.slot)
+	d := a.Device
 	drop := func(why string) {
-		a.why, a.dropped = why, m.round
+		a.Why, a.Dropped = why, m.round
 		s.observe(m.round, ObsDropped, float64(k))
 	}
 	switch {
@@ -433,22 +501,22 @@ func (s *sim) agent(m simMsg) error {
 	}
 	reply := make([]float64, len(m.vec))
 	var out Outcome
-	if a.attack == nil || a.attack.Trains() {
+	if a.Adversary == nil || a.Adversary.Trains() {
 		var err error
-		if out, err = a.core.Train(reply, m.vec, 0); err != nil {
+		if out, err = a.Core.Train(reply, m.vec, 0); err != nil {
 			return err
 		}
 	}
-	now := s.clock[m.to]
+	now := act.clock
 	compute := d.ComputeTime(out.Steps, out.Gradients)
 	if !d.Available(now, now+compute) {
 		drop("was unavailable")
 		return nil
 	}
-	if a.attack != nil {
-		a.attack.Corrupt(reply, m.vec, s.cfg.Share, a.attackR)
+	if a.Adversary != nil {
+		a.Adversary.Corrupt(reply, m.vec, s.cfg.Share, a.AttackStream)
 	}
-	s.clock[m.to] += compute
+	act.clock += compute
 	slot := m.slot
 	s.send(simMsg{kind: simReply, from: m.to, to: simServer, round: m.round, slot: slot, vec: reply},
 		func() int { return replyWireSize(slot, len(reply)) })
@@ -478,11 +546,7 @@ func (s *sim) stalled() error {
 			parts = append(parts, fmt.Sprintf("server: version %d waits for the updates of %s and has no timeout to give up on them", s.async.Version(), strings.Join(ps, ", ")))
 		}
 	}
-	for k, a := range s.agents {
-		if a.why != "" {
-			parts = append(parts, fmt.Sprintf("%s: %s in round %d (no reply sent)", AgentName(k), a.why, a.dropped))
-		}
-	}
+	parts = append(parts, s.pool.Unanswered()...)
 	msg := "run stalled: no message in flight and the scheduler has not finished"
 	if len(parts) > 0 {
 		msg += ": " + strings.Join(parts, "; ")

@@ -431,25 +431,31 @@ const (
 )
 
 // ChooseAdversaries returns which of agents agents are the configuration's
-// adversaries (Adversaries with its share; none for an honest run).
+// adversaries (Adversaries with its share); nil for an honest run.
 func (c *Config) ChooseAdversaries(r func() *rand.Rand, agents int) []bool {
 	if !c.Adversarial() {
-		return make([]bool, agents)
+		return nil
 	}
 	return Adversaries(r, agents, c.Adversary.Share())
 }
 
 // Adversaries returns which of agents agents are adversaries: the first
-// round(fraction·agents) of a permutation drawn from r, the run's
-// (AdversaryOwner, AdversaryPurpose) stream. Nothing is drawn when there
+// round(fraction·agents) of the permutation rand.Rand.Perm draws from r, the
+// run's (AdversaryOwner, AdversaryPurpose) stream (held in int32 while it is
+// drawn, 4 bytes per agent). It returns nil, and draws nothing, when there
 // are none.
 func Adversaries(r func() *rand.Rand, agents int, fraction float64) []bool {
-	bad := make([]bool, agents)
 	n := int(math.Round(fraction * float64(agents)))
 	if n == 0 {
-		return bad
+		return nil
 	}
-	for _, k := range r().Perm(agents)[:n] {
+	perm := make([]int32, agents)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	r().Shuffle(agents, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+	bad := make([]bool, agents)
+	for _, k := range perm[:n] {
 		bad[k] = true
 	}
 	return bad

@@ -90,6 +90,15 @@ func TestAttacks(t *testing.T) {
 	if n != 5 {
 		t.Errorf("%d adversaries of 50 at fraction 0.1, want 5", n)
 	}
+	// They are the first five of rand.Rand.Perm of the same stream.
+	for _, k := range rand.New(rand.NewPCG(1, 1)).Perm(50)[:5] {
+		if !bad[k] {
+			t.Errorf("agent %d, among the first 5 of the permutation, is not an adversary", k)
+		}
+	}
+	if Adversaries(func() *rand.Rand { panic("drawn") }, 50, 0.001) != nil {
+		t.Error("a fraction that rounds to no adversary gave a list")
+	}
 }
 
 // A round closed early combines the replies received; without re-weighting

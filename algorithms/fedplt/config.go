@@ -1,12 +1,14 @@
 package fedplt
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 
 	"maple/internal/enum"
+	"maple/internal/params"
 )
 
 // CoordinatorName is the actor name (and random-stream owner) of the coordinator.
@@ -44,46 +46,6 @@ func ParseMethod(s string) (Method, error) { return methodNames.Parse(s) }
 // Label returns the method's name as the paper prints it.
 func (m Method) Label() string {
 	return [...]string{"Fed-PLT", "FedPD", "FedLin", "TAMUNA", "LED", "5GCS"}[m]
-}
-
-// SolverKind selects an agent's local solver.
-type SolverKind int
-
-const (
-	// GD is gradient descent (eq. 11).
-	GD SolverKind = iota
-	// AGD is Nesterov's accelerated gradient descent (eq. 12).
-	AGD
-	// SGD is mini-batch stochastic gradient descent.
-	SGD
-	// NoisyGD is gradient descent with Gaussian noise √(2γ)·τ·N(0, I) added
-	// at every step (eq. 13), the privacy mechanism of Fed-PLT.
-	NoisyGD
-)
-
-var solverNames = enum.Of[SolverKind]("solver", "gd", "agd", "sgd", "noisy-gd")
-
-// String returns the scenario-file name of the solver.
-func (k SolverKind) String() string { return solverNames.String(k) }
-
-// ParseSolverKind returns the solver named s.
-func ParseSolverKind(s string) (SolverKind, error) { return solverNames.Parse(s) }
-
-// Solver configures one agent's local solver.
-type Solver struct {
-	Kind SolverKind
-	// Step is γ; 0 selects Scale times the default step of the local
-	// problem (DefaultStep).
-	Step float64
-	// Scale multiplies the default step when Step is 0 (1 when unset).
-	Scale float64
-	// Batch is the mini-batch size of SGD.
-	Batch int
-	// Noise is τ, the standard deviation scale of noisy GD.
-	Noise float64
-	// Clip is L: noisy GD clips every per-sample gradient of the data term to
-	// norm L/2 (0: no clipping).
-	Clip float64
 }
 
 // ParticipationKind is how the coordinator picks the active agents of a round.
@@ -211,18 +173,32 @@ type FiveGCSParams struct {
 	Gamma, Tau, Mu float64
 }
 
-// Capabilities reports which solvers and participation models a method
-// supports (the paper's Table I and its "--" entries).
-func (m Method) Capabilities() (solvers []SolverKind, participation []ParticipationKind) {
+// Participations lists the participation models the method supports (the
+// paper's Table I and its "--" entries).
+func (m Method) Participations() []ParticipationKind {
 	switch m {
 	case PLT:
-		return []SolverKind{GD, AGD, SGD, NoisyGD}, []ParticipationKind{Full, Bernoulli, Subset}
-	case Tamuna:
-		return []SolverKind{GD, SGD}, []ParticipationKind{Full, Subset}
-	case FiveGCS:
-		return []SolverKind{GD, AGD, SGD}, []ParticipationKind{Full, Subset}
+		return []ParticipationKind{Full, Bernoulli, Subset}
+	case Tamuna, FiveGCS:
+		return []ParticipationKind{Full, Subset}
 	}
-	return []SolverKind{GD, SGD}, []ParticipationKind{Full}
+	return []ParticipationKind{Full}
+}
+
+// Refuses returns why the method cannot run a local solver with traits t
+// (the paper's Table I and its "--" entries), or "" if it can: only Fed-PLT
+// accounts for the noisy-GD privacy mechanism, and the gradient-corrected
+// baselines FedPD, FedLin, TAMUNA and LED assume memoryless local steps.
+func (m Method) Refuses(t Traits) string {
+	switch {
+	case m == PLT:
+		return ""
+	case t.Private:
+		return "it is Fed-PLT's privacy mechanism, which only Fed-PLT accounts for"
+	case t.Momentum && m != FiveGCS:
+		return "its steps carry momentum, and " + m.Label() + "'s corrections assume memoryless gradient steps"
+	}
+	return ""
 }
 
 // FieldError is a configuration error about one field, named by its path
@@ -250,7 +226,7 @@ func positive(x float64) bool { return x > 0 && !math.IsInf(x, 1) }
 // Validate reports the first impossible setting that does not depend on the
 // data, as a *FieldError.
 func (c *Config) Validate() error {
-	solvers, parts := c.Method.Capabilities()
+	parts := c.Method.Participations()
 	switch {
 	case c.Agents < 1:
 		return fieldErr("agents", "need at least one agent, got %d", c.Agents)
@@ -279,11 +255,18 @@ func (c *Config) Validate() error {
 		}
 	}
 	for i, s := range c.Solvers {
-		if !slices.Contains(solvers, s.Kind) {
-			return fieldErr(SolverField(i, "kind"), "%s does not support the %s local solver (supported: %v)", c.Method.Label(), s.Kind, solvers)
+		if s.Rule == nil {
+			return fieldErr(SolverField(i, "kind"), "no local solver")
 		}
-		if err := s.validate(i); err != nil {
-			return err
+		if why := c.Method.Refuses(s.Rule.Traits()); why != "" {
+			return fieldErr(SolverField(i, "kind"), "%s does not support the %s local solver: %s", c.Method.Label(), s.Name, why)
+		}
+		var pe *params.Error
+		if err := params.Check(s.Rule); errors.As(err, &pe) {
+			return fieldErr(SolverField(i, pe.Param), "%s", pe.Msg)
+		}
+		if !(s.Step >= 0) || math.IsInf(s.Step, 1) {
+			return fieldErr(SolverField(i, "step"), "must be finite and non-negative (0: the default step), got %v", s.Step)
 		}
 		if c.Method != PLT && s != c.Solvers[0] {
 			return fieldErr(SolverField(i, "kind"), "%s needs the same local solver at every agent; per-agent solvers are a Fed-PLT feature (Remark 1)", c.Method.Label())
@@ -332,22 +315,6 @@ func (c *Config) validateBaseline() error {
 		case !(p.Mu >= 0) || math.IsInf(p.Mu, 1):
 			return fieldErr("5gcs.mu", "must be finite and non-negative, got %v", p.Mu)
 		}
-	}
-	return nil
-}
-
-func (s Solver) validate(i int) error {
-	switch {
-	case !(s.Step >= 0) || math.IsInf(s.Step, 1):
-		return fieldErr(SolverField(i, "step"), "must be finite and non-negative (0: the default step), got %v", s.Step)
-	case !(s.Scale >= 0) || math.IsInf(s.Scale, 1):
-		return fieldErr(SolverField(i, "step_scale"), "must be finite and positive, got %v", s.Scale)
-	case s.Kind == SGD && s.Batch < 1:
-		return fieldErr(SolverField(i, "batch"), "SGD needs a batch of at least 1 sample, got %d", s.Batch)
-	case s.Kind == NoisyGD && (!(s.Noise >= 0) || math.IsInf(s.Noise, 1)):
-		return fieldErr(SolverField(i, "noise"), "must be finite and non-negative, got %v", s.Noise)
-	case s.Kind == NoisyGD && (!(s.Clip >= 0) || math.IsInf(s.Clip, 1)):
-		return fieldErr(SolverField(i, "clip"), "must be finite and non-negative, got %v", s.Clip)
 	}
 	return nil
 }

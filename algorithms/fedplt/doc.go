@@ -15,9 +15,10 @@
 //   - FedPD, FedLin, TAMUNA, LED and 5GCS, reconstructed from their papers as
 //     in the spec (§4); each has its own message flow (see the method files).
 //
-// The pieces every method shares are written once: the local solvers (GD,
-// accelerated GD, mini-batch SGD, noisy GD with optional clipping) acting on
-// a LocalProblem, the prox of h, the participation draws, the cost ledger,
+// The pieces every method shares are written once: the local solvers
+// (LocalSolver: GD, accelerated GD, mini-batch SGD, noisy GD with optional
+// clipping, and any other registered in the slot fedplt.solver, see
+// actors/fedplt) acting on a LocalProblem, the prox of h, the participation draws, the cost ledger,
 // the Monitor that computes the stopping metric ‖Σ_i ∇f_i(x̄)‖² (the
 // composite gradient mapping when h ≠ 0), and the composite reference
 // solution (Solve). The convergence quantities of §V (ζ, χ, S, ‖S‖, σ and the
@@ -25,7 +26,8 @@
 //
 // Random streams: the coordinator owns "participation" (active sets),
 // "probabilities" (the p_i of Bernoulli participation) and "epochs" (TAMUNA's
-// L^r); agent i owns "init" (the noisy initial model), "batch" (SGD) and
-// "noise" (noisy GD). The references open the same streams and draw in the
+// L^r); agent i owns "init" (the noisy initial model), "batch" (SGD),
+// "noise" (noisy GD) and whatever else its solver opens with
+// LocalProblem.Rand. The references open the same streams and draw in the
 // same order as the actors, so both produce the same iterates.
 package fedplt

@@ -101,7 +101,7 @@ func TestNoisyGDErrorGrowsWithTau(t *testing.T) {
 	for _, tau := range taus {
 		cfg := testConfig(t, PLT, p, func(c *Config) {
 			for i := range c.Solvers {
-				c.Solvers[i] = Solver{Kind: NoisyGD, Noise: tau}
+				c.Solvers[i] = Solver{Name: "noisy-gd", Rule: NoisyGD{Noise: tau}}
 			}
 		})
 		mon := runReference(t, cfg, p, want, 0, 300, 9)
@@ -165,7 +165,7 @@ func TestTheoryClosedForms(t *testing.T) {
 	if c := ChiGD(2.0/7, 1, m); math.Abs(c-4.0/7) > 1e-15 {
 		t.Errorf("χ = %v, want %v", c, 4.0/7)
 	}
-	if g := DefaultStep(GD, m, 1); math.Abs(g-2.0/7) > 1e-15 {
+	if g := (GD{}).DefaultStep(Moduli{Low: m.Low + 1, High: m.High + 1}); math.Abs(g-2.0/7) > 1e-15 {
 		t.Errorf("γ⋆ = %v, want 2/7", g)
 	}
 	// κ = 5.5/1.5: χ(N_e) = (1 + κ)(1 − 1/√κ)^{N_e}.
@@ -184,7 +184,7 @@ func TestTheoryClosedForms(t *testing.T) {
 	var es mat.EigenSym
 	es.Factorize(&sym, false)
 	vals := es.Values(nil)
-	cfg := &Config{Rho: 1, Epochs: 1, Agents: 1, Solvers: []Solver{{Kind: GD, Step: 2.0 / 7}}}
+	cfg := &Config{Rho: 1, Epochs: 1, Agents: 1, Solvers: []Solver{{Name: "gd", Rule: GD{}, Step: 2.0 / 7}}}
 	th, _ := Analyze(cfg, m, 3)
 	S1 := SMatrix(4.0/7, th.Zeta, 1, 0.5)
 	sym.SymOuterK(1, S1.T())
@@ -384,7 +384,7 @@ func TestParticipation(t *testing.T) {
 func TestConfigErrorsNameTheField(t *testing.T) {
 	p := testProblem(t, 4, 20, 3, 0)
 	base := func() Config {
-		return Config{Method: PLT, Agents: 4, Epochs: 5, Rho: 1, Solvers: make([]Solver, 4), FedPDEta: 1, TamunaEta: 0.1, LEDBeta: 0.1,
+		return Config{Method: PLT, Agents: 4, Epochs: 5, Rho: 1, Solvers: same(4, "gd", GD{}), FedPDEta: 1, TamunaEta: 0.1, LEDBeta: 0.1,
 			FiveGCS: FiveGCSParams{Gamma: 0.1, Tau: 1}}
 	}
 	cases := []struct {
@@ -401,8 +401,8 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 			c.Participation = Participation{Kind: Bernoulli, ProbMin: 0.5, ProbMax: 1.2}
 		}},
 		{"participation.kind", func(c *Config) { c.Method, c.Participation.Kind = FedLin, Subset }},
-		{"solvers[2].kind", func(c *Config) { c.Method, c.Solvers[2].Kind = LED, AGD }},
-		{"solvers[0].batch", func(c *Config) { c.Solvers[0].Kind = SGD }},
+		{"solvers[2].kind", func(c *Config) { c.Method, c.Solvers[2] = LED, Solver{Name: "agd", Rule: AGD{}} }},
+		{"solvers[0].batch", func(c *Config) { c.Solvers[0] = Solver{Name: "sgd", Rule: SGD{}} }},
 		{"regularizer.kind", func(c *Config) { c.Method, c.Prox.Kind = FedPD, L1 }},
 	}
 	for _, tc := range cases {
@@ -431,7 +431,7 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 // alone would understate χ^{N_e} and ν for the others, so Analyze declines.
 func TestAnalyzeNeedsOneSolver(t *testing.T) {
 	m := Moduli{Low: 0.5, High: 4.5}
-	cfg := &Config{Rho: 1, Epochs: 2, Agents: 2, Solvers: []Solver{{Kind: GD, Step: 2.0 / 7}, {Kind: GD, Step: 2.0 / 7}}}
+	cfg := &Config{Rho: 1, Epochs: 2, Agents: 2, Solvers: []Solver{{Name: "gd", Rule: GD{}, Step: 2.0 / 7}, {Name: "gd", Rule: GD{}, Step: 2.0 / 7}}}
 	if _, ok := Analyze(cfg, m, 3); !ok {
 		t.Fatal("one shared GD solver: no theory")
 	}

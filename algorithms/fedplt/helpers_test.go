@@ -28,7 +28,7 @@ func testProblem(t testing.TB, agents, q, dim int, nonconvex float64) *Problem {
 func testConfig(t testing.TB, m Method, p *Problem, edit func(*Config)) *Config {
 	t.Helper()
 	n := len(p.Sets)
-	cfg := &Config{Method: m, Agents: n, Epochs: 5, Rho: 1, Solvers: make([]Solver, n),
+	cfg := &Config{Method: m, Agents: n, Epochs: 5, Rho: 1, Solvers: same(n, "gd", GD{}),
 		Costs: Costs{Gradient: 1, Communication: 10}, FedPDEta: 1, TamunaEta: 0.2, LEDBeta: 0.1,
 		FiveGCS: FiveGCSParams{Tau: 1, Gamma: 1 / float64(n), Mu: float64(n) * p.Moduli.Low}}
 	if edit != nil {
@@ -57,4 +57,13 @@ func runReference(t testing.TB, cfg *Config, p *Problem, opt []float64, tol floa
 		t.Fatal(err)
 	}
 	return mon
+}
+
+// same returns n copies of the local solver rule registered as name.
+func same(n int, name string, rule LocalSolver) []Solver {
+	s := make([]Solver, n)
+	for i := range s {
+		s[i] = Solver{Name: name, Rule: rule}
+	}
+	return s
 }

@@ -64,7 +64,7 @@ func InitialModels(cfg *Config, p *Problem, open Streams) ([][]float64, error) {
 		if p.Moduli.Low <= 0 {
 			return nil, fieldErr("init", "the prior N(0, 2τ²/λ̲·I) needs strongly convex costs, but λ̲ = %.6g", p.Moduli.Low)
 		}
-		sd := cfg.Solvers[i].Noise * math.Sqrt(2/p.Moduli.Low)
+		sd := cfg.Solvers[i].Rule.Traits().Noise * math.Sqrt(2/p.Moduli.Low)
 		r := open(AgentName(i), "init")
 		for j := range x0[i] {
 			x0[i][j] = sd * r.NormFloat64()
@@ -73,19 +73,13 @@ func InitialModels(cfg *Config, p *Problem, open Streams) ([][]float64, error) {
 	return x0, nil
 }
 
-// NewLocals returns the local solvers of every agent with their streams
-// ("batch" for SGD, "noise" for noisy GD), as both engines create them.
+// NewLocals returns the local solvers of every agent, which open the
+// agent's streams ("batch" for SGD, "noise" for noisy GD) from open, as
+// both engines create them.
 func NewLocals(cfg *Config, p *Problem, open Streams) []*Local {
 	locals := make([]*Local, cfg.Agents)
 	for i, s := range cfg.Solvers {
-		var st LocalStreams
-		if s.Kind == SGD {
-			st.Batch = open(AgentName(i), "batch")
-		}
-		if s.Kind == NoisyGD && s.Noise > 0 {
-			st.Noise = open(AgentName(i), "noise")
-		}
-		locals[i] = NewLocal(s, p.Obj, p.Sets[i], p.Moduli, cfg.Shift(), st)
+		locals[i] = NewLocal(s, p.Obj, p.Sets[i], p.Moduli, cfg.Shift(), i, open)
 	}
 	return locals
 }

@@ -58,24 +58,22 @@ type Theory struct {
 }
 
 // Analyze returns the theory of Fed-PLT for the local solver every agent
-// runs (GD, noisy GD or AGD; ok is false for SGD, which the paper bounds
-// only through an unspecified ν, for non-strongly-convex problems, and for
+// runs, when it is a Contractor (GD, noisy GD or AGD; ok is false for SGD,
+// which the paper bounds only through an unspecified ν, for
+// non-strongly-convex problems, and for
 // per-agent solvers, whose worst agent the formulas below do not track).
 // Participation enters through p̲ and p̄: Bernoulli bounds, the marginal
 // Active/N for a fixed-size subset (which the theory does not formally
 // cover), 1 for full participation.
 func Analyze(cfg *Config, m Moduli, dim int) (Theory, bool) {
 	s := cfg.Solvers[0]
-	if m.Low <= 0 || s.Kind == SGD || slices.ContainsFunc(cfg.Solvers, func(o Solver) bool { return o != s }) {
+	contractor, ok := s.Rule.(Contractor)
+	if m.Low <= 0 || !ok || slices.ContainsFunc(cfg.Solvers, func(o Solver) bool { return o != s }) {
 		return Theory{}, false
 	}
 	t := Theory{Zeta: Zeta(cfg.Rho, m)}
-	chi := ChiGD(s.Step, cfg.Rho, m)
-	if s.Kind == AGD {
-		t.ChiNe = ChiAGD(cfg.Epochs, cfg.Rho, m)
-	} else {
-		t.ChiNe = math.Pow(chi, float64(cfg.Epochs))
-	}
+	var chi float64
+	t.ChiNe, chi = contractor.Contraction(s.Step, cfg.Epochs, cfg.Rho, m)
 	S := SMatrix(t.ChiNe, t.Zeta, cfg.Rho, m.Low)
 	// ‖S‖₂ is the largest singular value (mat.Norm(S, 2) would be the
 	// Frobenius norm).
@@ -101,9 +99,9 @@ func Analyze(cfg *Config, m Moduli, dim int) (Theory, bool) {
 	}
 	t.Sigma = math.Sqrt(1 - pMin + pMin*t.NormS*t.NormS)
 	t.Scale = math.Sqrt(pMax / pMin)
-	if s.Kind == NoisyGD && chi < 1 {
+	if tau := s.Rule.Traits().Noise; tau > 0 && chi < 1 {
 		// ν ≤ √5·τ√(2nNγ)·(1 − χ^{N_e})/(1 − χ) (App. C-B).
-		t.Nu = math.Sqrt(5) * s.Noise * math.Sqrt(2*float64(dim*cfg.Agents)*s.Step) *
+		t.Nu = math.Sqrt(5) * tau * math.Sqrt(2*float64(dim*cfg.Agents)*s.Step) *
 			(1 - t.ChiNe) / (1 - chi)
 	}
 	t.Informative = t.NormS < 1

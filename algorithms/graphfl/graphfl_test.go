@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
 	"maple/privacy/homomorphic"
 	"maple/privacy/noise"
@@ -135,7 +136,7 @@ func TestOneServerIsFedAvg(t *testing.T) {
 		w0 := make([]float64, 3)
 		got := referenceModels(t, cfg, Problem{A: mat.NewDense(1, 1, []float64{1}), Sets: sets, Loss: l, W0: w0}, 9, 25)
 		i := 0
-		fedavg.Reference(cfg.Clients, sets, l, w0, 9, 25, func(_ int, w []float64) {
+		fedavg.Reference(cfg.Clients, data.Sets(sets), l, w0, 9, 25, func(_ int, w []float64) {
 			if !floats.Equal(got[i][0], w) {
 				t.Errorf("%s: round %d: graph FL %v, FedAvg %v", name, i+1, got[i][0], w)
 			}

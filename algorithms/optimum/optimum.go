@@ -37,31 +37,36 @@ func Uniform(k int) []float64 {
 //
 // (thesis eqs. 2.74–2.76 with the outer product the text misprints as uᵀu).
 func LeastSquares(sets []*data.Set, weights []float64, rho float64) ([]float64, error) {
-	return leastSquares(context.Background(), sets, weights, rho)
-}
-
-// leastSquares is LeastSquares, checking ctx before each agent's share of
-// the normal equations.
-func leastSquares(ctx context.Context, sets []*data.Set, weights []float64, rho float64) ([]float64, error) {
 	if len(sets) == 0 || len(sets) != len(weights) {
 		return nil, fmt.Errorf("optimum: %d datasets but %d weights", len(sets), len(weights))
 	}
-	dim := sets[0].Dim
+	return leastSquares(context.Background(), data.Sets(sets), func(k int) float64 { return weights[k] }, rho)
+}
+
+// leastSquares is LeastSquares on the datasets of src with weights π_k =
+// weight(k), checking ctx before each agent's share of the normal
+// equations.
+func leastSquares(ctx context.Context, src data.Source, weight func(k int) float64, rho float64) ([]float64, error) {
+	dim := src.Set(0).Dim
 	r := mat.NewSymDense(dim, nil)
 	b := mat.NewVecDense(dim, nil)
 	row := make([]float64, dim)
-	for k, s := range sets {
+	x := mat.NewVecDense(dim, row)
+	err := data.Each(src, func(k int, s *data.Set) error {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("optimum: interrupted: %w", err)
+			return fmt.Errorf("optimum: interrupted: %w", err)
 		}
-		scale := weights[k] / float64(s.Len())
+		scale := weight(k) / float64(s.Len())
 		for n := 0; n < s.Len(); n++ {
 			clear(row)
 			s.AddScaledRow(row, n, 1)
-			x := mat.NewVecDense(dim, row)
 			r.SymRankOne(r, scale, x)
 			b.AddScaledVec(b, scale*s.Y[n], x)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for j := 0; j < dim; j++ {
 		r.SetSym(j, j, r.At(j, j)+rho)

@@ -89,7 +89,19 @@ func Solve(l loss.Loss, sets []*data.Set, weights []float64) ([]float64, Report,
 // and change nothing else: a solve that is not interrupted returns exactly
 // what Solve does.
 func SolveContext(ctx context.Context, l loss.Loss, sets []*data.Set, weights []float64) ([]float64, Report, error) {
-	p, err := newProblem(l, sets, weights)
+	return SolveSource(ctx, l, data.Sets(sets), weights)
+}
+
+// SolveSource is SolveContext on the datasets of src, with uniform weights
+// 1/K when weights is nil. A generated source's datasets are drawn anew on
+// every pass over them (data.Each), so that the solve holds one agent's data
+// at a time: the closed form takes two passes (the normal equations, then
+// the gradient at w^o for the report), Newton's method or L-BFGS a few per
+// iteration. Its datasets are not checked one by one (generated datasets
+// are never empty and share agent 0's dimension). The numbers are those of
+// SolveContext on the same datasets in memory, bit for bit.
+func SolveSource(ctx context.Context, l loss.Loss, src data.Source, weights []float64) ([]float64, Report, error) {
+	p, err := newProblem(l, src, weights)
 	if err != nil {
 		return nil, Report{}, err
 	}
@@ -99,7 +111,7 @@ func SolveContext(ctx context.Context, l loss.Loss, sets []*data.Set, weights []
 	}
 	switch {
 	case l.Kind == loss.LeastSquares:
-		w, err := leastSquares(ctx, sets, weights, l.Rho)
+		w, err := leastSquares(ctx, src, p.weight, l.Rho)
 		if err != nil {
 			return nil, Report{}, err
 		}
@@ -144,8 +156,8 @@ func Drift(l loss.Loss, sets []*data.Set, wOpt []float64) (xi float64, err error
 // problem is the weighted aggregate risk F(w) = Σ_k π_k J_k(w).
 type problem struct {
 	l       loss.Loss
-	sets    []*data.Set
-	weights []float64
+	sets    data.Source
+	weight  func(k int) float64 // π_k
 	dim     int
 	scratch []float64
 	ctx     context.Context // checked between iterations (interrupted)
@@ -159,10 +171,12 @@ func (p *problem) interrupted() error {
 	return nil
 }
 
-// newProblem validates the inputs of Solve.
-func newProblem(l loss.Loss, sets []*data.Set, weights []float64) (*problem, error) {
-	if len(sets) == 0 || len(sets) != len(weights) {
-		return nil, fmt.Errorf("optimum: %d datasets but %d weights", len(sets), len(weights))
+// newProblem validates the inputs of Solve: every dataset of a source held
+// in memory, agent 0's of a generated one.
+func newProblem(l loss.Loss, src data.Source, weights []float64) (*problem, error) {
+	K := src.Agents()
+	if K == 0 || weights != nil && K != len(weights) {
+		return nil, fmt.Errorf("optimum: %d datasets but %d weights", K, len(weights))
 	}
 	if !(l.Rho >= 0) || math.IsInf(l.Rho, 1) {
 		return nil, fmt.Errorf("optimum: ρ must be finite and non-negative, got %v", l.Rho)
@@ -170,42 +184,71 @@ func newProblem(l loss.Loss, sets []*data.Set, weights []float64) (*problem, err
 	if err := l.Validate(); err != nil && (l.Kind == loss.Softmax || l.Kind == loss.MLP) {
 		return nil, fmt.Errorf("optimum: loss %v", err)
 	}
-	var sum float64
-	for k, s := range sets {
+	first := src.Set(0)
+	checked := K
+	if data.Generated(src) {
+		checked = 1
+	}
+	for k := range checked {
+		s := src.Set(k)
 		switch {
 		case s.Len() == 0 || s.Dim < 1:
 			return nil, fmt.Errorf("optimum: dataset %d is empty", k)
-		case s.Dim != sets[0].Dim:
-			return nil, fmt.Errorf("optimum: dataset %d has dimension %d, dataset 0 has %d", k, s.Dim, sets[0].Dim)
-		case !(weights[k] >= 0) || math.IsInf(weights[k], 1):
-			return nil, fmt.Errorf("optimum: weight %d is %v, not finite and non-negative", k, weights[k])
+		case s.Dim != first.Dim:
+			return nil, fmt.Errorf("optimum: dataset %d has dimension %d, dataset 0 has %d", k, s.Dim, first.Dim)
 		}
-		sum += weights[k]
 	}
-	// A computed Perron vector sums to 1 within K·ε; 1e-9 only catches mistakes.
-	if math.Abs(sum-1) > 1e-9 {
-		return nil, fmt.Errorf("optimum: weights sum to %v, not 1", sum)
+	uniform := 1 / float64(K)
+	weight := func(int) float64 { return uniform }
+	if weights != nil {
+		var sum float64
+		for k, v := range weights {
+			if !(v >= 0) || math.IsInf(v, 1) {
+				return nil, fmt.Errorf("optimum: weight %d is %v, not finite and non-negative", k, v)
+			}
+			sum += v
+		}
+		// A computed Perron vector sums to 1 within K·ε; 1e-9 only catches mistakes.
+		if math.Abs(sum-1) > 1e-9 {
+			return nil, fmt.Errorf("optimum: weights sum to %v, not 1", sum)
+		}
+		weight = func(k int) float64 { return weights[k] }
 	}
-	dim := l.Dim(sets[0].Dim)
-	return &problem{l: l, sets: sets, weights: weights, dim: dim, scratch: make([]float64, dim), ctx: context.Background()}, nil
+	dim := l.Dim(first.Dim)
+	return &problem{l: l, sets: src, weight: weight, dim: dim, scratch: make([]float64, dim), ctx: context.Background()}, nil
 }
 
 // value returns F(w).
 func (p *problem) value(w []float64) float64 {
 	var f float64
-	for k, s := range p.sets {
-		f += p.weights[k] * p.l.Risk(w, s)
-	}
+	data.Each(p.sets, func(k int, s *data.Set) error {
+		f += p.weight(k) * p.l.Risk(w, s)
+		return nil
+	})
 	return f
 }
 
-// grad sets dst to ∇F(w). dst must not alias w.
+// grad sets dst to ∇F(w). dst must not alias w. The agents' gradients of a
+// generated source are computed on every core, each into its own vector,
+// and added in agent order; those of datasets in memory in turn, in one
+// scratch vector.
 func (p *problem) grad(dst, w []float64) {
 	clear(dst)
-	for k, s := range p.sets {
-		p.l.FullGrad(p.scratch, w, s)
-		floats.AddScaled(dst, p.weights[k], p.scratch)
+	if !data.Generated(p.sets) {
+		for k := range p.sets.Agents() {
+			p.l.FullGrad(p.scratch, w, p.sets.Set(k))
+			floats.AddScaled(dst, p.weight(k), p.scratch)
+		}
+		return
 	}
+	data.Map(p.sets, func(_ int, s *data.Set) []float64 {
+		g := make([]float64, len(w))
+		p.l.FullGrad(g, w, s)
+		return g
+	}, func(k int, g []float64) error {
+		floats.AddScaled(dst, p.weight(k), g)
+		return nil
+	})
 }
 
 // gradNorm returns ‖∇F(w)‖.
@@ -303,16 +346,20 @@ func (p *problem) newtonDirection(d, w, g []float64) error {
 func (p *problem) hessian(w []float64) (*mat.SymDense, error) {
 	h := make([]float64, p.dim*p.dim)
 	var total float64
-	for k, s := range p.sets {
+	err := data.Each(p.sets, func(k int, s *data.Set) error {
 		if err := p.interrupted(); err != nil {
-			return nil, err
+			return err
 		}
-		scale := p.weights[k] / float64(s.Len())
-		total += p.weights[k]
+		scale := p.weight(k) / float64(s.Len())
+		total += p.weight(k)
 		for n := 0; n < s.Len(); n++ {
 			c := scale * p.l.Curvature(s.Dot(n, w), s.Y[n])
 			addOuter(h, p.dim, s, n, c)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for j := 0; j < p.dim; j++ {
 		h[j*p.dim+j] += 2 * p.l.Rho * total

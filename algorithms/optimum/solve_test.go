@@ -1,6 +1,7 @@
 package optimum
 
 import (
+	"context"
 	"math"
 	"slices"
 	"strings"
@@ -115,7 +116,7 @@ func TestSolveLogisticMatchesGradientDescent(t *testing.T) {
 func TestNewtonAndLBFGSAgree(t *testing.T) {
 	sets := clickSets(t, 256)
 	l := loss.Loss{Kind: loss.Logistic, Rho: 0.001}
-	p, err := newProblem(l, sets, Uniform(5))
+	p, err := newProblem(l, data.Sets(sets), Uniform(5))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +231,7 @@ func TestSolveRejectsBadInput(t *testing.T) {
 // gradient flipped so that it looks like a descent direction. Even the
 // smallest step, 2⁻⁴⁰, raises F by ≈ 2⁻⁴⁰‖∇F‖² ≈ 1e-14, above the rounding of F.
 func TestLineSearchRejectsAscent(t *testing.T) {
-	p, err := newProblem(loss.Loss{Kind: loss.Logistic, Rho: 0.01}, logisticSets(t), Uniform(4))
+	p, err := newProblem(loss.Loss{Kind: loss.Logistic, Rho: 0.01}, data.Sets(logisticSets(t)), Uniform(4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,4 +248,32 @@ func row(s *data.Set, n int) []float64 {
 	x := make([]float64, s.Dim)
 	s.AddScaledRow(x, n, 1)
 	return x
+}
+
+// A solve on a generated source, which draws every agent's dataset anew on
+// each pass, with uniform weights left implicit, returns what Solve returns
+// on the same datasets in memory, bit for bit: the closed form and Newton's
+// method alike, over more agents than a pass draws ahead at once.
+func TestSolveSourceIsSolve(t *testing.T) {
+	reg, _ := data.RegressionSource(data.RegressionConfig{Agents: 700, SamplesMin: 1, SamplesMax: 5, Dim: 3, CovScale: 1, NoiseVarMin: 0.1, NoiseVarMax: 1}, 4)
+	lc := data.DefaultLogisticConfig()
+	lc.Agents, lc.SamplesMin, lc.SamplesMax, lc.Dim, lc.TestSamples = 600, 2, 6, 4, 1
+	logistic, _, _ := data.LogisticSource(lc, 5)
+	for _, c := range []struct {
+		l   loss.Loss
+		src data.Source
+	}{
+		{loss.Loss{Kind: loss.LeastSquares, Rho: 0.01}, reg},
+		{loss.Loss{Kind: loss.Logistic, Rho: 0.01}, logistic},
+	} {
+		sets := data.Collect(c.src)
+		want, wantRep, err := Solve(c.l, sets, Uniform(len(sets)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, rep, err := SolveSource(context.Background(), c.l, c.src, nil)
+		if err != nil || !slices.Equal(got, want) || rep != wantRep {
+			t.Errorf("%v: SolveSource = %v, %+v, %v; Solve = %v, %+v", c.l.Kind, got, rep, err, want, wantRep)
+		}
+	}
 }

@@ -12,6 +12,7 @@ package rng
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 )
 
@@ -32,23 +33,67 @@ func RunSeed(seed uint64, run int) uint64 {
 // run with seed runSeed. The three parts are length-prefixed, so distinct names
 // can never collide.
 func Key(runSeed uint64, actor, purpose string) [32]byte {
-	h := sha256.New()
-	var buf [8]byte
-	h.Write([]byte("maple/stream\x00"))
-	binary.LittleEndian.PutUint64(buf[:], runSeed)
-	h.Write(buf[:])
+	// The hashed bytes, on the stack for names of ordinary length: keying
+	// millions of agents' streams allocates nothing.
+	var stack [128]byte
+	b := append(stack[:0], streamDomain...)
+	b = binary.LittleEndian.AppendUint64(b, runSeed)
 	for _, part := range [...]string{actor, purpose} {
-		binary.LittleEndian.PutUint64(buf[:], uint64(len(part)))
-		h.Write(buf[:])
-		h.Write([]byte(part))
+		b = binary.LittleEndian.AppendUint64(b, uint64(len(part)))
+		b = append(b, part...)
 	}
-	var key [32]byte
-	h.Sum(key[:0])
-	return key
+	return sha256.Sum256(b)
 }
+
+// streamDomain starts the bytes a stream's key hashes.
+const streamDomain = "maple/stream\x00"
 
 // New returns the stream named (actor, purpose) in the run with seed runSeed.
 // The returned generator is not safe for concurrent use: it belongs to one actor.
 func New(runSeed uint64, actor, purpose string) *rand.Rand {
-	return rand.New(rand.NewChaCha8(Key(runSeed, actor, purpose)))
+	return rand.New(Source(runSeed, actor, purpose))
+}
+
+// Source returns the generator of the stream named (actor, purpose) in the
+// run with seed runSeed: New is rand.New of it. Keep the source of a stream
+// whose position must be saved (Save).
+func Source(runSeed uint64, actor, purpose string) *rand.ChaCha8 {
+	return rand.NewChaCha8(Key(runSeed, actor, purpose))
+}
+
+// Position is where a stream stands: its generator's current ChaCha8 seed and
+// how many values of it were used, 40 bytes against the 330 of a live
+// generator with its buffer. Resume continues the stream from it exactly,
+// so that an actor held lazily (docs/design.md, "Ten million clients") keeps
+// its streams while it is parked.
+type Position [40]byte
+
+// chacha8Prefix is the prefix of a ChaCha8 generator's binary form, which
+// Position leaves out.
+const chacha8Prefix = "chacha8:"
+
+// Save returns the position of src. Only the values src gave through Uint64
+// (every method of rand.Rand) count: src must not have been read with Read,
+// whose buffered bytes a Position does not hold (it panics then, a
+// programming error).
+func Save(src *rand.ChaCha8) Position {
+	b, err := src.MarshalBinary()
+	if err != nil || len(b) != len(chacha8Prefix)+len(Position{}) || string(b[:len(chacha8Prefix)]) != chacha8Prefix {
+		panic(fmt.Sprintf("rng: a stream read with Read cannot be saved (%d bytes, %v)", len(b), err))
+	}
+	var p Position
+	copy(p[:], b[len(chacha8Prefix):])
+	return p
+}
+
+// Resume returns a generator at position p: it yields exactly what the
+// generator p was saved from would have yielded next.
+func (p Position) Resume() *rand.ChaCha8 {
+	b := make([]byte, 0, len(chacha8Prefix)+len(p))
+	b = append(append(b, chacha8Prefix...), p[:]...)
+	src := new(rand.ChaCha8)
+	if err := src.UnmarshalBinary(b); err != nil {
+		panic("rng: invalid stream position: " + err.Error()) // only Save makes positions
+	}
+	return src
 }

@@ -1,6 +1,14 @@
 package rng
 
-import "testing"
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
 
 func TestStreamsAreReproducible(t *testing.T) {
 	a := New(RunSeed(7, 3), "agent/12", "batch")
@@ -43,5 +51,67 @@ func TestRunSeedsDiffer(t *testing.T) {
 			t.Fatalf("run seed %d repeats", run)
 		}
 		seen[s] = true
+	}
+}
+
+// A saved position resumes its stream exactly, at every point of the
+// generator's internal reseeding cycle (every 124 values) and through every
+// method of rand.Rand.
+func TestPositionResumesTheStream(t *testing.T) {
+	for _, used := range []int{0, 1, 31, 32, 123, 124, 125, 1000, 4099} {
+		src := Source(RunSeed(5, 1), "agent/3", "batch")
+		r := rand.New(src)
+		for range used {
+			r.Uint64()
+		}
+		p := Save(src)
+		resumed := rand.New(p.Resume())
+		for i := range 300 {
+			var a, b uint64
+			switch i % 3 {
+			case 0:
+				a, b = r.Uint64(), resumed.Uint64()
+			case 1:
+				a, b = uint64(r.IntN(1000)), uint64(resumed.IntN(1000))
+			default:
+				a, b = math.Float64bits(r.NormFloat64()), math.Float64bits(resumed.NormFloat64())
+			}
+			if a != b {
+				t.Fatalf("after %d values, draw %d: %d vs %d", used, i, a, b)
+			}
+		}
+	}
+}
+
+// New draws what rand.New of Source draws.
+func TestNewIsSource(t *testing.T) {
+	a, b := New(9, "server", "participation"), rand.New(Source(9, "server", "participation"))
+	for i := range 10 {
+		if x, y := a.Uint64(), b.Uint64(); x != y {
+			t.Fatalf("draw %d: %d vs %d", i, x, y)
+		}
+	}
+}
+
+// Key hashes the domain, the run seed and the two length-prefixed names, as
+// it always has: a stream's key, hence its values, never change.
+func TestKeyIsTheHashOfTheNames(t *testing.T) {
+	for _, name := range []string{"agent/3", strings.Repeat("x", 200)} {
+		h := sha256.New()
+		h.Write([]byte("maple/stream\x00"))
+		var buf [8]byte
+		binary.LittleEndian.PutUint64(buf[:], 77)
+		h.Write(buf[:])
+		for _, part := range []string{name, "batch"} {
+			binary.LittleEndian.PutUint64(buf[:], uint64(len(part)))
+			h.Write(buf[:])
+			h.Write([]byte(part))
+		}
+		if got := Key(77, name, "batch"); !bytes.Equal(got[:], h.Sum(nil)) {
+			t.Errorf("%q: key %x, want %x", name, got, h.Sum(nil))
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { Key(1, "agent/123456", "batch") }); n != 0 {
+		t.Errorf("Key allocates %v times", n)
 	}
 }

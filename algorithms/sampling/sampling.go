@@ -31,7 +31,9 @@ const floydLimit = 64
 // ascending. It panics if len(dst) > n, which the callers' validation excludes.
 //
 // Small samples use Floyd's algorithm (len(dst) draws, no allocation); larger
-// ones a partial Fisher–Yates shuffle of a fresh identity permutation.
+// ones a partial Fisher–Yates shuffle of the identity permutation, which
+// records only the entries its swaps moved, so that its time and memory
+// grow with len(dst) and not with n (a sample of 100 among 10⁷ agents).
 func WithoutReplacement(dst []int, n int, r *rand.Rand) {
 	k := len(dst)
 	if k > n {
@@ -40,15 +42,17 @@ func WithoutReplacement(dst []int, n int, r *rand.Rand) {
 	if k <= floydLimit {
 		floyd(dst, n, r)
 	} else {
-		perm := make([]int, n)
-		for i := range perm {
-			perm[i] = i
+		moved := make(map[int]int, 2*k) // perm[i] where it differs from i
+		at := func(i int) int {
+			if v, ok := moved[i]; ok {
+				return v
+			}
+			return i
 		}
 		for i := 0; i < k; i++ {
 			j := i + r.IntN(n-i)
-			perm[i], perm[j] = perm[j], perm[i]
+			dst[i], moved[j] = at(j), at(i)
 		}
-		copy(dst, perm[:k])
 	}
 	slices.Sort(dst)
 }

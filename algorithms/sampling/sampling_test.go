@@ -116,3 +116,28 @@ func TestIntInRange(t *testing.T) {
 		t.Errorf("IntInRange(1,5) produced only %d distinct values in 1000 draws", len(seen))
 	}
 }
+
+// Above Floyd's limit, the sparse partial shuffle draws exactly the sample of
+// a partial Fisher–Yates shuffle of the whole identity permutation, from the
+// same stream, whatever the population.
+func TestWithoutReplacementIsThePartialShuffle(t *testing.T) {
+	for _, c := range []struct{ k, n int }{{floydLimit + 1, floydLimit + 1}, {100, 150}, {100, 10000}, {500, 501}, {300, 1_000_000}} {
+		for seed := range uint64(5) {
+			got := make([]int, c.k)
+			WithoutReplacement(got, c.n, rand.New(rand.NewPCG(seed, 1)))
+			r := rand.New(rand.NewPCG(seed, 1))
+			perm := make([]int, c.n)
+			for i := range perm {
+				perm[i] = i
+			}
+			for i := 0; i < c.k; i++ {
+				j := i + r.IntN(c.n-i)
+				perm[i], perm[j] = perm[j], perm[i]
+			}
+			want := slices.Sorted(slices.Values(perm[:c.k]))
+			if !slices.Equal(got, want) {
+				t.Fatalf("k = %d, n = %d, seed %d: %v, want %v", c.k, c.n, seed, got, want)
+			}
+		}
+	}
+}

@@ -169,6 +169,9 @@ func (m *Model) Validate(agents int) error {
 	if total > 1+1e-12 {
 		return fmt.Errorf("the classes' fractions add up to %v, more than 1", total)
 	}
+	if len(m.Classes) > MaxClasses {
+		return fmt.Errorf("%d device classes, more than the %d a model may have", len(m.Classes), MaxClasses)
+	}
 	for k, ws := range m.Availability {
 		if k < 0 || k >= agents {
 			return fmt.Errorf("availability of agent %d, but there are %d agents", k, agents)
@@ -256,27 +259,72 @@ func (m *Model) ClassCounts(agents int) []int {
 }
 
 // Devices returns the devices of the run with seed runSeed, one per agent,
-// named by name(k) (the family's actor names, which own the streams).
+// named by name(k) (the family's actor names, which own the streams): every
+// device of the Fleet.
 func (m *Model) Devices(runSeed uint64, agents int, name func(k int) string) []*Device {
-	class := make([]int, agents)
-	for k := range class {
-		class[k] = -1
+	f := m.Fleet(runSeed, agents, name)
+	devices := make([]*Device, agents)
+	for k := range devices {
+		devices[k] = f.Device(k)
 	}
+	return devices
+}
+
+// Fleet returns the devices of the run with seed runSeed, named by name(k),
+// to be built one at a time (Fleet.Device) by runs that hold their agents
+// lazily. It deals the classes at once — a permutation of the agents drawn
+// from the stream (ClassOwner, ClassPurpose), 4 bytes per agent while it is
+// drawn — and keeps each agent's class in 2 bytes; without classes it holds
+// nothing per agent.
+func (m *Model) Fleet(runSeed uint64, agents int, name func(k int) string) *Fleet {
+	f := &Fleet{m: m, runSeed: runSeed, agents: agents, name: name}
 	if len(m.Classes) > 0 {
-		perm := rng.New(runSeed, ClassOwner, ClassPurpose).Perm(agents)
+		// The permutation rand.Rand.Perm(agents) draws, in int32.
+		perm := make([]int32, agents)
+		for i := range perm {
+			perm[i] = int32(i)
+		}
+		rng.New(runSeed, ClassOwner, ClassPurpose).Shuffle(agents, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+		f.class = make([]uint16, agents)
 		next := 0
 		for c, n := range m.ClassCounts(agents) {
 			for _, k := range perm[next : next+n] {
-				class[k] = c
+				f.class[k] = uint16(c + 1)
 			}
 			next += n
 		}
 	}
-	devices := make([]*Device, agents)
-	for k := range devices {
-		devices[k] = m.device(runSeed, k, name(k), class[k])
+	return f
+}
+
+// MaxClasses is the largest number of device classes a model may have.
+const MaxClasses = math.MaxUint16 - 1
+
+// Fleet is the devices of a run, built when asked (Model.Fleet).
+type Fleet struct {
+	m       *Model
+	runSeed uint64
+	agents  int
+	name    func(k int) string
+	class   []uint16 // class + 1 of each agent, 0 for the default device; nil without classes
+}
+
+// Agents returns the number of agents of the fleet.
+func (f *Fleet) Agents() int { return f.agents }
+
+// Class returns agent k's class, −1 for the default device.
+func (f *Fleet) Class(k int) int {
+	if f.class == nil {
+		return -1
 	}
-	return devices
+	return int(f.class[k]) - 1
+}
+
+// Device returns agent k's device with its streams at their start: the
+// device Devices returns for k. A device whose streams have moved on since
+// (per-step compute times, dropouts) is carried over with Save and Resume.
+func (f *Fleet) Device(k int) *Device {
+	return f.m.device(f.runSeed, k, f.name(k), f.Class(k))
 }
 
 func (m *Model) device(runSeed uint64, k int, name string, class int) *Device {
@@ -295,13 +343,15 @@ func (m *Model) device(runSeed uint64, k int, name string, class int) *Device {
 	case Table:
 		d.step = m.Compute.Table[k]
 	case Uniform, LogNormal:
-		d.compute = stream(StreamCompute)
+		d.computeSrc = rng.Source(runSeed, name, StreamCompute)
+		d.compute = rand.New(d.computeSrc)
 		if !m.Compute.PerStep {
 			d.step = d.draw()
 		}
 	}
 	if d.dropout > 0 {
-		d.dropouts = stream(StreamDropout)
+		d.dropoutSrc = rng.Source(runSeed, name, StreamDropout)
+		d.dropouts = rand.New(d.dropoutSrc)
 	}
 	d.crash = m.Crashes[k]
 	if m.CrashRate > 0 {
@@ -311,6 +361,36 @@ func (m *Model) device(runSeed uint64, k int, name string, class int) *Device {
 		}
 	}
 	return d
+}
+
+// Save appends to ps the positions of the device's streams that move on
+// from task to task — its per-step compute times and its dropouts — and
+// returns the extended slice; Resume, on the device the Fleet builds for
+// the same agent, continues them. Everything else a device holds is drawn
+// once when it is built, so that the device of an agent held lazily costs
+// 40 bytes per such stream between its tasks.
+func (d *Device) Save(ps []rng.Position) []rng.Position {
+	if d.model.Compute.PerStep && d.computeSrc != nil {
+		ps = append(ps, rng.Save(d.computeSrc))
+	}
+	if d.dropoutSrc != nil {
+		ps = append(ps, rng.Save(d.dropoutSrc))
+	}
+	return ps
+}
+
+// Resume moves the streams of a freshly built device to the positions Save
+// appended (in the same order), and returns the positions that follow them.
+func (d *Device) Resume(ps []rng.Position) []rng.Position {
+	if d.model.Compute.PerStep && d.computeSrc != nil {
+		d.computeSrc = ps[0].Resume()
+		d.compute, ps = rand.New(d.computeSrc), ps[1:]
+	}
+	if d.dropoutSrc != nil {
+		d.dropoutSrc = ps[0].Resume()
+		d.dropouts, ps = rand.New(d.dropoutSrc), ps[1:]
+	}
+	return ps
 }
 
 // crashRound draws the first round in which a Bernoulli(rate) trial per
@@ -340,13 +420,15 @@ type Device struct {
 	// extra, unlimited).
 	Latency, Bandwidth float64
 
-	slowdown float64
-	step     float64    // time per step (per-agent draw, fixed or table)
-	compute  *rand.Rand // StreamCompute, for Uniform and LogNormal
-	dropout  float64
-	dropouts *rand.Rand // StreamDropout
-	crash    int        // first round the agent is down for good; 0: never
-	windows  []Window
+	slowdown   float64
+	step       float64    // time per step (per-agent draw, fixed or table)
+	compute    *rand.Rand // StreamCompute, for Uniform and LogNormal
+	computeSrc *rand.ChaCha8
+	dropout    float64
+	dropouts   *rand.Rand // StreamDropout
+	dropoutSrc *rand.ChaCha8
+	crash      int // first round the agent is down for good; 0: never
+	windows    []Window
 }
 
 func (d *Device) draw() float64 {

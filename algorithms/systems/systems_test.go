@@ -222,3 +222,65 @@ func TestValidate(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A fleet builds each agent's device as Devices does — the same class, step
+// time, dropout and crash — and a device saved between its tasks and
+// resumed on a freshly built one draws what the device kept alive draws.
+func TestFleetDevicesResumeTheirStreams(t *testing.T) {
+	name := func(k int) string { return fmt.Sprintf("agent/%d", k) }
+	for _, perStep := range []bool{false, true} {
+		m := &Model{Dropout: 0.3, CrashRate: 0.01,
+			Compute: Compute{Kind: LogNormal, Median: 0.1, Sigma: 0.5, PerStep: perStep},
+			Classes: []Class{{Name: "slow", Fraction: 0.3, Slowdown: 4, Dropout: -1}, {Name: "far", Fraction: 0.2, Slowdown: 1, Latency: 0.2, Dropout: 0.5}}}
+		const K = 50
+		all := m.Devices(11, K, name)
+		f := m.Fleet(11, K, name)
+		for k, d := range all {
+			lazy := f.Device(k)
+			if lazy.Class != d.Class || f.Class(k) != d.Class || lazy.StepTime() != d.StepTime() || lazy.CrashRound() != d.CrashRound() || lazy.Latency != d.Latency {
+				t.Fatalf("per-step %v, agent %d: the fleet's device differs", perStep, k)
+			}
+			for task := range 6 {
+				if task == 3 { // park and resume it halfway
+					ps := lazy.Save(nil)
+					lazy = f.Device(k)
+					if rest := lazy.Resume(ps); len(rest) != 0 {
+						t.Fatalf("%d positions left over", len(rest))
+					}
+				}
+				if a, b := d.DropsOut(), lazy.DropsOut(); a != b {
+					t.Fatalf("per-step %v, agent %d, task %d: dropout %v vs %v", perStep, k, task, a, b)
+				}
+				if a, b := d.ComputeTime(3, 10), lazy.ComputeTime(3, 10); a != b {
+					t.Fatalf("per-step %v, agent %d, task %d: compute time %v vs %v", perStep, k, task, a, b)
+				}
+			}
+		}
+	}
+}
+
+// The fleet deals the classes by the permutation rand.Rand.Perm draws from
+// the class stream (held in int32 while it is drawn), as the model always
+// has: the first round(fraction·K) agents of it to the first class, and so on.
+func TestFleetDealsClassesByPerm(t *testing.T) {
+	m := &Model{Classes: []Class{{Name: "a", Fraction: 0.3, Slowdown: 2, Dropout: -1}, {Name: "b", Fraction: 0.45, Slowdown: 3, Dropout: -1}}}
+	const K = 1001
+	perm := rng.New(4, ClassOwner, ClassPurpose).Perm(K)
+	want := make([]int, K)
+	for k := range want {
+		want[k] = -1
+	}
+	next := 0
+	for c, n := range m.ClassCounts(K) {
+		for _, k := range perm[next : next+n] {
+			want[k] = c
+		}
+		next += n
+	}
+	f := m.Fleet(4, K, name)
+	for k, c := range want {
+		if f.Class(k) != c {
+			t.Fatalf("agent %d: class %d, want %d", k, f.Class(k), c)
+		}
+	}
+}

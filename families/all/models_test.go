@@ -16,6 +16,7 @@ import (
 
 	"maple/algorithms/data"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 	"maple/scenarios/run"
 )
 
@@ -225,7 +226,7 @@ output: {plot: false}
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := run.BuildProblem(context.Background(), p.Curves[0], dir, 1)
+	pr, err := inputs.BuildProblem(context.Background(), p.Curves[0], dir, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +244,7 @@ output: {plot: false}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := run.BuildProblem(context.Background(), tight.Curves[0], dir, 1); !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data.samples: agent 1's file 1.csv holds 12 samples, more than data.samples max 11") {
+	if _, err := inputs.BuildProblem(context.Background(), tight.Curves[0], dir, 1); !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data.samples: agent 1's file 1.csv holds 12 samples, more than data.samples max 11") {
 		t.Errorf("a file above data.samples max: %v", err)
 	}
 	os.Rename(filepath.Join(agents, "1.csv"), filepath.Join(agents, "01.csv"))
@@ -270,7 +271,7 @@ output: {plot: false}
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err = run.BuildProblem(context.Background(), p.Curves[0], dir, 1)
+	pr, err = inputs.BuildProblem(context.Background(), p.Curves[0], dir, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +323,7 @@ algorithm: {kind: fedavg, step_size: 0.01}
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := run.BuildProblem(context.Background(), p.Curves[0], dir, 1)
+	pr, err := inputs.BuildProblem(context.Background(), p.Curves[0], dir, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +352,7 @@ algorithm: {kind: fedavg, step_size: 0.1}
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := run.BuildProblem(context.Background(), p.Curves[0], dir, 1)
+	pr, err := inputs.BuildProblem(context.Background(), p.Curves[0], dir, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +388,7 @@ func TestIDXReadErrorsInFileOrder(t *testing.T) {
 	writeIDX(t, filepath.Join(dir, "ti.gz"), []int{20, 9}, px[:180])
 	writeIDX(t, filepath.Join(dir, "tl.gz"), []int{20}, lb[:20])
 	writeIDX(t, filepath.Join(dir, "wide.gz"), []int{20, 10}, px[:200])
-	build := func(idx string, test int) (*run.Problem, error) {
+	build := func(idx string, test int) (*inputs.Problem, error) {
 		src := fmt.Sprintf(`name: order
 data: {kind: idx, agents: 3, samples: 20, test_samples: %d, idx: {%s}}
 loss: {kind: softmax, classes: 3, optimum: none}
@@ -397,7 +398,7 @@ algorithm: {kind: fedavg, step_size: 0.1}
 		if err != nil {
 			t.Fatal(err)
 		}
-		return run.BuildProblem(context.Background(), p.Curves[0], dir, 1)
+		return inputs.BuildProblem(context.Background(), p.Curves[0], dir, 1)
 	}
 	for _, tc := range []struct{ idx, want string }{
 		{"images: i.gz, labels: missing.gz, test_images: missing.gz, test_labels: tl.gz", "data.idx.labels: "},
@@ -412,7 +413,7 @@ algorithm: {kind: fedavg, step_size: 0.1}
 	if _, err := build(files, 21); !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data.test_samples: 21 test samples asked for, the test files hold 20") {
 		t.Errorf("too many test samples: err = %v", err)
 	}
-	problems := make([]*run.Problem, 2)
+	problems := make([]*inputs.Problem, 2)
 	for i, procs := range []int{1, 3} {
 		old := runtime.GOMAXPROCS(procs)
 		p, err := build(files, 15)

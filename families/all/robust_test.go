@@ -187,7 +187,9 @@ func TestEstimatesRefuseWhatCannotRun(t *testing.T) {
 		{[]string{"runs=9223372036854775807"}, run.Options{}, "runs: the plan needs about"},
 		{[]string{"iterations=9223372036854775807"}, run.Options{}, "iterations: the plan needs about"},
 		{[]string{"data.dim=100000000"}, run.Options{}, "data.dim: the plan needs about"},
-		{[]string{"data.agents=10000000", "algorithm.fedavg.participants=4"}, run.Options{MemoryLimit: 16e9}, "data.agents: the plan needs about"},
+		// Every one of 10⁷ agents training in every round: each is built, and
+		// held, at once (ten million agents of which four train fit).
+		{[]string{"data.agents=10000000", "algorithm.fedavg.participants=10000000"}, run.Options{MemoryLimit: 16e9}, "data.agents: the plan needs about"},
 		{[]string{"runs=1000", "iterations=1000000000"}, run.Options{MemoryLimit: 1e15}, "iterations: the plan would run for about"},
 		{[]string{"runs=100"}, run.Options{Trace: true, TraceLimit: 1e5}, "more than the trace limit of 100 kB"},
 	}

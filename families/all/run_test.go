@@ -17,6 +17,7 @@ import (
 	afedavg "maple/actors/fedavg"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 	"maple/scenarios/run"
 )
 
@@ -181,7 +182,7 @@ algorithm: {kind: fedavg, step_size: 0.1, fedavg: {participants: 2}}
 	if got := c.Scenario.Data.TestSamples; got != 0 {
 		t.Errorf("test_samples resolved to %d with a test file, want 0", got)
 	}
-	prob, err := run.BuildProblem(context.Background(), c, dir, 1)
+	prob, err := inputs.BuildProblem(context.Background(), c, dir, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +197,7 @@ algorithm: {kind: fedavg, step_size: 0.1, fedavg: {participants: 2}}
 		t.Errorf("test_samples with a test file: %v", err)
 	}
 	c.Scenario.Data.LIBSVM.TestFile = "d.missing.t"
-	if _, err := run.BuildProblem(context.Background(), c, dir, 1); !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data.libsvm.test_file: missing LIBSVM file") {
+	if _, err := inputs.BuildProblem(context.Background(), c, dir, 1); !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data.libsvm.test_file: missing LIBSVM file") {
 		t.Errorf("missing test file: %v", err)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"maple/privacy/noise"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 	"maple/scenarios/run"
 	"maple/topology"
 )
@@ -121,7 +122,7 @@ func validateDiffusion(v *scenarios.Validator, sc *scenarios.Scenario) {
 }
 
 // diffusionEstimate is the cost of one decentralized run: building its
-// network and combination matrix (run.NetworkCost) and, per iteration, a
+// network and combination matrix (inputs.NetworkCost) and, per iteration, a
 // Tick and a Done per agent and, per combination stage, a share along every
 // edge (both ways); a gradient per agent on its whole dataset, one sample or
 // a batch; under local graph-homomorphic noise, the set-up messages (roles,
@@ -130,7 +131,7 @@ func validateDiffusion(v *scenarios.Validator, sc *scenarios.Scenario) {
 func diffusionEstimate(sc *scenarios.Scenario, dim float64) run.Estimate {
 	d := diffusionParams(sc)
 	P, T := float64(sc.Data.Agents), float64(sc.Iterations)
-	deg := run.ExpectedDegree(sc.Topology, sc.Data.Agents)
+	deg := inputs.ExpectedDegree(sc.Topology, sc.Data.Agents)
 	stages := 1.0
 	if d.Strategy == "general" {
 		stages = float64(len(d.Stages))
@@ -157,7 +158,7 @@ func diffusionEstimate(sc *scenarios.Scenario, dim float64) run.Estimate {
 			e.Messages += T * stages * P * deg * partners * 2
 		}
 	}
-	bytes, ops := run.NetworkCost(sc.Topology, P, deg, true)
+	bytes, ops := inputs.NetworkCost(sc.Topology, P, deg, true)
 	e.Bytes += bytes
 	e.Ops += ops
 	return e
@@ -197,7 +198,7 @@ func diffusionConfig(c *scenarios.CurveSpec) (diffusion.Config, error) {
 	if p.Scheme != diffusion.None {
 		p.Std, p.SelfNoise = math.Sqrt(sc.Privacy.Variance), sc.Privacy.SelfNoise
 	}
-	if err := run.ParseMaskFields(c, &p.Form, &p.Keys, &p.Roles, &p.OSKeys); err != nil {
+	if err := inputs.ParseMaskFields(c, &p.Form, &p.Keys, &p.Roles, &p.OSKeys); err != nil {
 		return cfg, err
 	}
 	if p.Partner, err = diffusion.ParsePartnerPolicy(d.DroppedPartner); err != nil {
@@ -217,7 +218,7 @@ func checkDiffusion(c *scenarios.CurveSpec, dir string) error {
 		return err
 	}
 	sc := c.Scenario
-	n, err := run.FirstNetwork(c, dir)
+	n, err := inputs.FirstNetwork(c, dir)
 	if err != nil {
 		return err
 	}
@@ -230,7 +231,7 @@ func checkDiffusion(c *scenarios.CurveSpec, dir string) error {
 		}
 	}
 	if diffusionUsesSystems(sc) {
-		_, err := run.SystemsModel(context.Background(), c, dir)
+		_, err := inputs.SystemsModel(context.Background(), c, dir)
 		return err
 	}
 	return nil
@@ -263,7 +264,7 @@ func diffusionColumns(sc *scenarios.Scenario) []rundir.Column {
 type diffusionObserver struct {
 	t        *rundir.Table
 	q, wOpt  []float64 // wOpt is zero without an optimum (its MSDs are not recorded)
-	p        *run.Problem
+	p        *inputs.Problem
 	centroid []float64
 	m        diffusion.Metrics
 	class    [3 * run.ClassMetrics]float64 // centroid, average, one agent's
@@ -314,14 +315,14 @@ func (o *diffusionObserver) draws(_, _ int, G [][]float64) {
 }
 
 // runDiffusion executes one decentralized run on the job's engine.
-func runDiffusion(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
+func runDiffusion(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	c := j.Curve
 	sc := c.Scenario
 	cfg, err := diffusionConfig(c)
 	if err != nil {
 		return err
 	}
-	net, err := run.BuildNetwork(j.Context(), c, j.Dir, run.NetworkSeed(sc, j.RunSeed))
+	net, err := inputs.BuildNetwork(j.Context(), c, j.Dir, inputs.NetworkSeed(sc, j.RunSeed))
 	if err != nil {
 		return err
 	}
@@ -357,7 +358,7 @@ func runDiffusion(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 		Iterations: sc.Iterations, GradientTime: sc.Network.GradientTime, Async: diffusionAsync(sc)}
 	var model *systems.Model
 	if diffusionUsesSystems(sc) {
-		if model, err = run.SystemsModel(j.Context(), c, j.Dir); err != nil {
+		if model, err = inputs.SystemsModel(j.Context(), c, j.Dir); err != nil {
 			return err
 		}
 		setup.Devices = model.Devices(j.RunSeed, len(p.Sets), diffusion.AgentName)
@@ -429,7 +430,7 @@ func runDiffusion(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 // describeDiffusion records what the summary reports of a decentralized run:
 // the network, the noise-cancellation residual, the LGH set-up cost and the
 // unmasked edges, and a warning when A is not doubly stochastic.
-func describeDiffusion(j *run.Job, p *run.Problem, net *run.Network, setup adiffusion.Setup, obs *diffusionObserver, counts []diffusion.SetupCounts) error {
+func describeDiffusion(j *run.Job, p *inputs.Problem, net *inputs.Network, setup adiffusion.Setup, obs *diffusionObserver, counts []diffusion.SetupCounts) error {
 	sc := j.Curve.Scenario
 	d := j.Stats.Details
 	d["network"] = net.Describe()

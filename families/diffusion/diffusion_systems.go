@@ -11,6 +11,7 @@ import (
 	"maple/algorithms/systems"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 	"maple/scenarios/run"
 	"maple/topology"
 )
@@ -247,7 +248,7 @@ func (l *diffusionLog) details(sc *scenarios.Scenario) map[string]any {
 // link failure and weight rule, and the devices that decide which agents are
 // down.
 func diffusionDynamics(sc *scenarios.Scenario, m *systems.Model, runSeed uint64, agents int) *diffusion.Dynamics {
-	d := &diffusion.Dynamics{Failure: sc.Topology.LinkFailure, Rule: func(g *topology.Graph) *mat.Dense { return run.Weights(sc.Topology.Weights, g) }}
+	d := &diffusion.Dynamics{Failure: sc.Topology.LinkFailure, Rule: func(g *topology.Graph) *mat.Dense { return inputs.Weights(sc.Topology.Weights, g) }}
 	if m.Drops() {
 		d.Devices = m.Devices(runSeed, agents, diffusion.AgentName)
 	}

@@ -24,6 +24,7 @@ import (
 	"maple/families/internal/clients"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 	"maple/scenarios/run"
 )
 
@@ -43,6 +44,7 @@ func init() {
 		Columns:  fedavgColumns,
 		Run:      runFedAvg,
 		Estimate: fedavgEstimate,
+		Lazy:     true,
 		Tiny: []string{fedavgTiny, fedavgTiny + "    server: {kind: trimmed-mean, trim: 0.34}\n",
 			fedavgTiny + "    collect: {kind: deadline, seconds: 1}\nnetwork: {step_time: {kind: fixed, value: 0.3}}\n"},
 	})
@@ -149,10 +151,15 @@ func fedavgParams(sc *scenarios.Scenario) *FedAvg { return sc.Algorithm.Params.(
 
 func validateFedAvg(v *scenarios.Validator, sc *scenarios.Scenario) {
 	fa := fedavgParams(sc)
+	if sc.Data.Agents > afedavg.MaxAgents {
+		v.Fail("data.agents", "FedAvg runs at most %d agents (its actors have 32-bit IDs), got %d", afedavg.MaxAgents, sc.Data.Agents)
+	}
 	_, err := fedavg.ParseParticipation(fa.Participation)
 	v.Parse("algorithm.fedavg.participation", err)
 	v.AtLeast("algorithm.fedavg.participants", fa.Participants, 1)
-	v.Absent("algorithm.fedavg.participants", fa.Participation == fedavg.Full.String() && v.Set("algorithm.fedavg.participants"), "participation full takes every agent")
+	if fa.Participation == fedavg.Full.String() {
+		v.Unused("algorithm.fedavg.participants", "participation full takes every agent")
+	}
 	if fa.Participation == fedavg.WithoutReplacement.String() && fa.Participants > sc.Data.Agents {
 		v.Fail("algorithm.fedavg.participants", "%d agents cannot be sampled without replacement from data.agents = %d", fa.Participants, sc.Data.Agents)
 	}
@@ -224,26 +231,6 @@ func fedavgColumns(sc *scenarios.Scenario) []rundir.Column {
 	return append(cols, run.SystemsColumns(sc, fedavgFaulty(sc))...)
 }
 
-// fedavgEstimate is the cost of one FedAvg run: per round a Tick, a Done and
-// a model to and from each of the L participants, each of which runs up to
-// E_k local steps on up to B_k samples; every agent is an actor holding a few
-// model-sized vectors.
-func fedavgEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
-	fa := fedavgParams(sc)
-	L := float64(fa.Participants)
-	if fa.Participation == fedavg.Full.String() {
-		L = float64(sc.Data.Agents)
-	}
-	T := float64(sc.Iterations)
-	return run.Estimate{
-		Bytes:       float64(sc.Data.Agents) * (run.ActorBytes + 3*d*8),
-		Ops:         T * L * (4*float64(fa.LocalSteps.Max)*float64(fa.Batch.Max)*d + 4*d),
-		Messages:    1 + T*(2+2*L),
-		RecordBytes: 140,
-		VectorLen:   d,
-	}
-}
-
 // fedavgConfig translates a curve's scenario into the algorithm's
 // configuration.
 func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
@@ -289,7 +276,7 @@ func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 // their round: the MSD against w^o and, for classification, the test metrics.
 type fedavgObserver struct {
 	t     *rundir.Table
-	p     *run.Problem
+	p     *inputs.Problem
 	class [run.ClassMetrics]float64
 	sys   *run.SystemsLog // the systems columns and counts, nil without them
 }
@@ -325,7 +312,7 @@ func (o *fedavgObserver) observe(round int, key string, v []float64) {
 }
 
 // runFedAvg executes one FedAvg run on the job's engine.
-func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
+func runFedAvg(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	sc := j.Curve.Scenario
 	cfg, err := fedavgConfig(j.Curve)
 	if err != nil {
@@ -335,12 +322,14 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 		return j.Curve.Errorf("algorithm.fedavg.importance", "policy optimal evaluates gradients at w^o, and loss.kind %s has no minimizer w^o", sc.Loss.Kind)
 	}
 	cfg.Importance.Optimum = p.WOpt
+	cfg.Hold = fedavgHold(sc, p.Sets != nil)
 	if j.Run == 0 {
 		if err := fedavgDetails(j, cfg, p); err != nil {
 			return err
 		}
 	}
-	w0 := make([]float64, p.Loss.Dim(p.Sets[0].Dim))
+	K := p.Data.Agents()
+	w0 := make([]float64, p.Loss.Dim(p.Data.Set(0).Dim))
 	cols := run.Columns(sc)
 	obs := &fedavgObserver{t: rundir.NewTable(sc.Iterations, sc.Output.Every, len(cols)), p: p}
 	obs.sys = run.NewSystemsLog(sc, obs.t, cols)
@@ -350,7 +339,7 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 	systemsRun := scenarios.UsesSystems(sc) || cfg.Eventful()
 	var model *systems.Model
 	if systemsRun {
-		if model, err = run.SystemsModel(j.Context(), j.Curve, j.Dir); err != nil {
+		if model, err = inputs.SystemsModel(j.Context(), j.Curve, j.Dir); err != nil {
 			return err
 		}
 	}
@@ -359,12 +348,12 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 			return err
 		}
 		if !systemsRun {
-			if err := fedavg.ReferenceContext(j.Context(), *cfg, p.Sets, p.Loss, w0, j.RunSeed, sc.Iterations, obs.record); err != nil {
+			if err := fedavg.ReferenceContext(j.Context(), *cfg, p.Data, p.Loss, w0, j.RunSeed, sc.Iterations, obs.record); err != nil {
 				return err
 			}
 			return j.AccountFor(p, fedavgExposure(cfg, fa.Server.Kind))
 		}
-		err = fedavg.SimulateContext(j.Context(), *cfg, p.Sets, p.Loss, w0, j.RunSeed, sc.Iterations, fedavg.SimOptions{Model: model, Observe: obs.observe})
+		err = fedavg.SimulateContext(j.Context(), *cfg, p.Data, p.Loss, w0, j.RunSeed, sc.Iterations, fedavg.SimOptions{Model: model, Observe: obs.observe})
 		if err != nil {
 			return err
 		}
@@ -372,11 +361,11 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 		r := actors.NewRun(j.ActorOptions(obs, sink))
 		defer r.Close()
 		setup := afedavg.Setup{
-			Config: cfg, Sets: p.Sets, Loss: p.Loss, W0: w0, Rounds: sc.Iterations,
+			Config: cfg, Data: p.Data, Loss: p.Loss, W0: w0, Rounds: sc.Iterations,
 			Server: fa.Server.Kind, ServerParams: fa.Server.Params, GradientTime: sc.Network.GradientTime,
 		}
 		if systemsRun {
-			setup.Devices = model.Devices(j.RunSeed, len(p.Sets), fedavg.AgentName)
+			setup.Fleet = model.Fleet(j.RunSeed, K, fedavg.AgentName)
 		}
 		sched, err := afedavg.Spawn(r, setup)
 		if err != nil {
@@ -388,8 +377,8 @@ func runFedAvg(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 		j.Finish(r)
 	}
 	if systemsRun {
-		if d := obs.sys.Finish(j, model, len(p.Sets)); d != nil && cfg.Adversarial() {
-			bad := cfg.ChooseAdversaries(func() *rand.Rand { return rng.New(j.RunSeed, fedavg.AdversaryOwner, fedavg.AdversaryPurpose) }, len(p.Sets))
+		if d := obs.sys.Finish(j, model, K); d != nil && cfg.Adversarial() {
+			bad := cfg.ChooseAdversaries(func() *rand.Rand { return rng.New(j.RunSeed, fedavg.AdversaryOwner, fedavg.AdversaryPurpose) }, K)
 			var ids []int
 			for k, b := range bad {
 				if b {
@@ -432,27 +421,55 @@ func fedavgExposure(cfg *fedavg.Config, server string) run.Exposure {
 // sampling: the gradient-noise constant σ_s² (thesis eq. 2.23) under uniform
 // and optimal probabilities and the improvement of the MSD bound between them
 // in dB, and, for least squares, the model drift ξ = max_k ‖w_k^o − w^o‖
-// (Assumption 2.2) that Fig. 2.5 is parameterized by.
-func fedavgDetails(j *run.Job, cfg *fedavg.Config, p *run.Problem) error {
+// (Assumption 2.2) that Fig. 2.5 is parameterized by. Both come from one
+// pass over the agents (data.Map), each agent's share computed on every
+// core and combined in agent order.
+func fedavgDetails(j *run.Job, cfg *fedavg.Config, p *inputs.Problem) error {
 	d := map[string]any{}
-	if cfg.Schedule == fedavg.PerAgent && p.WOpt != nil {
-		uniform, optimal, err := fedavg.NoiseBoundContext(j.Context(), cfg, p.Sets, p.Loss, p.WOpt, j.RunSeed)
-		if err != nil {
-			return err
+	noise := cfg.Schedule == fedavg.PerAgent && p.WOpt != nil
+	drift := p.Loss.Kind == loss.LeastSquares && p.WOpt != nil
+	if !noise && !drift {
+		j.Stats.Details["importance"] = d
+		return nil
+	}
+	type share struct {
+		noise fedavg.NoiseTerm
+		xi    float64
+		err   error
+	}
+	var sum fedavg.NoiseSum
+	var xi float64
+	err := data.Map(p.Data, func(k int, set *data.Set) (s share) {
+		if noise {
+			s.noise = cfg.NoiseTerm(k, set, p.Loss, p.WOpt, j.RunSeed)
 		}
+		if drift {
+			wk, err := optimum.LeastSquares([]*data.Set{set}, optimum.Uniform(1), p.Loss.Rho)
+			if err != nil {
+				s.err = j.Curve.Errorf("data", "agent %d's local minimizer w_k^o: %v", k, err)
+				return s
+			}
+			s.xi = floats.Distance(wk, p.WOpt, 2)
+		}
+		return s
+	}, func(_ int, s share) error {
+		if err := j.Context().Err(); err != nil {
+			return fmt.Errorf("the summary's noise bound and model drift: interrupted: %w", err)
+		}
+		sum.Add(s.noise)
+		xi = math.Max(xi, s.xi)
+		return s.err
+	})
+	if err != nil {
+		return err
+	}
+	if noise {
+		uniform, optimal := sum.Bound(cfg)
 		d["noise_bound_uniform"] = uniform
 		d["noise_bound_optimal"] = optimal
 		d["bound_gain_db"] = rundir.Decibel(uniform / optimal)
 	}
-	if p.Loss.Kind == loss.LeastSquares && p.WOpt != nil {
-		var xi float64
-		for k, set := range p.Sets {
-			wk, err := optimum.LeastSquares([]*data.Set{set}, optimum.Uniform(1), p.Loss.Rho)
-			if err != nil {
-				return j.Curve.Errorf("data", "agent %d's local minimizer w_k^o: %v", k, err)
-			}
-			xi = math.Max(xi, floats.Distance(wk, p.WOpt, 2))
-		}
+	if drift {
 		d["xi"] = xi
 	}
 	j.Stats.Details["importance"] = d

@@ -9,7 +9,7 @@ import (
 	"maple/families/internal/clients"
 	"maple/internal/params"
 	"maple/scenarios"
-	"maple/scenarios/run"
+	"maple/scenarios/inputs"
 )
 
 // This file wires FedAvg's behaviour slots — server, client, collection
@@ -24,7 +24,7 @@ func checkFedAvg(c *scenarios.CurveSpec, dir string) error {
 		return err
 	}
 	if fedavgUsesSystems(c.Scenario) {
-		_, err := run.SystemsModel(context.Background(), c, dir)
+		_, err := inputs.SystemsModel(context.Background(), c, dir)
 		return err
 	}
 	return nil

@@ -10,6 +10,8 @@ import (
 	"math"
 	"strings"
 
+	"gopkg.in/yaml.v3"
+
 	"maple/actors"
 	afedplt "maple/actors/fedplt"
 	"maple/actors/msg"
@@ -17,6 +19,7 @@ import (
 	"maple/privacy/renyi"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 	"maple/scenarios/run"
 )
 
@@ -38,19 +41,16 @@ func init() {
 
 // fedpltEstimate is the cost of one run, with every agent active (full
 // participation bounds the others): per round each agent's local epochs,
-// each a gradient on its samples (a mini-batch for sgd; the largest batch of
-// the per-agent solvers), and the monitor's pass over all the data; up to
+// each a gradient on its samples (a mini-batch for a solver with a batch
+// parameter, such as sgd; the most of the per-agent solvers), and the monitor's pass over all the data; up to
 // four messages per agent (FedLin's round sends the most) and a Tick and a
 // Done; every agent an actor holding a handful of model-sized vectors.
 func fedpltEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 	f := fedpltParams(sc)
 	N, q, T := float64(sc.Data.Agents), float64(sc.Data.Samples.Max), float64(sc.Iterations)
-	per := q
-	if f.Solver.Kind == "sgd" && f.Solver.Batch > 0 {
-		per = min(q, float64(f.Solver.Batch))
-	}
+	per := samplesPerGradient(f.Solver, q)
 	for _, s := range f.Solvers {
-		per = max(per, min(q, float64(s.Batch)))
+		per = max(per, samplesPerGradient(s.Solver, q))
 	}
 	epochs := float64(max(f.LocalEpochs, 1))
 	return run.Estimate{
@@ -63,6 +63,15 @@ func fedpltEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 	}
 }
 
+// samplesPerGradient is the number of samples a local gradient of solver b
+// reads, of an agent's q: its batch parameter if it has one, else q.
+func samplesPerGradient(b scenarios.Behaviour, q float64) float64 {
+	if batch, ok := b.Params["batch"].(int); ok && batch > 0 {
+		return min(q, float64(batch))
+	}
+	return q
+}
+
 // FedPLT parameterizes the fedplt family: the section algorithm.fedplt.
 type FedPLT struct {
 	// Method is fed-plt, fedpd, fedlin, tamuna, led or 5gcs.
@@ -71,8 +80,9 @@ type FedPLT struct {
 	Rho float64 `yaml:"rho"`
 	// LocalEpochs is N_e, the local solver steps per round (TAMUNA: their mean).
 	LocalEpochs int `yaml:"local_epochs"`
-	// Solver is every agent's local solver, unless Solvers overrides it.
-	Solver PLTSolver `yaml:"solver"`
+	// Solver is every agent's local solver, unless Solvers overrides it: a
+	// behaviour of the slot fedplt.solver (actors/fedplt.Solvers).
+	Solver scenarios.Behaviour `yaml:"solver" slot:"fedplt.solver"`
 	// Solvers gives ranges of agents other solvers (Fed-PLT only, Remark 1);
 	// a later entry wins.
 	Solvers []PLTAgentSolver `yaml:"solvers,omitempty"`
@@ -100,36 +110,24 @@ type FedPLT struct {
 	Table *PLTTableCell `yaml:"table,omitempty"`
 }
 
-// PLTSolver configures a local solver.
-type PLTSolver struct {
-	// Kind is gd, agd, sgd or noisy-gd.
-	Kind string `yaml:"kind"`
-	// Step is γ; 0 selects StepScale times the default step (γ⋆ =
-	// 2/(λ̲ + λ̄ + 2c), 1/(λ̄ + c) for agd or a problem that is not strongly
-	// convex), computed from each run's data.
-	Step float64 `yaml:"step"`
-	// StepScale multiplies the default step.
-	StepScale float64 `yaml:"step_scale"`
-	// Batch is SGD's mini-batch size.
-	Batch int `yaml:"batch"`
-	// Noise is noisy GD's τ and Clip its per-sample clipping bound L (0: none).
-	Noise float64 `yaml:"noise"`
-	Clip  float64 `yaml:"clip"`
-}
-
-// PLTAgentSolver is a local solver for a range of agents.
+// PLTAgentSolver is a local solver for a range of agents: in a file, one
+// mapping of agents and the solver's kind and parameters,
+// {agents: [0, 9], kind: sgd, batch: 5}.
 type PLTAgentSolver struct {
 	// Agents is the range of agent indices [first, last] the solver applies to.
 	Agents scenarios.IntRange `yaml:"agents"`
-	// Kind, Step, StepScale, Batch, Noise and Clip are as in PLTSolver;
-	// unset fields are 0 (a step scale of 0 means 1).
-	Kind      string  `yaml:"kind"`
-	Step      float64 `yaml:"step"`
-	StepScale float64 `yaml:"step_scale"`
-	Batch     int     `yaml:"batch"`
-	Noise     float64 `yaml:"noise"`
-	Clip      float64 `yaml:"clip"`
+	// Solver is the solver, of the slot fedplt.solver; its parameters the
+	// entry does not set take their defaults.
+	Solver scenarios.Behaviour `yaml:",inline" slot:"fedplt.solver"`
 }
+
+// UnmarshalYAML decodes the entry's agents and its solver.
+func (s *PLTAgentSolver) UnmarshalYAML(n *yaml.Node) error {
+	return scenarios.DecodeWithBehaviour(n, s)
+}
+
+// MarshalYAML writes the entry as one mapping of its agents and its solver.
+func (s PLTAgentSolver) MarshalYAML() (any, error) { return scenarios.EncodeWithBehaviour(s) }
 
 // PLTParticipation configures the active sets.
 type PLTParticipation struct {
@@ -223,7 +221,7 @@ func fedpltDefaults(sc *scenarios.Scenario) any {
 	}
 	return &FedPLT{
 		Method: "fed-plt", Rho: 1, LocalEpochs: 5,
-		Solver:        PLTSolver{Kind: "gd", StepScale: 1},
+		Solver:        scenarios.NewBehaviour(afedplt.SolverSlot, "gd"),
 		Participation: PLTParticipation{Kind: "full", Probability: scenarios.FloatRange{Min: 1, Max: 1}, Fraction: 1},
 		Regularizer:   PLTRegularizer{Kind: "zero", Low: -1, High: 1},
 		Init:          "zero",
@@ -246,10 +244,10 @@ var tableQuantities = []string{"time", "iterations", "error"}
 
 func validateFedPLT(v *scenarios.Validator, sc *scenarios.Scenario) {
 	f := fedpltParams(sc)
-	v.Absent("algorithm.step_size", v.Set("algorithm.step_size"), "fedplt's steps are algorithm.fedplt.solver.step (γ) and the methods' own parameters")
+	v.Unused("algorithm.step_size", "fedplt's steps are algorithm.fedplt.solver.step (γ) and the methods' own parameters")
 	v.Absent("network.gradient_time", sc.Network.GradientTime != 0, "fedplt charges algorithm.fedplt.cost.gradient per local gradient on the virtual clock")
-	v.Absent("privacy.mechanism", v.Set("privacy.mechanism"), "Fed-PLT's privacy mechanism is the noisy-gd local solver (algorithm.fedplt.solver)")
-	v.Absent("privacy.variance", v.Set("privacy.variance"), "noisy GD's noise is algorithm.fedplt.solver.noise (τ)")
+	v.Unused("privacy.mechanism", "Fed-PLT's privacy mechanism is the noisy-gd local solver (algorithm.fedplt.solver)")
+	v.Unused("privacy.variance", "noisy GD's noise is algorithm.fedplt.solver.noise (τ)")
 	v.Absent("loss.optimum", sc.Loss.Optimum == "none", "fedplt measures its error against the solution x⋆, which the optimum provides")
 	if sc.Loss.Kind != "least-squares" && sc.Loss.Kind != "logistic" {
 		v.Fail("loss.kind", "fedplt is written for the generalized linear losses (least-squares, logistic): its models have the data's dimension and noisy GD clips ℓ'(xᵀw)·x; got %s", sc.Loss.Kind)
@@ -268,20 +266,19 @@ func validateFedPLT(v *scenarios.Validator, sc *scenarios.Scenario) {
 	if p.Kind == "subset" && !(p.Fraction > 0 && p.Fraction <= 1) {
 		v.Fail(pltField+"participation.fraction", "must be a fraction in (0, 1], got %v", p.Fraction)
 	}
-	validatePLTSolverFields(v, pltField+"solver.", f.Solver.Kind, f.Solver.Batch, f.Solver.Noise, f.Solver.Clip)
 	for i, s := range f.Solvers {
-		prefix := fmt.Sprintf("%ssolvers[%d].", pltField, i)
 		if s.Agents.Min < 0 || s.Agents.Max < s.Agents.Min || s.Agents.Max >= sc.Data.Agents {
-			v.Fail(prefix+"agents", "need 0 ≤ first ≤ last < data.agents = %d, got [%d, %d]", sc.Data.Agents, s.Agents.Min, s.Agents.Max)
+			v.Fail(fmt.Sprintf("%ssolvers[%d].agents", pltField, i), "need 0 ≤ first ≤ last < data.agents = %d, got [%d, %d]", sc.Data.Agents, s.Agents.Min, s.Agents.Max)
 		}
-		validatePLTSolverFields(v, prefix, s.Kind, s.Batch, s.Noise, s.Clip)
 	}
 	// The parameters of one method are refused under another: a tuned
 	// fedpd.eta left in a curve that runs LED would otherwise be ignored.
 	for _, m := range []struct{ section, method string }{
 		{"rho", "fed-plt"}, {"fedpd", "fedpd"}, {"tamuna", "tamuna"}, {"led", "led"}, {"5gcs", "5gcs"},
 	} {
-		v.Absent(pltField+m.section, v.Set(pltField+m.section) && f.Method != m.method, "only method "+m.method+" uses it, this curve runs "+f.Method)
+		if f.Method != m.method {
+			v.Unused(pltField+m.section, "only method "+m.method+" uses it, this curve runs "+f.Method)
+		}
 	}
 	v.Positive(pltField+"fedpd.eta", f.FedPD.Eta)
 	v.Positive(pltField+"tamuna.eta", f.Tamuna.Eta)
@@ -304,17 +301,6 @@ func validateFedPLT(v *scenarios.Validator, sc *scenarios.Scenario) {
 	}
 }
 
-// validatePLTSolverFields refuses the fields of another kind of local solver
-// (prefix names the solver's section): a batch only applies to sgd, a noise
-// level and a clipping bound only to noisy-gd. Ignoring them would, for
-// instance, run plain GD with no noise and no privacy report for a solver
-// the user believed noisy.
-func validatePLTSolverFields(v *scenarios.Validator, prefix, kind string, batch int, noise, clip float64) {
-	v.Absent(prefix+"batch", batch != 0 && kind != "sgd", "only the sgd solver draws mini-batches, this one is "+kind)
-	v.Absent(prefix+"noise", noise != 0 && kind != "noisy-gd", "only the noisy-gd solver adds noise, this one is "+kind)
-	v.Absent(prefix+"clip", clip != 0 && kind != "noisy-gd", "only the noisy-gd solver clips gradients, this one is "+kind)
-}
-
 // fedpltConfig translates a curve's scenario into the family's
 // configuration (data-free: 5GCS's μ is set at run time), checking it and
 // naming the scenario field of any problem.
@@ -333,7 +319,7 @@ func fedpltConfig(c *scenarios.CurveSpec) (*fedplt.Config, error) {
 	if cfg.Init, err = fedplt.ParseInit(f.Init); err != nil {
 		return nil, c.Errorf(pltField+"init", "%v", err)
 	}
-	base, err := pltSolver(f.Solver.Kind, f.Solver.Step, f.Solver.StepScale, f.Solver.Batch, f.Solver.Noise, f.Solver.Clip)
+	base, err := pltSolver(f.Solver)
 	if err != nil {
 		return nil, c.Errorf(pltField+"solver.kind", "%v", err)
 	}
@@ -341,12 +327,18 @@ func fedpltConfig(c *scenarios.CurveSpec) (*fedplt.Config, error) {
 		cfg.Solvers[i] = base
 	}
 	for k, s := range f.Solvers {
-		solver, err := pltSolver(s.Kind, s.Step, s.StepScale, s.Batch, s.Noise, s.Clip)
+		solver, err := pltSolver(s.Solver)
 		if err != nil {
 			return nil, c.Errorf(fmt.Sprintf("%ssolvers[%d].kind", pltField, k), "%v", err)
 		}
 		for i := s.Agents.Min; i <= s.Agents.Max && i < n; i++ {
 			cfg.Solvers[i] = solver
+		}
+	}
+	for i, s := range cfg.Solvers {
+		if why := cfg.Method.Refuses(s.Rule.Traits()); why != "" {
+			return nil, pltError(c, &fedplt.FieldError{Field: fedplt.SolverField(i, "kind"),
+				Msg: fmt.Sprintf("%s does not support the %s local solver: %s (supported: %s)", cfg.Method.Label(), s.Name, why, strings.Join(supportedSolvers(cfg.Method), ", "))})
 		}
 	}
 	p := &cfg.Participation
@@ -365,9 +357,22 @@ func fedpltConfig(c *scenarios.CurveSpec) (*fedplt.Config, error) {
 	return cfg, nil
 }
 
-func pltSolver(kind string, step, scale float64, batch int, noise, clip float64) (fedplt.Solver, error) {
-	k, err := fedplt.ParseSolverKind(kind)
-	return fedplt.Solver{Kind: k, Step: step, Scale: scale, Batch: batch, Noise: noise, Clip: clip}, err
+// pltSolver returns the local solver a scenario selects.
+func pltSolver(b scenarios.Behaviour) (fedplt.Solver, error) {
+	rule, err := afedplt.Solvers.New(b.Kind, b.Params)
+	return fedplt.Solver{Name: b.Kind, Rule: rule}, err
+}
+
+// supportedSolvers lists the registered solvers, at their defaults, that
+// method m can run.
+func supportedSolvers(m fedplt.Method) []string {
+	var names []string
+	for _, name := range afedplt.Solvers.Names() {
+		if rule, err := afedplt.Solvers.New(name, nil); err == nil && m.Refuses(rule.Traits()) == "" {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // pltError turns an error of the fedplt package into a scenario error on the
@@ -422,7 +427,7 @@ func fedpltColumns(sc *scenarios.Scenario) []rundir.Column {
 }
 
 // runFedPLT executes one run on the job's engine.
-func runFedPLT(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
+func runFedPLT(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	c := j.Curve
 	sc := c.Scenario
 	f := fedpltParams(sc)
@@ -473,7 +478,7 @@ func runFedPLT(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
 // the smooth ℓ2-regularized problem (the minimizer of (1/N)Σ_i f_i is that of
 // Σ_i f_i), the family's proximal gradient solve when the non-convex
 // regularizer or a non-smooth h changes the problem.
-func pltSolution(p *run.Problem, prob *fedplt.Problem, cfg *fedplt.Config) (fedplt.Solution, error) {
+func pltSolution(p *inputs.Problem, prob *fedplt.Problem, cfg *fedplt.Config) (fedplt.Solution, error) {
 	if prob.Obj.Nonconvex == 0 && cfg.Prox.Kind == fedplt.Zero {
 		return fedplt.Solution{X: p.WOpt, Iterations: p.Solver.Iterations, Method: "shared optimum: " + p.Solver.Method}, nil
 	}
@@ -483,7 +488,7 @@ func pltSolution(p *run.Problem, prob *fedplt.Problem, cfg *fedplt.Config) (fedp
 // pltTable writes the monitor's records into the run's metrics table. Rows
 // after an early stop repeat the last round (the models no longer change);
 // after a divergence they are NaN, from the round it was detected.
-func pltTable(sc *scenarios.Scenario, p *run.Problem, mon *fedplt.Monitor) *rundir.Table {
+func pltTable(sc *scenarios.Scenario, p *inputs.Problem, mon *fedplt.Monitor) *rundir.Table {
 	cols := fedpltColumns(sc)
 	t := rundir.NewTable(sc.Iterations, sc.Output.Every, len(cols))
 	last := len(mon.Records) - 1
@@ -572,7 +577,7 @@ func pltDetails(j *run.Job, cfg *fedplt.Config, prob *fedplt.Problem, mon *fedpl
 func pltPrivacy(cfg *fedplt.Config, prob *fedplt.Problem, rounds int, a PLTAccountant) map[string]any {
 	var plain []int
 	for i, s := range cfg.Solvers {
-		if s.Kind != fedplt.NoisyGD || s.Noise == 0 {
+		if t := s.Rule.Traits(); !t.Private || t.Noise == 0 {
 			plain = append(plain, i)
 		}
 	}
@@ -587,7 +592,8 @@ func pltPrivacy(cfg *fedplt.Config, prob *fedplt.Problem, rounds int, a PLTAccou
 	agents := make([]renyi.Params, len(cfg.Solvers))
 	free := -1.0 // the unclipped L, a pass over all the data: computed once
 	for i, s := range cfg.Solvers {
-		L := s.Clip
+		t := s.Rule.Traits()
+		L := t.Clip
 		if L == 0 {
 			if free < 0 {
 				var ok bool
@@ -597,7 +603,7 @@ func pltPrivacy(cfg *fedplt.Config, prob *fedplt.Problem, rounds int, a PLTAccou
 			}
 			L = free
 		}
-		agents[i] = renyi.Params{L: L, Low: prob.Moduli.Low, Tau: s.Noise, Samples: prob.Sets[i].Len(), Step: s.Step, Steps: rounds * cfg.Epochs}
+		agents[i] = renyi.Params{L: L, Low: prob.Moduli.Low, Tau: t.Noise, Samples: prob.Sets[i].Len(), Step: s.Step, Steps: rounds * cfg.Epochs}
 	}
 	p, agent := renyi.WorstCase(agents)
 	order, eps := renyi.BestOrder(p.Rate(), a.Delta)

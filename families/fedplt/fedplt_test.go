@@ -30,7 +30,7 @@ func pltPrivacyProblem(t *testing.T) *fedplt.Problem {
 func TestPLTPrivacyIsTheWorstAgent(t *testing.T) {
 	prob := pltPrivacyProblem(t)
 	noisy := func(tau, clip float64) fedplt.Solver {
-		return fedplt.Solver{Kind: fedplt.NoisyGD, Noise: tau, Clip: clip, Step: 0.1}
+		return fedplt.Solver{Name: "noisy-gd", Rule: fedplt.NoisyGD{Noise: tau, Clip: clip}, Step: 0.1}
 	}
 	cfg := &fedplt.Config{Agents: 3, Epochs: 2, Solvers: []fedplt.Solver{noisy(1, 0), noisy(1, 0), noisy(0.1, 0)}}
 	acc := PLTAccountant{Delta: 1e-5}
@@ -52,7 +52,7 @@ func TestPLTPrivacyIsTheWorstAgent(t *testing.T) {
 		t.Errorf("with agent 0 clipped: worst agent %v, want 2", got["agent"])
 	}
 
-	cfg.Solvers[1] = fedplt.Solver{Kind: fedplt.GD, Step: 0.1}
+	cfg.Solvers[1] = fedplt.Solver{Name: "gd", Rule: fedplt.GD{}, Step: 0.1}
 	got = pltPrivacy(cfg, prob, 10, acc)
 	if _, ok := got["epsilon"]; ok || !strings.Contains(got["renyi"].(string), "agent 1") {
 		t.Errorf("an agent without noise: report %v, want no ε and a note naming agent 1", got)

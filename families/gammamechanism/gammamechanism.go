@@ -11,6 +11,7 @@ import (
 	"maple/privacy/gamma"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 	"maple/scenarios/run"
 )
 
@@ -102,7 +103,7 @@ func validateGammaMechanism(v *scenarios.Validator, sc *scenarios.Scenario) {
 	v.Positive(f+"epsilon_max", g.EpsilonMax)
 	v.AtLeast(f+"samples", g.Samples, 1)
 	for _, s := range []string{"data", "loss", "network", "privacy", "algorithm.step_size"} {
-		v.Absent(s, v.Set(s), "the gamma-mechanism family evaluates a mechanism, it learns nothing")
+		v.Unused(s, "the gamma-mechanism family evaluates a mechanism, it learns nothing")
 	}
 }
 
@@ -119,7 +120,7 @@ var gammaMechanismColumns = []rundir.Column{
 // every run) and a Monte-Carlo estimate from the run's own draws (stream
 // ("mechanism", "gamma")). It sends no messages, so both engines compute it
 // the same way.
-func runGammaMechanism(j *run.Job, _ *run.Problem, _ *run.TraceSink) error {
+func runGammaMechanism(j *run.Job, _ *inputs.Problem, _ *run.TraceSink) error {
 	sc := j.Curve.Scenario
 	g := gammaMechanismParams(sc)
 	b := gamma.Bounds{Inf: g.LRange.Min, Sup: g.LRange.Max}

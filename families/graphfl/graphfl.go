@@ -26,6 +26,7 @@ import (
 	"maple/privacy/pairmask"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 	"maple/scenarios/run"
 	"maple/topology"
 )
@@ -168,7 +169,9 @@ func validateGraphFL(v *scenarios.Validator, sc *scenarios.Scenario) {
 	part, err := fedavg.ParseParticipation(g.Participation)
 	v.Parse("algorithm.graphfl.participation", err)
 	v.AtLeast("algorithm.graphfl.participants", g.Participants, 1)
-	v.Absent("algorithm.graphfl.participants", part == fedavg.Full && v.Set("algorithm.graphfl.participants"), "participation full takes every client of a server")
+	if part == fedavg.Full {
+		v.Unused("algorithm.graphfl.participants", "participation full takes every client of a server")
+	}
 	if part == fedavg.WithoutReplacement && g.Participants > K {
 		v.Fail("algorithm.graphfl.participants", "L = %d clients cannot be sampled without replacement from the K = %d clients of a server (data.agents/servers)", g.Participants, K)
 	}
@@ -228,7 +231,7 @@ func validateBehaviours(v *scenarios.Validator, sc *scenarios.Scenario, g *Graph
 // edge of the server graph both ways; every client and server is an actor
 // holding a few model-sized vectors; local graph-homomorphic masks add the
 // set-up messages and a mask per partner and share; the server graph and its
-// combination matrix cost what run.NetworkCost says. Run 0 of a noisy curve
+// combination matrix cost what inputs.NetworkCost says. Run 0 of a noisy curve
 // also runs the reference twice for the accountant, which is within the
 // estimate's slack.
 func graphflEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
@@ -240,7 +243,7 @@ func graphflEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 	}
 	deg := 0.0
 	if g.Servers > 1 && sc.Topology != nil {
-		deg = run.ExpectedDegree(sc.Topology, g.Servers)
+		deg = inputs.ExpectedDegree(sc.Topology, g.Servers)
 	}
 	e := run.Estimate{
 		Bytes:       float64(sc.Data.Agents)*(run.ActorBytes+3*d*8) + P*(run.ActorBytes+(6+deg)*d*8),
@@ -255,7 +258,7 @@ func graphflEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 		e.Ops += T * P * deg * partners * 50 * d // HKDF and a Laplace draw per coordinate
 	}
 	if g.Servers > 1 && sc.Topology != nil {
-		bytes, ops := run.NetworkCost(sc.Topology, P, deg, true)
+		bytes, ops := inputs.NetworkCost(sc.Topology, P, deg, true)
 		e.Bytes += bytes
 		e.Ops += ops
 	}
@@ -311,7 +314,7 @@ func graphflConfig(c *scenarios.CurveSpec) (graphfl.Config, error) {
 			p.Mechanism = noise.Laplace
 		}
 	}
-	if err := run.ParseMaskFields(c, &p.Form, &p.Keys, &p.Roles, &p.OSKeys); err != nil {
+	if err := inputs.ParseMaskFields(c, &p.Form, &p.Keys, &p.Roles, &p.OSKeys); err != nil {
 		return cfg, err
 	}
 	if err := cfg.Validate(); err != nil {
@@ -327,7 +330,7 @@ func checkGraphFL(c *scenarios.CurveSpec, dir string) error {
 	if err != nil {
 		return err
 	}
-	n, err := run.FirstNetwork(c, dir)
+	n, err := inputs.FirstNetwork(c, dir)
 	if err != nil {
 		return err
 	}
@@ -381,7 +384,7 @@ func columnIndex(cols []rundir.Column, name string) int {
 type graphflObserver struct {
 	t       *rundir.Table
 	q, wOpt []float64
-	p       *run.Problem
+	p       *inputs.Problem
 	a       *mat.Dense
 	// Column indices, −1 for the columns the run does not have; the test
 	// columns are the first of ClassMetrics consecutive ones.
@@ -469,7 +472,7 @@ func (o *graphflObserver) models(round int, W [][]float64) {
 
 // centroidWeights returns the weights of the network centroid: 1/P when A is
 // doubly stochastic (the paper's centroid), the Perron vector q otherwise.
-func centroidWeights(net *run.Network) []float64 {
+func centroidWeights(net *inputs.Network) []float64 {
 	if topology.CheckDoublyStochastic(net.A, topology.DefaultTol) != nil {
 		return net.Q
 	}
@@ -481,14 +484,14 @@ func centroidWeights(net *run.Network) []float64 {
 }
 
 // runGraphFL executes one graph federated learning run on the job's engine.
-func runGraphFL(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
+func runGraphFL(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	c := j.Curve
 	sc := c.Scenario
 	cfg, err := graphflConfig(c)
 	if err != nil {
 		return err
 	}
-	net, err := run.BuildNetwork(j.Context(), c, j.Dir, run.NetworkSeed(sc, j.RunSeed))
+	net, err := inputs.BuildNetwork(j.Context(), c, j.Dir, inputs.NetworkSeed(sc, j.RunSeed))
 	if err != nil {
 		return err
 	}
@@ -572,7 +575,7 @@ func countTraffic(counts map[string]*trafficCount, next func(*trace.Record) erro
 // server network, the largest noise residual in the centroid, the local
 // graph-homomorphic set-up, the traffic by message type (run 0, actor
 // engine) and the privacy accounting (run 0).
-func describeGraphFL(j *run.Job, p *run.Problem, net *run.Network, setup agraphfl.Setup, obs *graphflObserver, counts []pairmask.SetupCounts, traffic map[string]*trafficCount) error {
+func describeGraphFL(j *run.Job, p *inputs.Problem, net *inputs.Network, setup agraphfl.Setup, obs *graphflObserver, counts []pairmask.SetupCounts, traffic map[string]*trafficCount) error {
 	sc := j.Curve.Scenario
 	cfg := setup.Config
 	d := j.Stats.Details

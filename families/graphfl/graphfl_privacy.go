@@ -12,6 +12,7 @@ import (
 	"maple/algorithms/graphfl"
 	"maple/privacy/accountant"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 	"maple/scenarios/run"
 )
 
@@ -36,7 +37,7 @@ import (
 // Client level (thesis eq. 2.69, federated learning):
 // ε(i) = (√2/σ_g)(B + B′ + ‖w^o − w′^o‖)·i, and the realised ε of every upload
 // server 0 received, each a release with its own noise.
-func accountGraphFL(j *run.Job, p *run.Problem, net *run.Network, cfg graphfl.Config) error {
+func accountGraphFL(j *run.Job, p *inputs.Problem, net *inputs.Network, cfg graphfl.Config) error {
 	sc := j.Curve.Scenario
 	server, client := cfg.Privacy.Scheme != graphfl.None, cfg.Clients.NoiseStd > 0
 	if j.Run != 0 || (!server && !client) {
@@ -154,7 +155,7 @@ type trajectory struct {
 
 // recordTrajectory runs the reference on sets and records its trajectory,
 // until ctx is done.
-func recordTrajectory(ctx context.Context, cfg graphfl.Config, A *mat.Dense, p *run.Problem, sets []*data.Set, w0 []float64, seed uint64, rounds int) (*trajectory, error) {
+func recordTrajectory(ctx context.Context, cfg graphfl.Config, A *mat.Dense, p *inputs.Problem, sets []*data.Set, w0 []float64, seed uint64, rounds int) (*trajectory, error) {
 	t := &trajectory{}
 	prob := graphfl.Problem{A: A, Sets: sets, Loss: p.Loss, W0: w0}
 	err := graphfl.ReferenceContext(ctx, cfg, prob, seed, rounds, graphfl.Hooks{

@@ -21,6 +21,7 @@ import (
 	"maple/privacy/gamma"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 	"maple/scenarios/run"
 	"maple/topology"
 )
@@ -46,7 +47,7 @@ func init() {
 }
 
 // randomWalkEstimate is the cost of one run: building the graph, through
-// the combination matrix and its checks (run.NetworkCost; walkGraph reads
+// the combination matrix and its checks (inputs.NetworkCost; walkGraph reads
 // the graph back from it), and every node's actor.
 // A walk: 2|E| set-up announcements (|E| from the expected degree), at most
 // one token per step of every walk, one gradient on the node's samples per
@@ -62,8 +63,8 @@ func randomWalkEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 	p := randomWalkParams(sc)
 	N, n, T := float64(sc.Data.Agents), float64(sc.Data.Samples.Max), float64(sc.Iterations)
 	rows := T/float64(max(sc.Output.Every, 1)) + 2
-	deg := run.ExpectedDegree(sc.Topology, sc.Data.Agents)
-	graphBytes, graphOps := run.NetworkCost(sc.Topology, N, deg, true)
+	deg := inputs.ExpectedDegree(sc.Topology, sc.Data.Agents)
+	graphBytes, graphOps := inputs.NetworkCost(sc.Topology, N, deg, true)
 	e := run.Estimate{Bytes: N*(run.ActorBytes+4*d*8) + graphBytes, Ops: graphOps, RecordBytes: 170, VectorLen: d}
 	if p.Protocol == "gossip" {
 		e.Messages = 1 + 4*T
@@ -220,7 +221,7 @@ func validateRandomWalk(v *scenarios.Validator, sc *scenarios.Scenario) {
 	v.AtLeast("data.agents", sc.Data.Agents, 2)
 	if protocol == rw.Gossip {
 		for _, field := range []string{"target", "walks", "weighting"} {
-			v.Absent(f+field, v.Set(f+field), "protocol gossip has no walk")
+			v.Unused(f+field, "protocol gossip has no walk")
 		}
 	} else {
 		v.Absent(f+"gossip", p.Gossip != nil, "only applies to protocol gossip")
@@ -235,17 +236,19 @@ func validateRandomWalk(v *scenarios.Validator, sc *scenarios.Scenario) {
 	if mech != rw.NoMechanism && (protocol != rw.Walk || target != rw.Importance) {
 		v.Fail("privacy.scheme", "scheme %s privatizes the L_i an importance walk announces; it needs protocol walk and target importance", sc.Privacy.Scheme)
 	}
-	v.Absent(f+"weighting", mech == rw.NoMechanism && target == rw.Uniform && v.Set(f+"weighting"), "the uniform walk has no gradient weight")
+	if mech == rw.NoMechanism && target == rw.Uniform {
+		v.Unused(f+"weighting", "the uniform walk has no gradient weight")
+	}
 	v.Absent(f+"mechanism", mech == rw.NoMechanism && p.Mechanism != nil, "privacy.scheme is none")
 	if m := p.Mechanism; m != nil {
 		validateWalkMechanism(v, m, mech)
 	}
 	// Shared fields the family does not use.
-	v.Absent("privacy.mechanism", v.Set("privacy.mechanism"), "random walks privatize L_i with privacy.scheme and algorithm.randomwalk.mechanism")
-	v.Absent("privacy.variance", v.Set("privacy.variance"), "random walks privatize L_i with privacy.scheme and algorithm.randomwalk.mechanism")
+	v.Unused("privacy.mechanism", "random walks privatize L_i with privacy.scheme and algorithm.randomwalk.mechanism")
+	v.Unused("privacy.variance", "random walks privatize L_i with privacy.scheme and algorithm.randomwalk.mechanism")
 	if t := sc.Topology; t != nil {
-		v.Absent("topology.weights", v.Set("topology.weights"), "the walk's transition matrix is Metropolis–Hastings over the graph, computed from the target, not a combination matrix")
-		v.Absent("topology.matrix", v.Set("topology.matrix"), "the walk needs a graph, not a combination matrix")
+		v.Unused("topology.weights", "the walk's transition matrix is Metropolis–Hastings over the graph, computed from the target, not a combination matrix")
+		v.Unused("topology.matrix", "the walk needs a graph, not a combination matrix")
 	}
 }
 
@@ -266,9 +269,13 @@ func validateWalkMechanism(v *scenarios.Validator, m *WalkMechanism, mech rw.Mec
 	}
 	v.OneOf(f+"laplace_scale", m.LaplaceScale, laplaceScales)
 	v.Absent(f+"truncate", m.Truncate != nil && mech != rw.TruncatedGamma, "only applies to scheme truncated-gamma")
-	v.Absent(f+"laplace_scale", v.Set(f+"laplace_scale") && mech != rw.LaplaceMechanism, "only applies to scheme laplace")
+	if mech != rw.LaplaceMechanism {
+		v.Unused(f+"laplace_scale", "only applies to scheme laplace")
+	}
 	v.Absent(f+"theta", m.Theta != nil && mech == rw.LaplaceMechanism && m.LaplaceScale != "variance", "the Laplace scale only uses θ with laplace_scale variance")
-	v.Absent(f+"delta", v.Set(f+"delta") && mech == rw.LaplaceMechanism && m.LaplaceScale != "variance", "the Laplace baseline is pure ε-LDP")
+	if mech == rw.LaplaceMechanism && m.LaplaceScale != "variance" {
+		v.Unused(f+"delta", "the Laplace baseline is pure ε-LDP")
+	}
 }
 
 // randomWalkConfig translates a curve's scenario into the algorithm's
@@ -386,7 +393,7 @@ func resolveMechanism(c *scenarios.CurveSpec, cfg *rw.Config, l []float64) (map[
 // (generators, files, connectivity checks) and reads it back from the
 // support of the combination matrix, which the walk itself does not use.
 func walkGraph(ctx context.Context, c *scenarios.CurveSpec, dir string, seed uint64) (*topology.Graph, error) {
-	net, err := run.BuildNetwork(ctx, c, dir, seed)
+	net, err := inputs.BuildNetwork(ctx, c, dir, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -416,11 +423,11 @@ func checkRandomWalk(c *scenarios.CurveSpec, dir string) error {
 		return err
 	}
 	seed := rng.RunSeed(c.Scenario.Seed, 0)
-	g, err := walkGraph(context.Background(), c, dir, run.NetworkSeed(c.Scenario, seed))
+	g, err := walkGraph(context.Background(), c, dir, inputs.NetworkSeed(c.Scenario, seed))
 	if err != nil {
 		return err
 	}
-	p, err := run.BuildProblem(context.Background(), c, dir, seed)
+	p, err := inputs.BuildProblem(context.Background(), c, dir, seed)
 	if err != nil {
 		return err
 	}
@@ -440,7 +447,7 @@ func checkRandomWalk(c *scenarios.CurveSpec, dir string) error {
 // the minimizer over W (paper 003 eq. 1 minimizes over W), and every error
 // column, measured against the unconstrained w⋆, would have a floor that says
 // nothing about the algorithms.
-func checkOptimumInBall(c *scenarios.CurveSpec, p *run.Problem, radius float64, run int) error {
+func checkOptimumInBall(c *scenarios.CurveSpec, p *inputs.Problem, radius float64, run int) error {
 	if norm := floats.Norm(p.WOpt, 2); norm > radius {
 		return c.Errorf("algorithm.randomwalk.radius", "the minimizer w⋆ of run %d has ‖w⋆‖ = %.6g, outside the ball W of radius %v the iterates are projected on: the walk would converge to the minimizer over W, not to the w⋆ the errors are measured against; raise the radius above ‖w⋆‖", run, norm, radius)
 	}
@@ -472,14 +479,14 @@ func randomWalkColumns(sc *scenarios.Scenario) []rundir.Column {
 }
 
 // runRandomWalk executes one random-walk or gossip run on the job's engine.
-func runRandomWalk(j *run.Job, p *run.Problem, sink *run.TraceSink) error {
+func runRandomWalk(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	c := j.Curve
 	sc := c.Scenario
 	cfg, err := randomWalkConfig(c)
 	if err != nil {
 		return err
 	}
-	g, err := walkGraph(j.Context(), c, j.Dir, run.NetworkSeed(sc, j.RunSeed))
+	g, err := walkGraph(j.Context(), c, j.Dir, inputs.NetworkSeed(sc, j.RunSeed))
 	if err != nil {
 		return err
 	}

@@ -3,19 +3,11 @@ package run
 import (
 	"fmt"
 	"math"
-	"slices"
-
-	"gonum.org/v1/gonum/floats"
 
 	"maple/algorithms/data"
-	"maple/algorithms/optimum"
-	"maple/algorithms/rng"
 	"maple/privacy/accountant"
+	"maple/scenarios/inputs"
 )
-
-// neighbourSeed derives the seed of the data that replace agent 0's in the
-// neighbouring dataset of the privacy definitions.
-func neighbourSeed(runSeed uint64) uint64 { return rng.RunSeed(runSeed, -1) }
 
 // Neighbouring states the neighbouring relation every report uses.
 const Neighbouring = "agent-level replace-one: agent 0's whole local dataset replaced by one drawn afresh (another seed of the same generator); w′^o is the optimum of the neighbouring problem"
@@ -56,7 +48,7 @@ func (e Exposure) adversary() string {
 // Account reports, for run 0 of a curve with privacy noise, the papers' ε(i)
 // bound under Laplace noise, or an (ε, δ) guarantee under Gaussian noise; see
 // accountFor. agents is P and federated selects the single-server formulas.
-func (j *Job) Account(p *Problem, agents int, federated bool) error {
+func (j *Job) Account(p *inputs.Problem, agents int, federated bool) error {
 	e := Exposure{Agents: agents, Federated: federated, Messages: agents}
 	if federated {
 		e.Agents, e.Messages = 1, 1
@@ -84,7 +76,7 @@ func (j *Job) Account(p *Problem, agents int, federated bool) error {
 // privacy.accountant.epsilon, the report also gives the σ_g that reaches that
 // target at the last iteration. The sensitivity bound holds with high
 // probability only (Markov's inequality), so every guarantee does too.
-func (j *Job) AccountFor(p *Problem, e Exposure) error {
+func (j *Job) AccountFor(p *inputs.Problem, e Exposure) error {
 	sc := j.Curve.Scenario
 	if j.Run != 0 {
 		return nil
@@ -197,17 +189,9 @@ func (j *Job) gaussianReport(report map[string]any, e Exposure, dist float64) {
 
 // NeighbourOptimum returns the neighbouring datasets, p's with agent 0's
 // replaced by one drawn afresh, and ‖w^o − w′^o‖, the distance between p's
-// minimizer and theirs.
-func (j *Job) NeighbourOptimum(p *Problem) ([]*data.Set, float64, error) {
-	neighbour, err := BuildProblem(j.Context(), j.Curve, j.Dir, neighbourSeed(j.RunSeed))
-	if err != nil {
-		return nil, 0, err
-	}
-	sets := slices.Clone(p.Sets)
-	sets[0] = neighbour.Sets[0]
-	wPrime, _, err := optimum.SolveContext(j.Context(), p.Loss, sets, optimum.Uniform(len(sets)))
-	if err != nil {
-		return nil, 0, j.Curve.Errorf("privacy.accountant", "cannot solve the neighbouring problem: %v", err)
-	}
-	return sets, floats.Distance(p.WOpt, wPrime, 2), nil
+// minimizer and theirs. The datasets are nil when p holds its data lazily
+// (Problem.Sets nil): the neighbouring problem is then solved over p.Data
+// with agent 0's replaced, without holding it (inputs.NeighbourOptimum).
+func (j *Job) NeighbourOptimum(p *inputs.Problem) ([]*data.Set, float64, error) {
+	return inputs.NeighbourOptimum(j.Context(), j.Curve, j.Dir, j.RunSeed, p)
 }

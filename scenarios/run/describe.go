@@ -9,6 +9,7 @@ import (
 	"maple/algorithms/data"
 	"maple/algorithms/rng"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 )
 
 // DataReport describes the data of one run of one or more curves that share
@@ -66,13 +67,14 @@ func DescribeData(plan *scenarios.Plan, r int) ([]DataReport, error) {
 			reports[i].Curves = append(reports[i].Curves, c.Label)
 			continue
 		}
-		p, err := buildData(context.Background(), c, plan.Dir, seed)
+		p, err := inputs.BuildData(context.Background(), c, plan.Dir, seed)
 		if err != nil {
 			return nil, err
 		}
+		dim := p.Data.Set(0).Dim
 		rep := DataReport{
 			Curves: []string{c.Label}, Kind: sc.Data.Kind, Seed: seed,
-			Features: p.Sets[0].Dim, Parameters: p.Loss.Dim(p.Sets[0].Dim), Summary: p.summary,
+			Features: dim, Parameters: p.Loss.Dim(dim), Summary: p.PartitionSummary(),
 		}
 		if sc.Data.Partition != nil {
 			rep.Partition = sc.Data.Partition.Kind

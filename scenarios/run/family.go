@@ -5,6 +5,7 @@ import (
 
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 )
 
 // Family is an algorithm family as the runner sees it: the scenario side it
@@ -22,7 +23,7 @@ type Family struct {
 	Columns func(sc *scenarios.Scenario) []rundir.Column
 	// Run executes one Monte-Carlo run on the job's engine (j.Opts.Engine),
 	// filling j.Table and j.Stats.
-	Run func(j *Job, p *Problem, sink *TraceSink) error
+	Run func(j *Job, p *inputs.Problem, sink *TraceSink) error
 	// Estimate, if set, returns what one run of a curve costs (memory,
 	// operations, messages, trace record size) beyond its data, for the
 	// checks before running, for a model of dim parameters (the loss's
@@ -30,6 +31,13 @@ type Family struct {
 	// it the runner uses genericEstimate, which assumes every agent touches
 	// every sample in every iteration.
 	Estimate func(sc *scenarios.Scenario, dim float64) Estimate
+	// Lazy declares that the family reads the agents' data only through
+	// inputs.Problem.Data, one agent at a time, so that the runner leaves
+	// generated data (regression, logistic, click, mixture) to be drawn
+	// when asked instead of holding every agent's (Problem.Sets is then
+	// nil): what lets a run hold millions of agents (docs/design.md, "Ten
+	// million clients").
+	Lazy bool
 	// Tiny, optionally, lists small scenarios (YAML, a few agents and
 	// iterations) for the engine-parity test, which changes every field of
 	// the first and every field of the family's parameter section in the
@@ -97,7 +105,7 @@ func checkWith(ctx context.Context, plan *scenarios.Plan, opts Options) error {
 		return err
 	}
 	cost.log(opts.Logger)
-	if err := checkData(ctx, plan); err != nil {
+	if err := inputs.CheckData(ctx, plan); err != nil {
 		return err
 	}
 	for _, c := range plan.Curves {

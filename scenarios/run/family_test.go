@@ -15,6 +15,7 @@ import (
 
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 )
 
 // test-msd-only is a family that lists an MSD column without MSDColumns, as a
@@ -27,7 +28,7 @@ func init() {
 			Validate: func(*scenarios.Validator, *scenarios.Scenario) {},
 		},
 		Columns: func(*scenarios.Scenario) []rundir.Column { return []rundir.Column{{Name: "msd", Decibel: true}} },
-		Run:     func(*Job, *Problem, *TraceSink) error { return fmt.Errorf("must not run") },
+		Run:     func(*Job, *inputs.Problem, *TraceSink) error { return fmt.Errorf("must not run") },
 	})
 }
 
@@ -132,7 +133,7 @@ algorithm: {kind: test-msd-only}
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := features(p.Curves[0].Scenario, dir); got != c.features {
+		if got := inputs.Features(p.Curves[0].Scenario, dir); got != c.features {
 			t.Errorf("%s: %d features, want %d", c.images, got, c.features)
 		}
 		e := curveEstimate(t, p)
@@ -143,24 +144,6 @@ algorithm: {kind: test-msd-only}
 	}
 }
 
-// Directory data without data.dim take the features of agent 0's file: the
-// fields of a CSV record but the target, the largest index of a LIBSVM file.
-func TestDirectoryFeatures(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "0.csv"), []byte("# target, features\n1,0.5,2,3\n0,1,1,1\n"), 0o644)
-	if got := directoryFeatures(dir, "csv"); got != 3 {
-		t.Errorf("CSV: %d features, want 3", got)
-	}
-	svm := t.TempDir()
-	os.WriteFile(filepath.Join(svm, "0.svm"), []byte("1 1:0.5 7:1\n-1 3:2 # comment 99:1\n"), 0o644)
-	if got := directoryFeatures(svm, "libsvm"); got != 7 {
-		t.Errorf("LIBSVM: %d features, want 7", got)
-	}
-	if got := directoryFeatures(filepath.Join(dir, "missing"), "csv"); got != 0 {
-		t.Errorf("missing directory: %d features, want 0", got)
-	}
-}
-
 // A panic in a run is an InternalError carrying the stack, not a crash: here
 // a job without its worker's problem cache.
 func TestPanicInARunIsAnInternalError(t *testing.T) {
@@ -168,7 +151,7 @@ func TestPanicInARunIsAnInternalError(t *testing.T) {
 	j := &Job{Curve: p.Curves[0], Dir: p.Dir, Opts: &Options{}}
 	err := j.protect()
 	var ie *InternalError
-	if !errors.As(err, &ie) || !strings.Contains(ie.Stack, "problemCache") {
+	if !errors.As(err, &ie) || !strings.Contains(ie.Stack, "ProblemCache") {
 		t.Fatalf("protect returned %v, want an InternalError with the stack", err)
 	}
 }

@@ -3,15 +3,18 @@ package run
 import (
 	"strings"
 
+	"gonum.org/v1/gonum/floats"
+
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 )
 
 // The metrics of one model w that every family reports the same way. A
 // family lists them with MSDColumns and ClassColumns in its Columns and
-// fills them with MSD and Problem.Classify, so a new family gets accuracy
-// and cross-entropy for classification, and the right behaviour without an
-// optimum, for free.
+// fills them with MSD and inputs.Problem.Classify, so a new family gets
+// accuracy and cross-entropy for classification, and the right behaviour
+// without an optimum, for free.
 
 // hasOptimum reports whether the curve solves for w^o: MSD columns exist only
 // then (loss.optimum none skips the solve; the MLP has no unique minimizer).
@@ -30,8 +33,9 @@ func MSDColumns(sc *scenarios.Scenario, cols ...rundir.Column) []rundir.Column {
 	return cols
 }
 
-// ClassMetrics is the number of columns ClassColumns adds for a classifier.
-const ClassMetrics = 3
+// ClassMetrics is the number of columns ClassColumns adds for a classifier:
+// one per metric of inputs.Problem.Classify.
+const ClassMetrics = inputs.ClassMetrics
 
 // ClassColumns returns the classification metrics of one model — test
 // error, accuracy and cross-entropy on the test set — with suffix appended
@@ -46,19 +50,6 @@ func ClassColumns(sc *scenarios.Scenario, suffix, of string) []rundir.Column {
 		{Name: "accuracy" + suffix, Label: "test accuracy" + of},
 		{Name: "cross_entropy" + suffix, Label: "test cross-entropy" + of},
 	}
-}
-
-// Classify sets dst[:ClassMetrics] to the test error, accuracy and mean
-// cross-entropy of w on the test set, in ClassColumns order, and reports
-// whether it did: not for regression, nor without a test set (the columns
-// then stay empty).
-func (p *Problem) Classify(dst []float64, w []float64) bool {
-	if p.Test == nil || !p.Loss.Classification() {
-		return false
-	}
-	e := p.Loss.Evaluate(w, p.Test)
-	dst[0], dst[1], dst[2] = e.Error, e.Accuracy, e.CrossEntropy
-	return true
 }
 
 // checkOptimum refuses a curve without an optimum whose family still lists
@@ -79,4 +70,10 @@ func checkOptimum(c *scenarios.CurveSpec) error {
 		}
 	}
 	return nil
+}
+
+// MSD returns ‖w − w^o‖².
+func MSD(w, wOpt []float64) float64 {
+	d := floats.Distance(w, wOpt, 2)
+	return d * d
 }

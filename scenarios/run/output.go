@@ -8,11 +8,10 @@ import (
 	"slices"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"maple/figures"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 )
 
 // writeOutputs averages the runs and writes scenario.yaml, metrics.csv,
@@ -26,17 +25,9 @@ import (
 // Once opts.Abort is closed it stops before the next file with errAbandoned,
 // returning the files written so far.
 func writeOutputs(plan *scenarios.Plan, jobs []*Job, outDir string, opts *Options, partial bool) ([]string, *rundir.Summary, error) {
-	resolved, err := yaml.Marshal(withAbsolutePaths(plan.Base, plan.Dir))
+	resolved, err := ResolvedScenario(plan)
 	if err != nil {
 		return nil, nil, err
-	}
-	if len(plan.Overrides) > 0 {
-		var head strings.Builder
-		head.WriteString("# Resolved with these command-line overrides applied:\n")
-		for _, o := range plan.Overrides {
-			fmt.Fprintf(&head, "#   --set %s=%s\n", o.Field, o.Value)
-		}
-		resolved = append([]byte(head.String()), resolved...)
 	}
 	var written []string
 	write := func(name string, data []byte) error {
@@ -152,75 +143,21 @@ func aborted(opts *Options) bool {
 	}
 }
 
-// withAbsolutePaths returns a copy of sc whose file and directory paths
-// (pathsOf), including those set by curves and sweeps, are absolute,
-// resolved against dir (the original scenario's directory): the run
-// directory's scenario.yaml then runs again from anywhere.
-func withAbsolutePaths(sc *scenarios.Scenario, dir string) *scenarios.Scenario {
-	abs := func(p string) string {
-		if p == "" || filepath.IsAbs(p) {
-			return p
-		}
-		if a, err := filepath.Abs(filepath.Join(dir, p)); err == nil {
-			return a
-		}
-		return p
+// ResolvedScenario returns the scenario.yaml of a run directory of plan:
+// its base scenario with every default filled in, paths made absolute and
+// the command-line overrides applied (a comment lists them). It loads again,
+// from anywhere, as the same plan.
+func ResolvedScenario(plan *scenarios.Plan) ([]byte, error) {
+	resolved, err := plan.Marshal(inputs.WithAbsolutePaths(plan.Base, plan.Dir))
+	if err != nil || len(plan.Overrides) == 0 {
+		return resolved, err
 	}
-	out := *sc
-	if l := sc.Data.LIBSVM; l != nil {
-		c := *l
-		out.Data.LIBSVM = &c
+	var head strings.Builder
+	head.WriteString("# Resolved with these command-line overrides applied:\n")
+	for _, o := range plan.Overrides {
+		fmt.Fprintf(&head, "#   --set %s=%s\n", o.Field, o.Value)
 	}
-	if x := sc.Data.IDX; x != nil {
-		c := *x
-		out.Data.IDX = &c
-	}
-	if x := sc.Data.Directory; x != nil {
-		c := *x
-		out.Data.Directory = &c
-	}
-	if t := sc.Topology; t != nil {
-		c := *t
-		out.Topology = &c
-	}
-	if st := sc.Network.StepTime; st != nil {
-		c := *st
-		out.Network.StepTime = &c
-	}
-	for _, p := range pathsOf(&out) {
-		*p = abs(*p)
-	}
-	out.Curves = make([]scenarios.Curve, len(sc.Curves))
-	for i, c := range sc.Curves {
-		out.Curves[i] = scenarios.Curve{Label: c.Label, Set: map[string]any{}}
-		for f, v := range c.Set {
-			if s, ok := v.(string); ok && pathFields[f] {
-				v = abs(s)
-			}
-			out.Curves[i].Set[f] = v
-		}
-	}
-	if len(sc.Curves) == 0 {
-		out.Curves = nil
-	}
-	out.Sweep = make(scenarios.Sweep, len(sc.Sweep))
-	for i, a := range sc.Sweep {
-		out.Sweep[i] = scenarios.SweepAxis{Field: a.Field, Values: a.Values}
-		if pathFields[a.Field] {
-			out.Sweep[i].Values = make([]*yaml.Node, len(a.Values))
-			for k, v := range a.Values {
-				n := *v
-				if n.Kind == yaml.ScalarNode {
-					n.Value = abs(n.Value)
-				}
-				out.Sweep[i].Values[k] = &n
-			}
-		}
-	}
-	if len(sc.Sweep) == 0 {
-		out.Sweep = nil
-	}
-	return &out
+	return append([]byte(head.String()), resolved...), nil
 }
 
 // curveResult gathers a curve's runs and their result.

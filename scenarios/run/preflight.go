@@ -2,24 +2,18 @@ package run
 
 import (
 	"bufio"
-	"context"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 
 	"go.uber.org/zap"
-	"gopkg.in/yaml.v3"
 
-	"maple/algorithms/data"
 	"maple/algorithms/loss"
-	"maple/algorithms/rng"
-	"maple/internal/fileio"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 )
 
 // The limits a plan is checked against before anything runs
@@ -109,75 +103,6 @@ func estimate(sc *scenarios.Scenario, dim float64) Estimate {
 	return genericEstimate(sc, dim)
 }
 
-// headBytes is how much of a data file features reads to find the number of
-// features of a directory's LIBSVM files.
-const headBytes = 64 << 10
-
-// features returns the feature dimension M of sc's data for the estimates:
-// data.dim, or, for idx and directory data without it, the files' own, read
-// from their first bytes — the IDX header of the training images (rows ×
-// columns), the first record of agent 0's CSV file, the largest index in the
-// first lines of its LIBSVM file. A file that cannot be read, or is not a
-// regular file (fileio), counts as one feature: the checks that read the
-// data, or the run, will report it.
-func features(sc *scenarios.Scenario, dir string) int {
-	d := &sc.Data
-	if d.Dim > 0 {
-		return d.Dim
-	}
-	m := 0
-	switch {
-	case d.Kind == "idx" && d.IDX != nil:
-		if f, err := fileio.Open(resolve(dir, d.IDX.Images), maxDataBytes); err == nil {
-			if a, err := data.ReadIDXHeader(f, f.Name()); err == nil {
-				m = a.Features()
-			}
-			f.Close()
-		}
-	case d.Kind == "directory" && d.Directory != nil:
-		m = directoryFeatures(resolve(dir, d.Directory.Path), d.Directory.Format)
-	}
-	return max(m, 1)
-}
-
-// directoryFeatures returns the number of features of agent 0's file in the
-// directory path (0 if it cannot be read): the fields of its first record
-// but the target for CSV, the largest 1-based index in its first headBytes
-// for LIBSVM.
-func directoryFeatures(path, format string) int {
-	names, _ := filepath.Glob(filepath.Join(path, "0.*"))
-	if _, err := os.Stat(filepath.Join(path, "0")); err == nil {
-		names = append(names, filepath.Join(path, "0"))
-	}
-	if len(names) == 0 {
-		return 0
-	}
-	f, err := fileio.Open(names[0], maxAgentBytes) // a named pipe is refused, not waited on
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	m := 0
-	lines := bufio.NewScanner(io.LimitReader(f, headBytes))
-	for lines.Scan() {
-		line, _, _ := strings.Cut(lines.Text(), "#")
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		if format == "csv" {
-			return strings.Count(line, ",")
-		}
-		for _, tok := range strings.Fields(line)[1:] {
-			if i, _, ok := strings.Cut(tok, ":"); ok {
-				if k, err := strconv.Atoi(i); err == nil {
-					m = max(m, k)
-				}
-			}
-		}
-	}
-	return m
-}
-
 // modelDim returns the length of the parameter vector of sc's model on
 // data with m features: m for the generalized linear losses, K(M+1) for
 // softmax, H(M+1) + K(H+1) for the MLP (loss.Loss.Dim).
@@ -189,25 +114,68 @@ func modelDim(sc *scenarios.Scenario, m int) int {
 	return loss.Loss{Kind: kind, Classes: sc.Loss.Classes, Hidden: sc.Loss.Hidden}.Dim(m)
 }
 
+// Generated reports whether sc's data are generated (regression,
+// logistic, click, mixture): drawn agent by agent from the run seed, so that
+// a family that reads them lazily (Family.Lazy) never holds them whole.
+func Generated(sc *scenarios.Scenario) bool {
+	switch sc.Data.Kind {
+	case "regression", "logistic", "click", "mixture":
+		return true
+	}
+	return false
+}
+
+// sampleCost returns the memory of one sample of sc's data of m features
+// and its number of non-zero features: dense rows and a target, or, for
+// click data, a sparse row of data.click.active entries.
+func sampleCost(sc *scenarios.Scenario, m float64) (bytes, nonzeros float64) {
+	if sc.Data.Kind == "click" {
+		nonzeros = float64(sc.Data.Click.Active)
+		return nonzeros*12 + 16, nonzeros
+	}
+	return (m + 1) * 8, m
+}
+
+// AgentDataBytes estimates the memory of one agent's dataset of sc's data,
+// of at most data.samples samples of data.dim features.
+func AgentDataBytes(sc *scenarios.Scenario) float64 {
+	b, _ := sampleCost(sc, float64(max(sc.Data.Dim, 1)))
+	return float64(sc.Data.Samples.Max)*b + setBytes
+}
+
+// setBytes is the memory of a data.Set besides its samples: the struct
+// and its slices' headers, rounded up to the allocator's size classes.
+const setBytes = 192
+
+// agentOps is what drawing one generated agent's dataset costs besides its
+// samples, in operations: naming and keying its stream (SHA-256), seeding
+// ChaCha8 and allocating the set, about 1 µs measured.
+const agentOps = 1000
+
 // problemCost estimates the memory and operations of building one run's data
 // (of m features) and solving for w^o (of dim parameters): the dense (or, for
 // click data, sparse) samples of every agent and the test set, the normal
 // equations or Newton Hessian (dim² memory, N·dim² + dim³/3 operations, about
 // 20 Newton steps for logistic regression) or, above 2000 parameters and for
 // softmax regression, L-BFGS; nothing for a curve without an optimum.
+//
+// A family that reads generated data lazily (Family.Lazy) holds none of the
+// agents' samples, but draws them anew on every pass over the agents: one
+// for the checks and the summary, then two for the closed form, about three
+// per Newton step (the gradient, the Hessian, the line search) and two per
+// L-BFGS iteration.
 func problemCost(sc *scenarios.Scenario, dir string, m, dim float64) (bytes, ops float64) {
 	d := &sc.Data
 	samples := float64(d.Agents)*float64(d.Samples.Max) + float64(d.TestSamples)
-	nonzeros := m
-	perSample := (m + 1) * 8
+	perSample, nonzeros := sampleCost(sc, m)
+	if Generated(sc) && familyOf(sc).Lazy {
+		return lazyProblemCost(sc, m, dim)
+	}
 	switch d.Kind {
-	case "click":
-		nonzeros = float64(d.Click.Active)
-		perSample = nonzeros*12 + 16
 	case "libsvm":
 		// A LIBSVM file holds the samples; a dense copy of it takes a few
 		// times its size.
-		if st, err := os.Stat(resolve(dir, d.LIBSVM.File)); err == nil {
+		if st, err := os.Stat(inputs.Resolve(dir, d.LIBSVM.File)); err == nil {
 			samples = 0
 			bytes = 4 * float64(st.Size())
 		}
@@ -221,13 +189,13 @@ func problemCost(sc *scenarios.Scenario, dir string, m, dim float64) (bytes, ops
 			perByte = 16
 		}
 		for _, f := range []string{d.IDX.Images, d.IDX.TestImages} {
-			if st, err := os.Stat(resolve(dir, f)); err == nil && f != "" {
+			if st, err := os.Stat(inputs.Resolve(dir, f)); err == nil && f != "" {
 				bytes += perByte * float64(st.Size())
 			}
 		}
 	}
 	bytes += samples * perSample
-	ops = 10 * samples * nonzeros
+	ops = 10*samples*nonzeros + agentOps*float64(d.Agents)
 	switch {
 	case !hasOptimum(sc):
 	case sc.Loss.Kind == "least-squares" || (sc.Loss.Kind == "logistic" && dim <= 2000):
@@ -246,13 +214,29 @@ func problemCost(sc *scenarios.Scenario, dir string, m, dim float64) (bytes, ops
 	return bytes, ops
 }
 
-// resolve returns path, relative to the scenario's directory dir unless it
-// is absolute.
-func resolve(dir, path string) string {
-	if path == "" || filepath.IsAbs(path) {
-		return path
+// lazyProblemCost is problemCost for generated data read lazily: the test
+// set, the chunks of agents drawn ahead (data.Each: two chunks of 256 per
+// core), and the passes over the agents, each drawing them anew.
+func lazyProblemCost(sc *scenarios.Scenario, m, dim float64) (bytes, ops float64) {
+	d := &sc.Data
+	perSample, nonzeros := sampleCost(sc, m)
+	agents, train := float64(d.Agents), float64(d.Agents)*float64(d.Samples.Max)
+	bytes = float64(d.TestSamples)*perSample + float64(2*256*runtime.GOMAXPROCS(0))*AgentDataBytes(sc)
+	pass := 10*train*nonzeros + agentOps*agents // drawing every agent once
+	ops = pass + 10*float64(d.TestSamples)*nonzeros
+	switch {
+	case !hasOptimum(sc):
+	case sc.Loss.Kind == "least-squares":
+		bytes += 2 * dim * dim * 8
+		ops += 2*pass + train*nonzeros*nonzeros + dim*dim*dim/3
+	case sc.Loss.Kind == "logistic" && dim <= 2000:
+		bytes += 2 * dim * dim * 8
+		ops += 20 * (3*pass + train*nonzeros*nonzeros + dim*dim*dim/3)
+	default:
+		bytes += 40 * dim * 8
+		ops += 500 * (2*pass + train*nonzeros*dim/max(m, 1))
 	}
-	return filepath.Join(dir, path)
+	return bytes, ops
 }
 
 // curveCost is the estimate of one curve.
@@ -281,7 +265,7 @@ func costOf(plan *scenarios.Plan, opts *Options, tracing bool) *planCost {
 	var maxRun float64
 	for _, c := range plan.Curves {
 		sc := c.Scenario
-		m := features(sc, plan.Dir)
+		m := inputs.Features(sc, plan.Dir)
 		dim := float64(modelDim(sc, m))
 		est := estimate(sc, dim)
 		bytes, ops := problemCost(sc, plan.Dir, float64(m), dim)
@@ -442,40 +426,6 @@ func (pc *planCost) sum(f func(curveCost) float64) float64 {
 func (pc *planCost) log(l *zap.Logger) {
 	l.Debug("plan estimate", zap.String("memory", formatBytes(pc.memory)), zap.String("time", formatDuration(pc.seconds)),
 		zap.Int("workers", pc.workers), zap.String("trace", formatBytes(pc.trace)))
-}
-
-// checkData reads the data files a plan names (LIBSVM files, the agents'
-// files of directory data) and deals them out as run 0 would, so that a
-// missing, malformed or special file (a named pipe, a device) is reported
-// before anything runs — and before the run directory exists. Curves with
-// the same data section share one check.
-func checkData(ctx context.Context, plan *scenarios.Plan) error {
-	seen := map[string]bool{}
-	for _, c := range plan.Curves {
-		sc := c.Scenario
-		if sc.Data.Kind != "libsvm" && sc.Data.Kind != "directory" {
-			continue
-		}
-		key, err := yaml.Marshal(sc.Data)
-		if err != nil {
-			return err
-		}
-		if seen[string(key)] {
-			continue
-		}
-		seen[string(key)] = true
-		read := func() error {
-			_, _, err := readLIBSVM(ctx, c, plan.Dir, rng.RunSeed(sc.Seed, 0))
-			return err
-		}
-		if sc.Data.Kind == "directory" {
-			read = func() error { _, _, err := readDirectory(ctx, c, plan.Dir); return err }
-		}
-		if err := read(); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // machineMemory returns the memory this process can use: the physical

@@ -7,8 +7,9 @@
 // The runner knows no algorithm family. Each family registers itself
 // (Register) from its own package under families/, with what it takes to
 // check, estimate and execute a curve; the runner exports what the families
-// share — a Job, its Problem and TraceSink, the network, the systems model,
-// the accountant, the column helpers.
+// share — a Job and its TraceSink, the systems log, the accountant, the
+// column helpers. What a job reads and builds from its scenario — its
+// Problem, the network, the systems model, the files — is package inputs.
 //
 // Results do not depend on the number of workers: each run is a pure function
 // of its run seed, results are stored by (curve, run) index, and averages are
@@ -30,6 +31,7 @@ import (
 	"maple/algorithms/rng"
 	"maple/rundir"
 	"maple/scenarios"
+	"maple/scenarios/inputs"
 )
 
 // Engine selects what executes the algorithm.
@@ -111,7 +113,7 @@ type Job struct {
 	logger  *zap.Logger
 	trace   string // temporary trace file, if tracing
 	system  *actors.System
-	cache   *problemCache
+	cache   *inputs.ProblemCache
 	ctx     context.Context // the execution's: interrupts the run
 	started bool            // the job was handed out (it may have a trace file)
 	ended   bool            // its end was reported (err says how)
@@ -253,7 +255,7 @@ func (e *InternalError) Error() string { return fmt.Sprintf("internal error: %v"
 // Jobs lists the plan's jobs, one per curve and Monte-Carlo run, in (run,
 // curve) order. Run r of every curve uses the same run seed, so curves are
 // compared on the same data and draws, and a slot taking consecutive jobs
-// can reuse the data it built (problemCache). Results are stored by (curve,
+// can reuse the data it built (inputs.ProblemCache). Results are stored by (curve,
 // run), so the order in which jobs finish does not reach the outputs. With
 // traceDir set, each job records its trace in a temporary store there.
 func Jobs(plan *scenarios.Plan, opts *Options, traceDir string) []*Job {
@@ -333,11 +335,11 @@ func (j *Job) execute() error {
 	if sc.Data.Regenerate == "once" {
 		dataSeed = rng.RunSeed(sc.Seed, 0)
 	}
-	p, err := j.cache.get(j.Context(), j.Curve, j.Dir, dataSeed)
+	p, err := j.cache.Get(j.Context(), j.Curve, j.Dir, dataSeed, familyOf(sc).Lazy)
 	if err != nil {
 		return err
 	}
-	j.Stats.Details = p.details()
+	j.Stats.Details = p.Details()
 	var sink *TraceSink
 	if j.trace != "" {
 		if sink, err = newTraceSink(j.trace); err != nil {

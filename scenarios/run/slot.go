@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"maple/actors"
+	"maple/scenarios/inputs"
 )
 
 // Slot executes jobs one at a time on this machine. It keeps an actor system
@@ -18,7 +19,7 @@ import (
 type Slot struct {
 	logger *zap.Logger
 	system *actors.System // nil for the reference engine, which has no actors
-	cache  *problemCache
+	cache  *inputs.ProblemCache
 }
 
 // NewSlot returns a slot for jobs executed with opts (its engine decides
@@ -26,7 +27,7 @@ type Slot struct {
 func NewSlot(opts *Options) *Slot {
 	o := *opts
 	o.defaults()
-	s := &Slot{logger: o.Logger, cache: &problemCache{}}
+	s := &Slot{logger: o.Logger, cache: &inputs.ProblemCache{}}
 	if o.Engine == Actors {
 		s.system = actors.NewSystem(o.Logger)
 	}
@@ -43,7 +44,7 @@ func (s *Slot) Close() {
 // Forget drops the problem the slot keeps. A slot that runs the jobs of
 // several plans forgets between them: another plan's files may differ
 // under the same names.
-func (s *Slot) Forget() { s.cache = &problemCache{} }
+func (s *Slot) Forget() { s.cache = &inputs.ProblemCache{} }
 
 // Execute runs the job, filling its Table and Stats (and its trace store,
 // if tracing). Once ctx is done an actor run stops before its next delivery

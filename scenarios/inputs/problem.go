@@ -1,4 +1,4 @@
-package run
+package inputs
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"path/filepath"
 
-	"gonum.org/v1/gonum/floats"
 	"gopkg.in/yaml.v3"
 
 	"maple/algorithms/data"
@@ -20,7 +19,12 @@ import (
 // Problem is the learning problem of one Monte-Carlo run: the agents' data,
 // the loss and the minimizer w^o that deviations are measured against.
 type Problem struct {
-	// Sets are the agents' data and Test the test set (nil for regression).
+	// Data gives the agents' data one at a time. For a family that reads
+	// them only through it (the runner's Family.Lazy) and generated data,
+	// it draws agent k's dataset from the seed and k whenever asked, and
+	// Sets is nil; otherwise Sets holds every dataset and Data gives them.
+	// Test is the test set (nil for regression).
+	Data data.Source
 	Sets []*data.Set
 	Test *data.Set
 	// Loss is the model's loss, WOpt the minimizer w^o (nil with
@@ -32,18 +36,21 @@ type Problem struct {
 	summary data.PartitionSummary
 }
 
-// problemCache keeps the last problem a worker built. Jobs come in (run,
+// ProblemCache keeps the last problem a worker built. Jobs come in (run,
 // curve) order and the curves of a run share its data seed, so consecutive
 // jobs usually need the same data and optimum: building them once per run
-// instead of once per curve. Problems are read-only once built.
-type problemCache struct {
+// instead of once per curve. Problems are read-only once built. The zero
+// value is an empty cache.
+type ProblemCache struct {
 	key string
 	p   *Problem
 }
 
-// get returns the problem of curve c for the data seed, building it unless
-// the previous call had the same data, loss and seed.
-func (pc *problemCache) get(ctx context.Context, c *scenarios.CurveSpec, dir string, seed uint64) (*Problem, error) {
+// Get returns the problem of curve c for the data seed, building it unless
+// the previous call had the same data, loss and seed; lazy leaves generated
+// data to be drawn agent by agent (Problem.Data), for a family that reads
+// them only through it.
+func (pc *ProblemCache) Get(ctx context.Context, c *scenarios.CurveSpec, dir string, seed uint64, lazy bool) (*Problem, error) {
 	spec, err := yaml.Marshal(struct {
 		Data scenarios.Data
 		Loss scenarios.Loss
@@ -54,7 +61,7 @@ func (pc *problemCache) get(ctx context.Context, c *scenarios.CurveSpec, dir str
 	key := fmt.Sprintf("%s\x00%d\x00%s", dir, seed, spec)
 	if pc.p == nil || pc.key != key {
 		pc.p = nil // the previous problem can be collected while this one is built
-		p, err := BuildProblem(ctx, c, dir, seed)
+		p, err := buildProblem(ctx, c, dir, seed, lazy)
 		if err != nil {
 			return nil, err
 		}
@@ -63,25 +70,56 @@ func (pc *problemCache) get(ctx context.Context, c *scenarios.CurveSpec, dir str
 	return pc.p, nil
 }
 
-// BuildProblem generates (or reads and splits) the data of a run and, unless
-// loss.optimum is none, solves for w^o, the minimizer of the uniformly
-// averaged risk (1/K) Σ_k J_k (thesis eq. 2.1, paper 001 eq. 1). Once ctx
-// is done the reading and the solve stop with an error.
+// BuildProblem generates (or reads and splits) the data of a run, every
+// dataset in memory (Problem.Sets), and, unless loss.optimum is none, solves
+// for w^o, the minimizer of the uniformly averaged risk (1/K) Σ_k J_k
+// (thesis eq. 2.1, paper 001 eq. 1). Once ctx is done the reading and the
+// solve stop with an error.
 func BuildProblem(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64) (*Problem, error) {
-	p, err := buildData(ctx, c, dir, runSeed)
+	return buildProblem(ctx, c, dir, runSeed, false)
+}
+
+// buildProblem is BuildProblem, leaving generated data to be drawn agent by
+// agent when lazy (Problem.Data): the checks, the summary and w^o then pass
+// over the agents without holding them (data.Each).
+func buildProblem(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64, lazy bool) (*Problem, error) {
+	p, err := buildData(ctx, c, dir, runSeed, lazy)
 	if err != nil || c.Scenario.Loss.Optimum == "none" {
 		return p, err
 	}
-	p.WOpt, p.Solver, err = optimum.SolveContext(ctx, p.Loss, p.Sets, optimum.Uniform(len(p.Sets)))
+	p.WOpt, p.Solver, err = optimum.SolveSource(ctx, p.Loss, p.Data, nil)
 	if err != nil {
 		return nil, c.Errorf("loss", "cannot compute the minimizer w^o: %v", err)
 	}
 	return p, nil
 }
 
+// BuildData generates (or reads and deals out) the data of a run and sets up
+// the model, as a family that reads them lazily gets them (generated data
+// are drawn when asked, Problem.Data), without solving for w^o: the data
+// maple data describes (Problem.PartitionSummary).
+func BuildData(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64) (*Problem, error) {
+	return buildData(ctx, c, dir, runSeed, true)
+}
+
 // buildData generates (or reads and deals out) the data of a run and sets up
-// the model, without solving for w^o.
-func buildData(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64) (*Problem, error) {
+// the model, without solving for w^o; lazy leaves generated data to be drawn
+// when asked (Problem.Data).
+func buildData(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64, lazy bool) (*Problem, error) {
+	p, err := buildSource(ctx, c, dir, runSeed)
+	if err != nil {
+		return nil, err
+	}
+	if !lazy {
+		p.Sets = data.Collect(p.Data)
+		p.Data = data.Sets(p.Sets)
+	}
+	return p, p.finish(ctx, c, runSeed)
+}
+
+// buildSource sets up the model and the data of a run: the source of
+// generated data, or the datasets read and dealt out.
+func buildSource(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64) (*Problem, error) {
 	sc := c.Scenario
 	l, err := modelLoss(c)
 	if err != nil {
@@ -99,7 +137,7 @@ func buildData(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed 
 		if err := cfg.Validate(); err != nil {
 			return nil, c.Errorf("data", "%v", err)
 		}
-		p.Sets, _ = data.Regression(cfg, runSeed)
+		p.Data, _ = data.RegressionSource(cfg, runSeed)
 	case "logistic":
 		l := d.Logistic
 		cfg := data.LogisticConfig{
@@ -110,7 +148,7 @@ func buildData(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed 
 		if err := cfg.Validate(); err != nil {
 			return nil, c.Errorf("data", "%v", err)
 		}
-		p.Sets, p.Test, _ = data.Logistic(cfg, runSeed)
+		p.Data, p.Test, _ = data.LogisticSource(cfg, runSeed)
 	case "click":
 		k := d.Click
 		cfg := data.ClickConfig{
@@ -122,7 +160,7 @@ func buildData(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed 
 		if err := cfg.Validate(); err != nil {
 			return nil, c.Errorf("data", "%v", err)
 		}
-		p.Sets, p.Test, _ = data.Click(cfg, runSeed)
+		p.Data, p.Test, _ = data.ClickSource(cfg, runSeed)
 	case "libsvm":
 		if p.Sets, p.Test, err = readLIBSVM(ctx, c, dir, runSeed); err != nil {
 			return nil, err
@@ -142,14 +180,17 @@ func buildData(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed 
 		if err := cfg.Validate(); err != nil {
 			return nil, c.Errorf("data", "%v", err)
 		}
-		p.Sets, p.Test = data.Mixture(cfg, runSeed)
+		p.Data, p.Test = data.MixtureSource(cfg, runSeed)
 	default:
 		return nil, c.Errorf("data.kind", "unknown data kind %q", d.Kind)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return p, p.finish(c, runSeed)
+	if p.Data == nil {
+		p.Data = data.Sets(p.Sets)
+	}
+	return p, nil
 }
 
 // readLIBSVM reads the scenario's LIBSVM file and deals it out to the agents.
@@ -213,8 +254,18 @@ func checkLIBSVMFile(c *scenarios.CurveSpec, dir, field, path string) error {
 	return nil
 }
 
-// MSD returns ‖w − w^o‖².
-func MSD(w, wOpt []float64) float64 {
-	d := floats.Distance(w, wOpt, 2)
-	return d * d
+// ClassMetrics is the number of metrics Problem.Classify computes.
+const ClassMetrics = 3
+
+// Classify sets dst[:ClassMetrics] to the test error, accuracy and mean
+// cross-entropy of w on the test set, in the order of the runner's
+// ClassColumns, and reports whether it did: not for regression, nor without
+// a test set (the columns then stay empty).
+func (p *Problem) Classify(dst []float64, w []float64) bool {
+	if p.Test == nil || !p.Loss.Classification() {
+		return false
+	}
+	e := p.Loss.Evaluate(w, p.Test)
+	dst[0], dst[1], dst[2] = e.Error, e.Accuracy, e.CrossEntropy
+	return true
 }

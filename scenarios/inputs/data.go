@@ -1,16 +1,20 @@
-package run
+package inputs
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/floats"
+	"gopkg.in/yaml.v3"
 
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
@@ -78,28 +82,52 @@ func partition(c *scenarios.CurveSpec, all *data.Set, split data.SplitConfig, ru
 // finish checks the labels against the loss, gives the MLP its random
 // origin (from the stream ("model", "init") of the data seed, so that the
 // curves of a run start from the same network) and summarizes the partition.
-func (p *Problem) finish(c *scenarios.CurveSpec, runSeed uint64) error {
-	for k, s := range p.Sets {
-		if err := p.Loss.CheckLabels(s); err != nil {
-			return c.Errorf("data", "agent %d: %v", k, err)
-		}
+//
+// It passes over the agents once (data.Map): for generated data held lazily
+// it draws them one at a time, and checks them on every core, stopping
+// once ctx is done.
+func (p *Problem) finish(ctx context.Context, c *scenarios.CurveSpec, runSeed uint64) error {
+	var summary data.Summary
+	classes := p.Loss.Classification()
+	type checked struct {
+		set *data.Set
+		err error
 	}
-	if p.Test != nil && p.Loss.Classification() {
+	err := data.Map(p.Data, func(_ int, s *data.Set) checked { return checked{s, p.Loss.CheckLabels(s)} },
+		func(k int, s checked) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if s.err != nil {
+				return c.Errorf("data", "agent %d: %v", k, s.err)
+			}
+			summary.Add(s.set, classes)
+			return nil
+		})
+	if err != nil {
+		return err
+	}
+	if p.Test != nil && classes {
 		if err := p.Loss.CheckLabels(p.Test); err != nil {
 			return c.Errorf("data", "test set: %v", err)
 		}
 	}
-	p.Loss.Origin = p.Loss.Init(p.Sets[0].Dim, rng.New(runSeed, "model", "init"))
-	p.summary = data.Summarize(p.Sets, p.Test, p.Loss.Classification())
+	p.Loss.Origin = p.Loss.Init(p.Data.Set(0).Dim, rng.New(runSeed, "model", "init"))
+	p.summary = summary.Summary(p.Test, classes)
 	return nil
 }
+
+// PartitionSummary describes how the samples are spread over the agents.
+func (p *Problem) PartitionSummary() data.PartitionSummary { return p.summary }
 
 // maxRecordedOptimum is the largest w^o written to summary.json in full;
 // above it the summary gives its norm.
 const maxRecordedOptimum = 2048
 
-// details returns the facts about the problem the summary reports.
-func (p *Problem) details() map[string]any {
+// Details returns the facts about the problem the summary reports: how the
+// samples are spread over the agents, and w^o (or its norm) with how it was
+// found.
+func (p *Problem) Details() map[string]any {
 	d := map[string]any{"partition": p.summary}
 	switch {
 	case p.WOpt == nil:
@@ -112,9 +140,9 @@ func (p *Problem) details() map[string]any {
 	return d
 }
 
-// The largest files the runner reads, so that a file that is not the one
-// meant cannot make it read without end; how much memory the data take is
-// checked against the machine before anything runs (preflight.go).
+// The largest files a job reads, so that a file that is not the one meant
+// cannot make it read without end; how much memory the data take is checked
+// against the machine before anything runs (the runner's preflight.go).
 const (
 	// maxDataBytes bounds a LIBSVM or IDX file: the largest sets the
 	// scenarios use (Avazu, about 1.3 GB decompressed) are far below it.
@@ -143,7 +171,7 @@ func openData(ctx context.Context, c *scenarios.CurveSpec, field, path, pkg stri
 
 // readIDXFile reads one IDX file named by field.
 func readIDXFile(ctx context.Context, c *scenarios.CurveSpec, dir, field, path, pkg string) (*data.IDX, string, error) {
-	f, name, err := openData(ctx, c, field, resolve(dir, path), pkg, maxDataBytes)
+	f, name, err := openData(ctx, c, field, Resolve(dir, path), pkg, maxDataBytes)
 	if err != nil {
 		return nil, name, err
 	}
@@ -324,7 +352,7 @@ func drawBlobs(c *scenarios.CurveSpec, runSeed uint64) ([]*data.Set, *data.Set, 
 func readDirectory(ctx context.Context, c *scenarios.CurveSpec, dir string) ([]*data.Set, *data.Set, error) {
 	d := &c.Scenario.Data
 	x := d.Directory
-	path := resolve(dir, x.Path)
+	path := Resolve(dir, x.Path)
 	entries, err := filesOf(c).ReadDir(path)
 	if err != nil {
 		return nil, nil, c.Errorf("data.directory.path", "cannot read %s: %v", path, rundir.WithoutPath(err))
@@ -382,7 +410,7 @@ func readDirectory(ctx context.Context, c *scenarios.CurveSpec, dir string) ([]*
 	}
 	var test *data.Set
 	if x.Test != "" {
-		if test, err = read("data.directory.test", resolve(dir, x.Test)); err != nil {
+		if test, err = read("data.directory.test", Resolve(dir, x.Test)); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -429,4 +457,107 @@ func dimSource(c *scenarios.CurveSpec, first string, dim int) string {
 		return fmt.Sprintf("data.dim says %d", dim)
 	}
 	return fmt.Sprintf("%s has %d", first, dim)
+}
+
+// headBytes is how much of a data file Features reads to find the number of
+// features of a directory's LIBSVM files.
+const headBytes = 64 << 10
+
+// Features returns the feature dimension M of sc's data for the estimates:
+// data.dim, or, for idx and directory data without it, the files' own, read
+// from their first bytes — the IDX header of the training images (rows ×
+// columns), the first record of agent 0's CSV file, the largest index in the
+// first lines of its LIBSVM file. A file that cannot be read, or is not a
+// regular file (fileio), counts as one feature: the checks that read the
+// data, or the run, will report it.
+func Features(sc *scenarios.Scenario, dir string) int {
+	d := &sc.Data
+	if d.Dim > 0 {
+		return d.Dim
+	}
+	m := 0
+	switch {
+	case d.Kind == "idx" && d.IDX != nil:
+		if f, err := fileio.Open(Resolve(dir, d.IDX.Images), maxDataBytes); err == nil {
+			if a, err := data.ReadIDXHeader(f, f.Name()); err == nil {
+				m = a.Features()
+			}
+			f.Close()
+		}
+	case d.Kind == "directory" && d.Directory != nil:
+		m = directoryFeatures(Resolve(dir, d.Directory.Path), d.Directory.Format)
+	}
+	return max(m, 1)
+}
+
+// directoryFeatures returns the number of features of agent 0's file in the
+// directory path (0 if it cannot be read): the fields of its first record
+// but the target for CSV, the largest 1-based index in its first headBytes
+// for LIBSVM.
+func directoryFeatures(path, format string) int {
+	names, _ := filepath.Glob(filepath.Join(path, "0.*"))
+	if _, err := os.Stat(filepath.Join(path, "0")); err == nil {
+		names = append(names, filepath.Join(path, "0"))
+	}
+	if len(names) == 0 {
+		return 0
+	}
+	f, err := fileio.Open(names[0], maxAgentBytes) // a named pipe is refused, not waited on
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	m := 0
+	lines := bufio.NewScanner(io.LimitReader(f, headBytes))
+	for lines.Scan() {
+		line, _, _ := strings.Cut(lines.Text(), "#")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if format == "csv" {
+			return strings.Count(line, ",")
+		}
+		for _, tok := range strings.Fields(line)[1:] {
+			if i, _, ok := strings.Cut(tok, ":"); ok {
+				if k, err := strconv.Atoi(i); err == nil {
+					m = max(m, k)
+				}
+			}
+		}
+	}
+	return m
+}
+
+// CheckData reads the data files a plan names (LIBSVM files, the agents'
+// files of directory data) and deals them out as run 0 would, so that a
+// missing, malformed or special file (a named pipe, a device) is reported
+// before anything runs — and before the run directory exists. Curves with
+// the same data section share one check.
+func CheckData(ctx context.Context, plan *scenarios.Plan) error {
+	seen := map[string]bool{}
+	for _, c := range plan.Curves {
+		sc := c.Scenario
+		if sc.Data.Kind != "libsvm" && sc.Data.Kind != "directory" {
+			continue
+		}
+		key, err := yaml.Marshal(sc.Data)
+		if err != nil {
+			return err
+		}
+		if seen[string(key)] {
+			continue
+		}
+		seen[string(key)] = true
+		read := func() error {
+			_, _, err := readLIBSVM(ctx, c, plan.Dir, rng.RunSeed(sc.Seed, 0))
+			return err
+		}
+		if sc.Data.Kind == "directory" {
+			read = func() error { _, _, err := readDirectory(ctx, c, plan.Dir); return err }
+		}
+		if err := read(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,7 +1,10 @@
-package run
+package inputs
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -9,27 +12,85 @@ import (
 	"strings"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"maple/internal/fileio/fileiotest"
-	"maple/rundir"
 	"maple/scenarios"
 )
 
+// TestMain checks that the readers leave no goroutine behind.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func plan(t *testing.T, src string, overrides ...string) *scenarios.Plan {
+	t.Helper()
+	p, err := scenarios.Parse([]byte(src), "t.yaml", t.TempDir(), overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// writeIDX writes an IDX file of unsigned bytes, gzip-compressed.
+func writeIDX(t *testing.T, path string, dims []int, values []byte) {
+	t.Helper()
+	writeIDXType(t, path, 0x08, dims, values)
+}
+
+// writeIDXType writes an IDX file of one-byte elements of the given type
+// code, gzip-compressed.
+func writeIDXType(t *testing.T, path string, typ byte, dims []int, values []byte) {
+	t.Helper()
+	var b bytes.Buffer
+	z := gzip.NewWriter(&b)
+	z.Write([]byte{0, 0, typ, byte(len(dims))})
+	for _, d := range dims {
+		binary.Write(z, binary.BigEndian, uint32(d))
+	}
+	z.Write(values)
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// images returns n 3×3 images whose class c ∈ {0, 1, 2} lights row c.
+func images(n int) (pixels, labels []byte) {
+	for i := range n {
+		c := i % 3
+		labels = append(labels, byte(c))
+		for r := range 3 {
+			for col := range 3 {
+				v := byte((i*7 + r*3 + col) % 40)
+				if r == c {
+					v = 200 + byte(col)
+				}
+				pixels = append(pixels, v)
+			}
+		}
+	}
+	return pixels, labels
+}
+
 // test-net is a family with a topology that models the step-time table and
-// the availability windows, so that the runner's readers of those files can
+// the availability windows, so that the readers of those files can
 // be tested on their own.
 func init() {
-	Register(Family{
-		Family: scenarios.Family{
-			Kind: "test-net", Summary: "test family", Schemes: []string{"none"}, Topology: true,
-			Systems: []string{scenarios.FieldStepTime, scenarios.FieldAvailability},
-			Defaults: func(sc *scenarios.Scenario) any {
-				sc.Topology = &scenarios.Topology{Graph: "ring", Weights: "metropolis", Regenerate: "once"}
-				return &struct{}{}
-			},
-			Validate: func(*scenarios.Validator, *scenarios.Scenario) {},
+	scenarios.RegisterFamily(scenarios.Family{
+		Kind: "test-net", Summary: "test family", Schemes: []string{"none"}, Topology: true,
+		Systems: []string{scenarios.FieldStepTime, scenarios.FieldAvailability},
+		Defaults: func(sc *scenarios.Scenario) any {
+			sc.Topology = &scenarios.Topology{Graph: "ring", Weights: "metropolis", Regenerate: "once"}
+			return &struct{}{}
 		},
-		Columns: func(*scenarios.Scenario) []rundir.Column { return []rundir.Column{{Name: "value"}} },
-		Run:     func(*Job, *Problem, *TraceSink) error { return fmt.Errorf("must not run") },
+		Validate: func(*scenarios.Validator, *scenarios.Scenario) {},
+	})
+	// test-data is a family without a topology, for the data readers.
+	scenarios.RegisterFamily(scenarios.Family{
+		Kind: "test-data", Summary: "test family", Schemes: []string{"none"},
+		Defaults: func(*scenarios.Scenario) any { return &struct{}{} },
+		Validate: func(*scenarios.Validator, *scenarios.Scenario) {},
 	})
 }
 
@@ -77,9 +138,9 @@ func TestReadersRefuseSpecialFiles(t *testing.T) {
 }
 
 // The data files are refused the same way, before anything runs: the checks
-// (CheckWith, which maple run makes before it creates the run directory, and
-// maple validate) read the LIBSVM file and every agent's file of directory
-// data.
+// (CheckData, which the runner's checks make before maple run creates the
+// run directory, and maple validate) read the LIBSVM file and every agent's
+// file of directory data.
 func TestDataReadersRefuseSpecialFiles(t *testing.T) {
 	agents := t.TempDir()
 	os.WriteFile(filepath.Join(agents, "0.csv"), []byte("1,0.5\n0,1\n"), 0o644)
@@ -87,17 +148,17 @@ func TestDataReadersRefuseSpecialFiles(t *testing.T) {
 	pipes := t.TempDir()
 	os.WriteFile(filepath.Join(pipes, "0.csv"), []byte("1,0.5\n0,1\n"), 0o644)
 	fileiotest.FIFOAt(t, filepath.Join(pipes, "1.csv"), "1,0.5\n0,1\n")
-	const agentsSrc = "name: x\ndata: {kind: directory, agents: 2, samples: 2, directory: {path: %s, format: csv}}\nloss: {kind: least-squares, optimum: none}\nalgorithm: {kind: test-msd-only}\n"
+	const agentsSrc = "name: x\ndata: {kind: directory, agents: 2, samples: 2, directory: {path: %s, format: csv}}\nloss: {kind: least-squares, optimum: none}\nalgorithm: {kind: test-data}\n"
 	cases := []struct {
 		name, src, want string
 	}{
-		{"LIBSVM file", "name: x\ndata: {kind: libsvm, agents: 2, samples: 1, libsvm: {file: " + fileiotest.FIFO(t, "svm", "1 1:1\n-1 1:2\n") + "}}\nloss: {kind: logistic, optimum: none}\nalgorithm: {kind: test-msd-only}\n",
+		{"LIBSVM file", "name: x\ndata: {kind: libsvm, agents: 2, samples: 1, libsvm: {file: " + fileiotest.FIFO(t, "svm", "1 1:1\n-1 1:2\n") + "}}\nloss: {kind: logistic, optimum: none}\nalgorithm: {kind: test-data}\n",
 			"data.libsvm.file: cannot open "},
 		{"agent file linked to /dev/zero", fmt.Sprintf(agentsSrc, agents), "data.directory.path: cannot open " + filepath.Join(agents, "1.csv") + ": not a regular file: a character device"},
 		{"agent file a named pipe", fmt.Sprintf(agentsSrc, pipes), "data.directory.path: cannot open " + filepath.Join(pipes, "1.csv") + ": not a regular file: a named pipe"},
 	}
 	for _, c := range cases {
-		err := Check(plan(t, c.src))
+		err := CheckData(context.Background(), plan(t, c.src))
 		if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("%s: %v; want a scenario error with %q", c.name, err, c.want)
 		}
@@ -117,7 +178,7 @@ func TestIDXImagesErrorNamesTheImages(t *testing.T) {
 	const src = `name: idx
 data: {kind: idx, agents: 3, samples: 10, test_samples: 5, idx: {images: signed.gz, labels: labels.gz, scale: unit}}
 loss: {kind: softmax, classes: 3, optimum: none}
-algorithm: {kind: test-msd-only}
+algorithm: {kind: test-data}
 `
 	p, err := scenarios.Parse([]byte(src), filepath.Join(dir, "s.yaml"), dir, nil)
 	if err != nil {
@@ -143,65 +204,20 @@ func TestBuildersObserveTheirContext(t *testing.T) {
 	}
 }
 
-// cancelRun, set by a test, is what the test-cancel family's run calls.
-var cancelRun func()
-
-// test-cancel is a family whose run is interrupted while it computes: it
-// cancels the execution's context and fails as a solve that observed it
-// does, with a scenario error that quotes the cause as text.
-func init() {
-	Register(Family{
-		Family: scenarios.Family{
-			Kind: "test-cancel", Summary: "test family", Schemes: []string{"none"},
-			Defaults: func(*scenarios.Scenario) any { return &struct{}{} },
-			Validate: func(*scenarios.Validator, *scenarios.Scenario) {},
-		},
-		Columns: func(*scenarios.Scenario) []rundir.Column { return []rundir.Column{{Name: "value"}} },
-		Run: func(j *Job, _ *Problem, _ *TraceSink) error {
-			cancelRun()
-			return j.Curve.Errorf("loss", "cannot compute the minimizer w^o: %v", j.Context().Err())
-		},
-	})
-}
-
-// A run that stops because the execution was interrupted is an unfinished
-// run, not a user error, whatever its error says: the execution ends as
-// interrupted, writing nothing (no run finished), and exits 130, not 2.
-func TestComputationStoppedByInterruptionIsNotAnError(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cancelRun = cancel
-	_, err := ExecuteContext(ctx, plan(t, "name: x\nruns: 3\nloss: {optimum: none}\nalgorithm: {kind: test-cancel}\n"), t.TempDir(), Options{Workers: 1})
-	var intr *Interrupted
-	if !errors.As(err, &intr) || intr.Completed != 0 || scenarios.IsUserError(err) {
-		t.Errorf("error %v (%T), want *Interrupted with nothing written", err, err)
-	}
-}
-
-// The checks ExecuteContext makes before running read the data files under
-// the execution's context: interrupted while reading them, the execution
-// ends as interrupted, with nothing written, instead of reading on (the same
-// plan runs to completion without the interruption).
-func TestChecksBeforeRunningObserveTheContext(t *testing.T) {
+// Directory data without data.dim take the features of agent 0's file: the
+// fields of a CSV record but the target, the largest index of a LIBSVM file.
+func TestDirectoryFeatures(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "d.svm"), []byte("1 1:1\n-1 1:2\n1 1:3\n-1 1:4\n"), 0o644)
-	p, err := scenarios.Parse([]byte("name: x\ndata: {kind: libsvm, agents: 2, samples: 1, test_samples: 0, libsvm: {file: d.svm}}\nloss: {kind: logistic, optimum: none}\nalgorithm: {kind: test-flat}\noutput: {plot: false}\n"),
-		filepath.Join(dir, "s.yaml"), dir, nil)
-	if err != nil {
-		t.Fatal(err)
+	os.WriteFile(filepath.Join(dir, "0.csv"), []byte("# target, features\n1,0.5,2,3\n0,1,1,1\n"), 0o644)
+	if got := directoryFeatures(dir, "csv"); got != 3 {
+		t.Errorf("CSV: %d features, want 3", got)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	out := t.TempDir()
-	_, err = ExecuteContext(ctx, p, out, Options{})
-	var intr *Interrupted
-	if !errors.As(err, &intr) || intr.Completed != 0 {
-		t.Errorf("cancelled during the checks: %v, want *Interrupted with nothing written", err)
+	svm := t.TempDir()
+	os.WriteFile(filepath.Join(svm, "0.svm"), []byte("1 1:0.5 7:1\n-1 3:2 # comment 99:1\n"), 0o644)
+	if got := directoryFeatures(svm, "libsvm"); got != 7 {
+		t.Errorf("LIBSVM: %d features, want 7", got)
 	}
-	if entries, _ := os.ReadDir(out); len(entries) != 0 {
-		t.Errorf("the run directory holds %v", entries)
-	}
-	if _, err := ExecuteContext(context.Background(), p, t.TempDir(), Options{}); err != nil {
-		t.Errorf("not interrupted: %v", err)
+	if got := directoryFeatures(filepath.Join(dir, "missing"), "csv"); got != 0 {
+		t.Errorf("missing directory: %d features, want 0", got)
 	}
 }

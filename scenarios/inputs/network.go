@@ -1,4 +1,4 @@
-package run
+package inputs
 
 import (
 	"context"
@@ -53,7 +53,11 @@ func FirstNetwork(c *scenarios.CurveSpec, dir string) (*Network, error) {
 func BuildNetwork(ctx context.Context, c *scenarios.CurveSpec, dir string, seed uint64) (*Network, error) {
 	sc := c.Scenario
 	t := sc.Topology
-	agents, nodesField := familyOf(sc).TopologyNodes(sc)
+	f, ok := scenarios.LookupFamily(sc.Algorithm.Kind)
+	if !ok {
+		panic("inputs: no family registered for algorithm.kind " + sc.Algorithm.Kind)
+	}
+	agents, nodesField := f.TopologyNodes(sc)
 	n := &Network{}
 	var g *topology.Graph
 	var err error

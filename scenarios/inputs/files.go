@@ -1,4 +1,4 @@
-package run
+package inputs
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"gopkg.in/yaml.v3"
 
 	"maple/internal/fileio"
 	"maple/scenarios"
@@ -72,7 +74,7 @@ func PlanFiles(plan *scenarios.Plan) []string {
 	var paths []string
 	add := func(p string) {
 		if p != "" {
-			paths = append(paths, resolve(plan.Dir, p))
+			paths = append(paths, Resolve(plan.Dir, p))
 		}
 	}
 	for _, c := range plan.Curves {
@@ -80,7 +82,7 @@ func PlanFiles(plan *scenarios.Plan) []string {
 			add(*p)
 		}
 		if x := c.Scenario.Data.Directory; x != nil && x.Path != "" {
-			dir := resolve(plan.Dir, x.Path)
+			dir := Resolve(plan.Dir, x.Path)
 			entries, _ := os.ReadDir(dir)
 			for _, e := range entries {
 				if base := strings.TrimSuffix(e.Name(), filepath.Ext(e.Name())); !e.IsDir() && isAgentFile(base) {
@@ -134,3 +136,83 @@ var pathFields = map[string]bool{
 // extension names an agent's file (digits only): the files readDirectory
 // reads.
 func isAgentFile(base string) bool { return base != "" && strings.Trim(base, "0123456789") == "" }
+
+// Resolve returns path, relative to the scenario's directory dir unless it
+// is absolute.
+func Resolve(dir, path string) string {
+	if path == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(dir, path)
+}
+
+// WithAbsolutePaths returns a copy of sc whose file and directory paths
+// (pathsOf), including those set by curves and sweeps, are absolute,
+// resolved against dir (the original scenario's directory): the run
+// directory's scenario.yaml then runs again from anywhere.
+func WithAbsolutePaths(sc *scenarios.Scenario, dir string) *scenarios.Scenario {
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		if a, err := filepath.Abs(filepath.Join(dir, p)); err == nil {
+			return a
+		}
+		return p
+	}
+	out := *sc
+	if l := sc.Data.LIBSVM; l != nil {
+		c := *l
+		out.Data.LIBSVM = &c
+	}
+	if x := sc.Data.IDX; x != nil {
+		c := *x
+		out.Data.IDX = &c
+	}
+	if x := sc.Data.Directory; x != nil {
+		c := *x
+		out.Data.Directory = &c
+	}
+	if t := sc.Topology; t != nil {
+		c := *t
+		out.Topology = &c
+	}
+	if st := sc.Network.StepTime; st != nil {
+		c := *st
+		out.Network.StepTime = &c
+	}
+	for _, p := range pathsOf(&out) {
+		*p = abs(*p)
+	}
+	out.Curves = make([]scenarios.Curve, len(sc.Curves))
+	for i, c := range sc.Curves {
+		out.Curves[i] = scenarios.Curve{Label: c.Label, Set: map[string]any{}}
+		for f, v := range c.Set {
+			if s, ok := v.(string); ok && pathFields[f] {
+				v = abs(s)
+			}
+			out.Curves[i].Set[f] = v
+		}
+	}
+	if len(sc.Curves) == 0 {
+		out.Curves = nil
+	}
+	out.Sweep = make(scenarios.Sweep, len(sc.Sweep))
+	for i, a := range sc.Sweep {
+		out.Sweep[i] = scenarios.SweepAxis{Field: a.Field, Values: a.Values}
+		if pathFields[a.Field] {
+			out.Sweep[i].Values = make([]*yaml.Node, len(a.Values))
+			for k, v := range a.Values {
+				n := *v
+				if n.Kind == yaml.ScalarNode {
+					n.Value = abs(n.Value)
+				}
+				out.Sweep[i].Values[k] = &n
+			}
+		}
+	}
+	if len(sc.Sweep) == 0 {
+		out.Sweep = nil
+	}
+	return &out
+}

@@ -1,0 +1,183 @@
+package data
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"sync"
+
+	"maple/algorithms/rng"
+)
+
+// Source gives the agents' local datasets one at a time. A generated source
+// (RegressionSource, LogisticSource, ClickSource, MixtureSource) holds only
+// what the agents share — w⋆, a shared covariance — and draws agent k's
+// dataset from the run seed and k alone whenever it is asked, so that a run
+// of millions of agents never holds the data of those it does not touch;
+// Sets holds datasets in memory (read from files, dealt out by a partition).
+type Source interface {
+	// Agents returns the number of agents K.
+	Agents() int
+	// Set returns agent k's dataset, 0 ≤ k < Agents(): the same samples on
+	// every call. A generated source returns a new Set each time, which the
+	// caller may change or drop; Sets returns the one it holds, which must
+	// not be changed. Set is safe for concurrent use.
+	Set(k int) *Set
+}
+
+// Sets is a Source holding every dataset in memory.
+type Sets []*Set
+
+// Agents implements Source.
+func (s Sets) Agents() int { return len(s) }
+
+// Set implements Source.
+func (s Sets) Set(k int) *Set { return s[k] }
+
+// Collect returns every dataset of src, in agent order (src itself if it is
+// Sets).
+func Collect(src Source) Sets {
+	if s, ok := src.(Sets); ok {
+		return s
+	}
+	sets := make(Sets, src.Agents())
+	for k := range sets {
+		sets[k] = src.Set(k)
+	}
+	return sets
+}
+
+// Generated reports whether src draws its datasets when asked rather than
+// holding them: a generated source holds a few vectors whatever its number
+// of agents.
+func Generated(src Source) bool {
+	_, held := src.(Sets)
+	return !held
+}
+
+// Replace returns src with agent k's dataset replaced by set.
+func Replace(src Source, k int, set *Set) Source { return replaced{src, k, set} }
+
+type replaced struct {
+	Source
+	k   int
+	set *Set
+}
+
+// Set implements Source.
+func (r replaced) Set(k int) *Set {
+	if k == r.k {
+		return r.set
+	}
+	return r.Source.Set(k)
+}
+
+// eachChunk is the number of consecutive agents one goroutine of Each
+// generates at a time: large enough that handing a chunk over costs little
+// next to drawing it, small enough that the chunks drawn ahead (two per
+// core) hold a negligible share of the data.
+const eachChunk = 256
+
+// Each calls f(k, src.Set(k)) for every agent k in ascending order, on the
+// calling goroutine, and stops at the first error f returns. For a generated
+// source the datasets are drawn ahead on every core (at most two chunks of
+// eachChunk agents per core), so that a pass over millions of generated
+// agents takes the time of drawing them divided by the cores; the order of
+// the calls, hence every number f computes, is that of a plain loop.
+func Each(src Source, f func(k int, set *Set) error) error {
+	return Map(src, func(_ int, set *Set) *Set { return set }, f)
+}
+
+// Map calls each(k, work(k, src.Set(k))) for every agent k in ascending
+// order and stops at the first error each returns. each runs on the calling
+// goroutine; for a generated source, work runs on every core with the
+// drawing of the datasets (as in Each), so it must be safe for concurrent
+// use and depend on k and the dataset alone. A pass whose per-agent work is
+// heavy — the gradient norms of every sample — then runs on every core, and
+// its result, combined by each in agent order, is that of a plain loop.
+func Map[T any](src Source, work func(k int, set *Set) T, each func(k int, v T) error) error {
+	K := src.Agents()
+	workers := runtime.GOMAXPROCS(0)
+	if !Generated(src) || workers == 1 || K <= eachChunk {
+		for k := range K {
+			if err := each(k, work(k, src.Set(k))); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	chunks := make(chan chan []T, 2*workers) // done or being done, in order
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(chunks)
+		for lo := 0; lo < K; lo += eachChunk {
+			out := make(chan []T, 1)
+			select {
+			case chunks <- out:
+			case <-stop:
+				return
+			}
+			wg.Add(1)
+			go func(lo, hi int) {
+				defer wg.Done()
+				vs := make([]T, hi-lo)
+				for i := range vs {
+					vs[i] = work(lo+i, src.Set(lo+i))
+				}
+				out <- vs
+			}(lo, min(lo+eachChunk, K))
+		}
+	}()
+	var err error
+	k := 0
+	for out := range chunks {
+		vs := <-out
+		for _, v := range vs {
+			if err == nil {
+				err = each(k, v)
+			}
+			k++
+		}
+		if err != nil {
+			close(stop)
+			for out := range chunks { // let the dispatcher see stop and end
+				<-out
+			}
+			break
+		}
+	}
+	wg.Wait()
+	return err
+}
+
+// agentStream is the purpose of agent k's data stream, owned by "data".
+func agentStream(k int) string { return "agent/" + strconv.Itoa(k) }
+
+// agentRands recycles the generators the sources draw agents' datasets
+// from: each is reseeded with the agent's stream key (ChaCha8.Seed gives
+// the generator rand.NewChaCha8 would), so that drawing millions of agents
+// allocates no generator.
+var agentRands = sync.Pool{New: func() any {
+	src := new(rand.ChaCha8)
+	return &pooledRand{src: src, Rand: rand.New(src)}
+}}
+
+// pooledRand is a generator of agentRands.
+type pooledRand struct {
+	*rand.Rand
+	src *rand.ChaCha8
+}
+
+// agentRand returns the stream ("data", "agent/k") of the run with seed
+// runSeed; give it back with release once the agent's dataset is drawn.
+func agentRand(runSeed uint64, k int) *pooledRand {
+	r := agentRands.Get().(*pooledRand)
+	r.src.Seed(rng.Key(runSeed, "data", agentStream(k)))
+	return r
+}
+
+// release gives r back to agentRands.
+func (r *pooledRand) release() { agentRands.Put(r) }
