@@ -67,7 +67,27 @@ func (c *Context) Spend(seconds float64) { c.cell.clock += seconds }
 // the link latency; messages on one link arrive in the order they were sent.
 // m must not be modified after sending.
 func (c *Context) Send(to ID, m proto.Message) {
-	c.cell.run.send(c.cell, to, c.round, m)
+	c.cell.run.send(c.cell, to, c.round, m, false)
+}
+
+// Pass sends m to the actor to, as Send does, and gives it up: the sender
+// keeps no reference to m and sends it to nobody else, so that the receiver
+// may reuse it for a message of its own (Reuse) rather than allocate one.
+// Like every message, m is not modified while in flight.
+func (c *Context) Pass(to ID, m proto.Message) {
+	c.cell.run.send(c.cell, to, c.round, m, true)
+}
+
+// Reuse returns the message being handled if the handler may keep it and
+// modify it — its sender passed it (Pass), its link did not duplicate it and
+// no wiretap listens to the link, so that once this handling ends nothing
+// else refers to it (the trace has recorded it already) — and nil
+// otherwise, when the message may be shared and must stay as it is.
+func (c *Context) Reuse() proto.Message {
+	if c.env.passed {
+		return c.env.Body
+	}
+	return nil
 }
 
 // After sends m to the actor itself, arriving delay virtual seconds after

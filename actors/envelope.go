@@ -38,6 +38,7 @@ type Envelope struct {
 	timer    bool    // a timer (Context.After): due after the messages arriving at the same time
 	lost     bool    // lost on its link: traced at its arrival time, never delivered
 	copy     bool    // the second copy of a duplicated message
+	passed   bool    // its sender gave the body up (Context.Pass), and nothing else refers to it
 }
 
 // Wire returns the protobuf form of the envelope, for crossing processes.

@@ -67,7 +67,7 @@ func TestLostMessagesAreTracedNotDelivered(t *testing.T) {
 	var recs []trace.Record
 	obs := &countingObserver{}
 	r := NewRun(Options{RunSeed: 1, Timing: Timing{Latency: 1, Loss: 1}, Observer: obs,
-		Trace: TraceOptions{Sink: func(rec *trace.Record) error { recs = append(recs, *rec); return nil }}})
+		Trace: TraceOptions{Sink: func(rec *trace.Record) error { recs = append(recs, rec.Clone()); return nil }}})
 	defer r.Close()
 	b := &pinger{finishAt: 1}
 	a := &pinger{n: 3, dim: 2}
@@ -177,7 +177,7 @@ func (d *timed) Receive(ctx *Context, m proto.Message) error {
 // after the timer was set.
 func TestTimerFiresAfterMessagesDueAtTheSameTime(t *testing.T) {
 	var recs []trace.Record
-	r := NewRun(Options{Timing: Timing{Latency: 1}, Trace: TraceOptions{Sink: func(rec *trace.Record) error { recs = append(recs, *rec); return nil }}})
+	r := NewRun(Options{Timing: Timing{Latency: 1}, Trace: TraceOptions{Sink: func(rec *trace.Record) error { recs = append(recs, rec.Clone()); return nil }}})
 	defer r.Close()
 	d := &timed{}
 	id := r.Spawn("d", d)
@@ -220,4 +220,75 @@ func (o *countingObserver) Observe(_ ID, _ int, key string, _ []float64) {
 		o.keys = map[string]int{}
 	}
 	o.keys[key]++
+}
+
+// passer sends one LocalModel to peer on Start, with Pass or Send, and
+// records what Reuse returns for each LocalModel it receives.
+type passer struct {
+	peer      ID
+	pass      bool
+	reusable  []bool
+	finishAt  int
+	delivered int
+}
+
+func (p *passer) Receive(ctx *Context, m proto.Message) error {
+	switch m.(type) {
+	case *msg.Start:
+		out := &msg.LocalModel{Weights: []float64{1, 2}}
+		if p.pass {
+			ctx.Pass(p.peer, out)
+		} else {
+			ctx.Send(p.peer, out)
+		}
+	case *msg.LocalModel:
+		p.reusable = append(p.reusable, ctx.Reuse() == m)
+		if p.delivered++; p.delivered == p.finishAt {
+			ctx.Finish()
+		}
+	}
+	return nil
+}
+
+// A receiver may reuse a message only when nothing else can refer to it:
+// the sender passed it, the link did not duplicate it (the two copies share
+// it) and no wiretap listens (its copy shares it).
+func TestReuseOnlyWhatNobodyElseHolds(t *testing.T) {
+	cases := []struct {
+		name      string
+		pass      bool
+		duplicate bool
+		tap       bool
+		want      []bool
+	}{
+		{"passed", true, false, false, []bool{true}},
+		{"sent", false, false, false, []bool{false}},
+		{"passed and duplicated", true, true, false, []bool{false, false}},
+		{"passed and tapped", true, false, true, []bool{false}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			timing := Timing{Latency: 1}
+			if c.duplicate {
+				timing.Duplicate = 1
+			}
+			r := NewRun(Options{RunSeed: 1, Timing: timing})
+			defer r.Close()
+			b := &passer{finishAt: len(c.want)}
+			a := &passer{pass: c.pass}
+			aid, bid := r.Spawn("a", a), r.Spawn("b", b)
+			a.peer = bid
+			r.Place(aid, nil)
+			r.Place(bid, nil)
+			if c.tap {
+				r.Wiretap(r.Spawn("tap", &passer{}), func(from, to ID) bool { return from == aid })
+			}
+			if err := r.Execute(aid, &msg.Start{}); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(b.reusable) != fmt.Sprint(c.want) {
+				t.Errorf("Reuse per delivery %v, want %v", b.reusable, c.want)
+			}
+		})
+	}
 }

@@ -103,7 +103,7 @@ func echoRun(t *testing.T, n int, lazy bool) ([][]float64, []trace.Record, float
 	obs := &recorder{}
 	var recs []trace.Record
 	r := NewRun(Options{RunSeed: 5, Observer: obs, Timing: Timing{Latency: 0.1, Jitter: 0.05},
-		Trace: TraceOptions{Sink: func(rec *trace.Record) error { recs = append(recs, *rec); return nil }}})
+		Trace: TraceOptions{Sink: func(rec *trace.Record) error { recs = append(recs, rec.Clone()); return nil }}})
 	defer r.Close()
 	sched := &Scheduler{Rounds: 30}
 	schedID := r.Spawn("scheduler", sched)

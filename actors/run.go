@@ -45,10 +45,28 @@ func (t *Timing) link(from, to *cell) systems.Link {
 	return l.Between(from.device, to.device, from.placed && to.placed)
 }
 
+// fixed reports whether every link of cells delays every message by
+// exactly Latency, never losing or duplicating one: no jitter, bandwidth or
+// faults, and no device whose class adds latency or limits bandwidth. The
+// engine then skips the link model on every send.
+func (t *Timing) fixed(cells []*cell) bool {
+	if t.Jitter != 0 || t.Bandwidth != 0 || t.Loss != 0 || t.Duplicate != 0 {
+		return false
+	}
+	for _, c := range cells {
+		if c.device != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // TraceOptions switches message tracing on.
 type TraceOptions struct {
-	// Sink receives one record per message, in delivery order. Nil disables
-	// tracing: no middleware is installed and messages cost nothing extra.
+	// Sink receives one record per message, in delivery order. The record
+	// is only valid during the call (the engine reuses it and its Fields
+	// map): a sink that keeps it keeps rec.Clone(). Nil disables tracing,
+	// and messages cost nothing extra.
 	Sink func(*trace.Record) error
 	// Payload records the vectors of every message in full.
 	Payload bool
@@ -83,28 +101,32 @@ type Options struct {
 // per behaviour. Build it with Spawn, execute it once with Execute, and always
 // Close it.
 type Run struct {
-	opts      Options
-	system    *System
-	own       bool // the run created system and closes it
-	root      *actor.RootContext
-	props     []actor.PropsOption
-	cells     []*cell
-	inflight  queue
-	sent      uint64            // messages sent so far
-	seq       uint64            // trace records so far: deliveries and losses
-	delivered uint64            // messages delivered so far
-	lost      uint64            // messages lost so far
-	copies    uint64            // duplicate copies sent so far
-	links     map[[2]ID]float64 // last arrival time per link whose delays vary
-	finished  bool
-	failure   error
-	warnings  []string
-	warned    map[string]bool
-	sub       *eventstream.Subscription
-	free      []*Envelope
-	taps      []wiretap
-	plain     *actor.RootContext // delivers wiretap copies, outside the trace
-	lazy      []*lazyRange       // the actors held lazily (lazy.go), after cells
+	opts       Options
+	system     *System
+	own        bool // the run created system and closes it
+	root       *actor.RootContext
+	props      *actor.Props // of every actor: its producer returns spawning
+	spawning   *cell
+	cells      []*cell
+	inflight   queue
+	sent       uint64            // messages sent so far
+	seq        uint64            // trace records so far: deliveries and losses
+	delivered  uint64            // messages delivered so far
+	lost       uint64            // messages lost so far
+	copies     uint64            // duplicate copies sent so far
+	links      map[[2]ID]float64 // last arrival time per link whose delays vary
+	finished   bool
+	fixedDelay bool // every link delays by Timing.Latency alone (Timing.fixed)
+	failure    error
+	warnings   []string
+	warned     map[string]bool
+	sub        *eventstream.Subscription
+	free       []*Envelope
+	taps       []wiretap
+	plain      *actor.RootContext // delivers wiretap copies, outside the trace
+	rec        trace.Record       // the trace record being written, reused
+	describer  trace.Describer
+	lazy       []*lazyRange // the actors held lazily (lazy.go), after cells
 }
 
 // wiretap is a tap actor and the links it listens to.
@@ -123,15 +145,15 @@ func NewRun(opts Options) *Run {
 		r.system, r.own = NewSystem(opts.Logger), true
 	}
 	as := r.system.actors
-	r.props = []actor.PropsOption{
+	// One Props serves every actor of the run: protoactor calls its
+	// producer synchronously inside Spawn, which sets r.spawning just
+	// before. (It would call it again to restart a failed actor, which the
+	// guardian never does: it stops it.)
+	r.props = actor.PropsFromProducer(func() actor.Actor { return r.spawning },
 		actor.WithDispatcher(actor.NewSynchronizedDispatcher(300)),
-		actor.WithMailbox(actor.Unbounded()),
-		actor.WithGuardian(r.system.supervisor),
-	}
+		actor.WithMailbox(newMailbox),
+		actor.WithGuardian(r.system.supervisor))
 	r.root = actor.NewRootContext(as, nil)
-	if opts.Trace.Sink != nil {
-		r.root = actor.NewRootContext(as, nil, r.traceMiddleware)
-	}
 	r.sub = as.EventStream.Subscribe(r.onEvent)
 	return r
 }
@@ -150,7 +172,9 @@ func (r *Run) Spawn(name string, b Behaviour) ID {
 
 // host spawns the protoactor actor that delivers to cell c.
 func (r *Run) host(c *cell) {
-	c.pid = r.root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }, r.props...))
+	r.spawning = c
+	c.pid = r.root.Spawn(r.props)
+	r.spawning = nil
 	r.system.cells[c.pid.Id] = c
 }
 
@@ -195,6 +219,12 @@ func (r *Run) Rand(name, purpose string) *rand.Rand {
 // has stalled. When Options.Done is closed, Execute stops before the next
 // delivery and returns ErrInterrupted.
 func (r *Run) Execute(to ID, m proto.Message) error {
+	r.fixedDelay = r.opts.Timing.fixed(r.cells)
+	for _, rg := range r.lazy {
+		if rg.placed { // its devices come with its actors, when they wake
+			r.fixedDelay = false
+		}
+	}
 	r.push(&Envelope{From: Environment, To: to, Body: m}, false)
 	for r.inflight.Len() > 0 && !r.finished && r.failure == nil {
 		select {
@@ -218,7 +248,10 @@ func (r *Run) Execute(to ID, m proto.Message) error {
 		r.delivered++
 		env.Seq = r.seq
 		copies := r.tapped(env)
-		r.root.Send(c.pid, env)
+		if len(copies) > 0 {
+			env.passed = false // the taps' copies share the body
+		}
+		r.deliver(c, env)
 		r.release(c)
 		for _, cp := range copies {
 			if r.failure == nil {
@@ -305,7 +338,16 @@ func (r *Run) stalled() error {
 // send queues m from actor c to actor to, arriving after the link's delay;
 // the link may lose or duplicate it. It is called while the delivery
 // numbered r.seq is being handled, which is therefore the message's cause.
-func (r *Run) send(c *cell, to ID, round int, m proto.Message) {
+// passed says the sender gave m up (Context.Pass); a duplicated message is
+// not passed, as its two copies share it.
+func (r *Run) send(c *cell, to ID, round int, m proto.Message, passed bool) {
+	if r.fixedDelay {
+		env := r.envelope()
+		*env = Envelope{From: c.id, To: to, Round: round, Time: c.clock + r.opts.Timing.Latency, Body: m, departed: c.clock, cause: r.seq}
+		env.passed = passed
+		r.push(env, false)
+		return
+	}
 	var l systems.Link
 	if target := r.cell(to); target != nil {
 		l = r.opts.Timing.link(c, target)
@@ -321,6 +363,7 @@ func (r *Run) send(c *cell, to ID, round int, m proto.Message) {
 	env := r.envelope()
 	*env = Envelope{From: c.id, To: to, Round: round, Time: c.clock + d, Body: m, departed: c.clock, cause: r.seq}
 	env.lost = copies == 0
+	env.passed = passed && copies == 1
 	r.push(env, l.Reorders())
 	if copies == 2 {
 		dup := r.envelope()
@@ -498,32 +541,32 @@ func (r *Run) onEvent(evt any) {
 	}
 }
 
-// traceMiddleware records every envelope as it is delivered, in delivery
-// order: the root context that delivers messages carries it. The receiver
-// handles the message synchronously inside next, so the record can say
-// when the handling ended on the receiver's clock.
-func (r *Run) traceMiddleware(next actor.SenderFunc) actor.SenderFunc {
-	return func(ctx actor.SenderContext, target *actor.PID, me *actor.MessageEnvelope) {
-		env, ok := me.Message.(*Envelope)
-		if !ok || r.failure != nil {
-			next(ctx, target, me)
-			return
-		}
-		c := r.cell(env.To)
-		rec := r.newRecord(env, max(c.clock, env.Time))
-		next(ctx, target, me) // handles the message and recycles env
-		rec.End = c.clock
-		r.write(&rec)
+// deliver hands env to its receiver c through protoactor, which runs the
+// handling synchronously, and, when tracing, records it in delivery order:
+// the record says when the handling started and, since it has returned, when
+// it ended on the receiver's clock.
+func (r *Run) deliver(c *cell, env *Envelope) {
+	if r.opts.Trace.Sink == nil {
+		r.root.Send(c.pid, env)
+		return
 	}
+	rec := r.newRecord(env, max(c.clock, env.Time))
+	r.root.Send(c.pid, env) // handles the message and recycles env
+	rec.End = c.clock
+	r.write(rec)
 }
 
-// newRecord describes env in a trace record whose handling starts at start.
-func (r *Run) newRecord(env *Envelope, start float64) trace.Record {
-	rec := trace.Record{Seq: env.Seq, Run: r.opts.Run, Curve: r.opts.Curve, Time: env.Time,
+// newRecord describes env in the run's trace record, whose handling starts
+// at start. The record and its Fields map are reused from one message to
+// the next: sinks clone what they keep (trace.Record.Clone).
+func (r *Run) newRecord(env *Envelope, start float64) *trace.Record {
+	rec := &r.rec
+	fields := rec.Fields // cleared and refilled by Describe
+	*rec = trace.Record{Fields: fields, Seq: env.Seq, Run: r.opts.Run, Curve: r.opts.Curve, Time: env.Time,
 		Round: env.Round, From: r.Name(env.From), To: r.Name(env.To),
 		Sent: env.departed, Start: start, Cause: env.cause,
 		Lost: env.lost, Duplicate: env.copy, Timer: env.timer}
-	trace.Describe(&rec, env.Body, r.opts.Trace.Payload)
+	r.describer.Describe(rec, env.Body, r.opts.Trace.Payload)
 	return rec
 }
 
@@ -532,7 +575,7 @@ func (r *Run) newRecord(env *Envelope, start float64) trace.Record {
 func (r *Run) record(env *Envelope) {
 	rec := r.newRecord(env, env.Time)
 	rec.End = env.Time
-	r.write(&rec)
+	r.write(rec)
 }
 
 func (r *Run) write(rec *trace.Record) {

@@ -145,7 +145,7 @@ func TestDoneInterruptsTheRunBetweenDeliveries(t *testing.T) {
 
 func TestTraceRecordsEveryMessageInOrder(t *testing.T) {
 	var recs []trace.Record
-	sink := func(rec *trace.Record) error { recs = append(recs, *rec); return nil }
+	sink := func(rec *trace.Record) error { recs = append(recs, rec.Clone()); return nil }
 	r, sid := newTestRun(t, Options{Run: 2, Curve: "c", Trace: TraceOptions{Sink: sink}, Timing: Timing{Latency: 1}}, &worker{}, &worker{})
 	if err := r.Execute(sid, &msg.Start{}); err != nil {
 		t.Fatal(err)
@@ -243,7 +243,7 @@ func TestRandStreamsMatchRunRand(t *testing.T) {
 // handled it, and which delivery's handling sent it.
 func TestTraceRecordsTimingAndCause(t *testing.T) {
 	var recs []trace.Record
-	sink := func(rec *trace.Record) error { recs = append(recs, *rec); return nil }
+	sink := func(rec *trace.Record) error { recs = append(recs, rec.Clone()); return nil }
 	r, sid := newTestRun(t, Options{Trace: TraceOptions{Sink: sink}, Timing: Timing{Latency: 0.5}}, &worker{compute: 1})
 	if err := r.Execute(sid, &msg.Start{}); err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ type Scheduler struct {
 	round   int
 	pending int
 	done    map[ID]bool
+	tick    msg.Tick // the round's Tick, sent to every target: empty, immutable
 }
 
 // Receive implements Behaviour.
@@ -63,6 +64,6 @@ func (s *Scheduler) open(ctx *Context, round int) {
 	clear(s.done)
 	ctx.SetRound(round)
 	for _, t := range s.Targets {
-		ctx.Send(t, &msg.Tick{})
+		ctx.Send(t, &s.tick)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,6 +40,7 @@ type runFlags struct {
 	workers      int
 	report       bool
 	cluster      clusterFlags
+	cpuProfile   string
 }
 
 func newRunCommand(g *globalFlags) *cobra.Command {
@@ -63,6 +65,10 @@ func newRunCommand(g *globalFlags) *cobra.Command {
 	cmd.Flags().IntVar(&f.workers, "workers", 0, "runs executed in parallel (default: number of CPUs)")
 	cmd.Flags().BoolVar(&f.report, "report", false, "also write report.html, a self-contained page of the results (see maple report)")
 	f.cluster.add(cmd)
+	// For profiling the engine and the kernels (docs/design.md, Performance):
+	// not part of the user's interface.
+	cmd.Flags().StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the run (pprof format) to this file")
+	_ = cmd.Flags().MarkHidden("cpuprofile")
 	return cmd
 }
 
@@ -123,7 +129,15 @@ func runScenario(cmd *cobra.Command, g *globalFlags, f *runFlags, a []string) er
 		opts.Progress = func(done, _ int) { _ = bar.Set(done) }
 	}
 	start := time.Now()
+	stopProfile, err := startCPUProfile(f.cpuProfile)
+	if err != nil {
+		dir.Discard()
+		return err
+	}
 	res, err := run.ExecuteContext(ctx, plan, dir.Path, opts)
+	if perr := stopProfile(); err == nil {
+		err = perr
+	}
 	if bar != nil {
 		_ = bar.Finish()
 	}
@@ -286,3 +300,23 @@ func printResult(w io.Writer, dir string, res *run.Result) {
 }
 
 func hasDB[V any](m map[string]V, k string) bool { _, ok := m[k+"_db"]; return ok }
+
+// startCPUProfile starts writing a CPU profile to path (nothing when path is
+// empty) and returns the function that stops it and closes the file.
+func startCPUProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--cpuprofile: %v", err)}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, usageError{fmt.Errorf("--cpuprofile: %v", err)}
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
+}

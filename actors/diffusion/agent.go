@@ -2,6 +2,7 @@ package diffusion
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
@@ -30,12 +31,29 @@ const (
 // SharedKey returns the key under which an agent reports the noise-free
 // value y it shared in stage j ("shared/j", see diffusion.Agent.Shared) at
 // the end of every round: what an eavesdropper tries to reconstruct.
-func SharedKey(j int) string { return "shared/" + strconv.Itoa(j) }
+func SharedKey(j int) string {
+	if j >= 0 && j < len(sharedKeys) {
+		return sharedKeys[j]
+	}
+	return "shared/" + strconv.Itoa(j)
+}
 
 // NoiseKey returns the key under which an agent reports its graph-homomorphic
 // draw g_p of stage j at the end of every round ("gh-noise/j"), from which the
 // observer evaluates the network residual (diffusion.GHResidual).
-func NoiseKey(j int) string { return "gh-noise/" + strconv.Itoa(j) }
+func NoiseKey(j int) string {
+	if j >= 0 && j < len(noiseKeys) {
+		return noiseKeys[j]
+	}
+	return "gh-noise/" + strconv.Itoa(j)
+}
+
+// The keys of the three stages, built once: agents report under them every
+// round.
+var (
+	sharedKeys = [3]string{"shared/0", "shared/1", "shared/2"}
+	noiseKeys  = [3]string{"gh-noise/0", "gh-noise/1", "gh-noise/2"}
+)
 
 // Agent is the behaviour of one agent: it decodes each message, hands it to
 // its state machine and sends what the state machine puts in its outbox. When
@@ -58,6 +76,8 @@ type Agent struct {
 	in   diffusion.Message // the decoded incoming message, reused
 	box  outbox
 	live diffusion.Live // the round's live links, decoded from DiffusionLinks
+	now  [1]float64     // the KeyTime report, reused (observers copy)
+	done msg.Done       // the Done of every round: empty, immutable
 }
 
 // SetupRound is the round of the local graph-homomorphic set-up messages
@@ -89,7 +109,7 @@ func (a *Agent) Receive(ctx *actors.Context, m proto.Message) error {
 		return err
 	}
 	a.report(ctx)
-	ctx.Send(a.Scheduler, &msg.Done{})
+	ctx.Send(a.Scheduler, &a.done)
 	return nil
 }
 
@@ -138,7 +158,8 @@ func (a *Agent) decode(ctx *actors.Context, m proto.Message) error {
 
 // report tells the observer what the metrics need at the end of a round.
 func (a *Agent) report(ctx *actors.Context) {
-	ctx.Observe(KeyTime, []float64{ctx.Now()})
+	a.now[0] = ctx.Now()
+	ctx.Observe(KeyTime, a.now[:])
 	ctx.Observe(KeyModel, a.Core.Model())
 	for j := range 3 {
 		if g := a.Core.Draw(j); g != nil {
@@ -155,12 +176,16 @@ func (a *Agent) report(ctx *actors.Context) {
 
 // outbox turns the state machine's messages into protobuf messages. Every
 // message gets its own copy of the vectors and keys, which the state machine
-// reuses; messages are immutable once sent.
+// reuses; messages are immutable once sent. A share equal to the last one
+// sent while handling the same message — what an agent sends all its
+// neighbours in a stage without per-link noise — is sent as the same
+// message, as the FedAvg server sends one model to all its agents.
 type outbox struct {
 	ctx          *actors.Context
 	first        actors.ID
 	gradientTime float64
 	device       *systems.Device
+	share        *msg.StageShare // the last share sent in this handling
 }
 
 // Send implements diffusion.Outbox.
@@ -168,7 +193,10 @@ func (o *outbox) Send(m *diffusion.Message) {
 	var body proto.Message
 	switch m.Kind {
 	case diffusion.Share:
-		body = &msg.StageShare{Stage: int32(m.Stage), Payload: slices.Clone(m.Values)}
+		if s := o.share; s == nil || s.GetStage() != int32(m.Stage) || !sameBits(s.GetPayload(), m.Values) {
+			o.share = &msg.StageShare{Stage: int32(m.Stage), Payload: slices.Clone(m.Values)}
+		}
+		body = o.share
 	case diffusion.Role:
 		r := &msg.RoleAssign{Role: msg.MaskRoleOf(m.Role), Weight: m.Weight}
 		for _, p := range m.Partners {
@@ -209,6 +237,19 @@ func (o *outbox) Send(m *diffusion.Message) {
 		defer o.ctx.SetRound(round)
 	}
 	o.ctx.Send(o.first+actors.ID(m.Peer), body)
+}
+
+// sameBits reports whether a and b hold the same float64 bit patterns.
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i, x := range a {
+		if math.Float64bits(x) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // isSetup reports whether m is a set-up message, sent in SetupRound.

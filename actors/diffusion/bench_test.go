@@ -10,6 +10,7 @@ import (
 	"maple/algorithms/diffusion"
 	"maple/algorithms/loss"
 	"maple/algorithms/rng"
+	"maple/internal/cputime"
 	"maple/topology"
 )
 
@@ -17,8 +18,9 @@ import (
 // (P = 30 agents on a random geometric graph, M = 2, N = 100, 200 iterations)
 // per privacy scheme, on the actor engine and on the flat reference kernel in
 // the same benchmark, and reports the time per iteration of each and their
-// ratio (actor/ref). Both times cover a whole run; the actor engine reuses
-// one actor system across runs, as the runner's workers do.
+// ratio (actor/ref; actor/ref-cpu for CPU time). Both times cover a whole run;
+// the actor engine reuses one actor system across runs, as the runner's workers
+// do.
 func BenchmarkATC(b *testing.B) {
 	const P, iterations = 30, 200
 	g, _, err := topology.Geometric(P, 0.3, 2, rng.New(4, "bench", "graph"), 1000)
@@ -40,9 +42,9 @@ func BenchmarkATC(b *testing.B) {
 			prob := diffusion.Problem{A: A, Sets: sets, Loss: l, W0: s.W0}
 			system := actors.NewSystem(nil)
 			defer system.Close()
-			var actorTime, refTime time.Duration
+			var actor, ref cputime.Total
 			for i := 0; b.Loop(); i++ {
-				start := time.Now()
+				start := cputime.Now()
 				r := actors.NewRun(actors.Options{RunSeed: uint64(i), System: system})
 				sched, err := Spawn(r, s)
 				if err == nil {
@@ -52,18 +54,18 @@ func BenchmarkATC(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				actorTime += time.Since(start)
+				actor.Since(start)
 
-				start = time.Now()
+				start = cputime.Now()
 				if err := diffusion.Reference(s.Config, prob, uint64(i), iterations, diffusion.Hooks{}); err != nil {
 					b.Fatal(err)
 				}
-				refTime += time.Since(start)
+				ref.Since(start)
 			}
 			perIteration := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N*iterations) }
-			b.ReportMetric(perIteration(actorTime), "actor-ns/iter")
-			b.ReportMetric(perIteration(refTime), "ref-ns/iter")
-			b.ReportMetric(float64(actorTime)/float64(refTime), "actor/ref")
+			b.ReportMetric(perIteration(actor.Wall), "actor-ns/iter")
+			b.ReportMetric(perIteration(ref.Wall), "ref-ns/iter")
+			cputime.ReportRatio(b, actor, ref, "actor/ref")
 		})
 	}
 }

@@ -285,7 +285,7 @@ func TestTracedLGHRunShowsProtocolAndNoSecret(t *testing.T) {
 	A := topology.Averaging(network(t))
 	cfg := diffusion.Config{Strategy: diffusion.ATC, StepSize: 0.1, Privacy: privacy(diffusion.LocalGraphHomomorphic)}
 	var records []trace.Record
-	sink := func(rec *trace.Record) error { records = append(records, *rec); return nil }
+	sink := func(rec *trace.Record) error { records = append(records, rec.Clone()); return nil }
 	s := setup(t, cfg, A)
 	s.Iterations = 3
 	_, c, _ := run(t, s, actors.Options{RunSeed: seed, Trace: actors.TraceOptions{Sink: sink, Payload: true}})

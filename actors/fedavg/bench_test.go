@@ -10,6 +10,7 @@ import (
 	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/loss"
+	"maple/internal/cputime"
 )
 
 // discard is an observer that ignores reports, so both engines do the same
@@ -21,9 +22,9 @@ func (discard) Observe(actors.ID, int, string, []float64) {}
 // BenchmarkFedAvg runs federated averaging with K = 1000 agents, L = 30 per
 // round, E_k ∈ [1, 5] and B_k ∈ [1, 10] on the actor engine and on the flat
 // reference kernel, in the same benchmark, and reports the time per round of
-// each and their ratio (actor/ref). Both times cover a whole run: the actor
-// time includes spawning and stopping the 1002 actors, the reference time
-// creating its per-agent state.
+// each and their ratio (actor/ref; actor/ref-cpu for CPU time). Both times
+// cover a whole run: the actor time includes spawning and stopping the 1002
+// actors, the reference time creating its per-agent state.
 func BenchmarkFedAvg(b *testing.B) {
 	const K, L, rounds = 1000, 30, 200
 	for _, dim := range []int{2, 100} {
@@ -35,8 +36,8 @@ func BenchmarkFedAvg(b *testing.B) {
 			cfg := fedavg.Config{Agents: K, Participants: L, StepSize: 0.01, Normalized: true,
 				Epochs: fedavg.Range{Min: 1, Max: 5}, Batch: fedavg.Range{Min: 1, Max: 10}}
 			w0 := make([]float64, dim)
-			actorTime, refTime := timeEngines(b, &cfg, sets, l, w0, rounds)
-			reportPerRound(b, actorTime, refTime, rounds)
+			actor, ref := timeEngines(b, &cfg, sets, l, w0, rounds)
+			reportPerRound(b, actor, ref, rounds)
 		})
 	}
 }
@@ -47,7 +48,8 @@ func BenchmarkFedAvg(b *testing.B) {
 // in the same benchmark, for the full adaptive policy (every round the
 // server probes all 300 agents, each computing its 100 sample-gradient norms
 // and its full gradient) and the partial one (reports ride on the replies),
-// and reports the time per round of each and their ratio (actor/ref).
+// and reports the time per round of each and their ratio (actor/ref;
+// actor/ref-cpu for CPU time).
 func BenchmarkImportance(b *testing.B) {
 	const K, L, rounds = 300, 6, 100
 	sets, _ := data.Regression(data.RegressionConfig{
@@ -60,24 +62,25 @@ func BenchmarkImportance(b *testing.B) {
 				Epochs: fedavg.Range{Min: 1, Max: 5}, Batch: fedavg.Range{Min: 1, Max: 10},
 				Importance: fedavg.Importance{Agents: policy, Data: policy}}
 			w0 := make([]float64, 2)
-			actorTime, refTime := timeEngines(b, &cfg, sets, l, w0, rounds)
-			reportPerRound(b, actorTime, refTime, rounds)
+			actor, ref := timeEngines(b, &cfg, sets, l, w0, rounds)
+			reportPerRound(b, actor, ref, rounds)
 		})
 	}
 }
 
 // timeEngines runs cfg b.N times on the actor engine and b.N times on the
-// reference kernel, on the same inputs and run seeds 0, 1, …, and returns the
-// total time of each. The actor time covers whole runs, spawning and stopping
-// the actors included, on one system reused across runs, as the runner's
-// workers do; the reference time includes creating its per-agent state.
-func timeEngines(b *testing.B, cfg *fedavg.Config, sets []*data.Set, l loss.Loss, w0 []float64, rounds int) (actorTime, refTime time.Duration) {
+// reference kernel, alternately, on the same inputs and run seeds 0, 1, …,
+// and returns the total wall and CPU time of each. The actor time covers
+// whole runs, spawning and stopping the actors included, on one system
+// reused across runs, as the runner's workers do; the reference time
+// includes creating its per-agent state.
+func timeEngines(b *testing.B, cfg *fedavg.Config, sets []*data.Set, l loss.Loss, w0 []float64, rounds int) (actor, ref cputime.Total) {
 	b.Helper()
 	system := actors.NewSystem(nil)
 	defer system.Close()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		start := time.Now()
+		start := cputime.Now()
 		r := actors.NewRun(actors.Options{RunSeed: uint64(i), Observer: discard{}, System: system})
 		sched, err := Spawn(r, Setup{Config: cfg, Data: data.Sets(sets), Loss: l, W0: w0, Rounds: rounds, Server: "mean"})
 		if err != nil {
@@ -87,22 +90,23 @@ func timeEngines(b *testing.B, cfg *fedavg.Config, sets []*data.Set, l loss.Loss
 			b.Fatal(err)
 		}
 		r.Close()
-		actorTime += time.Since(start)
+		actor.Since(start)
 
-		start = time.Now()
+		start = cputime.Now()
 		if err := fedavg.Reference(*cfg, data.Sets(sets), l, w0, uint64(i), rounds, func(int, []float64) {}); err != nil {
 			b.Fatal(err)
 		}
-		refTime += time.Since(start)
+		ref.Since(start)
 	}
-	return actorTime, refTime
+	return actor, ref
 }
 
-// reportPerRound reports the time per round of each engine and their ratio
-// (actor/ref).
-func reportPerRound(b *testing.B, actorTime, refTime time.Duration, rounds int) {
+// reportPerRound reports the wall time per round of each engine, their ratio
+// (actor/ref) and the ratio of their CPU times (actor/ref-cpu), which other
+// work on the machine stretches less.
+func reportPerRound(b *testing.B, actor, ref cputime.Total, rounds int) {
 	perRound := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N*rounds) }
-	b.ReportMetric(perRound(actorTime), "actor-ns/round")
-	b.ReportMetric(perRound(refTime), "ref-ns/round")
-	b.ReportMetric(float64(actorTime)/float64(refTime), "actor/ref")
+	b.ReportMetric(perRound(actor.Wall), "actor-ns/round")
+	b.ReportMetric(perRound(ref.Wall), "ref-ns/round")
+	cputime.ReportRatio(b, actor, ref, "actor/ref")
 }

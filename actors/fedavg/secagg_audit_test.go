@@ -37,7 +37,7 @@ func tracedSecAgg(t *testing.T, cfg fedavg.Config, rounds int, seed uint64, drop
 	sets, l := regression(t, cfg.Agents)
 	var records []trace.Record
 	r := actors.NewRun(actors.Options{RunSeed: seed, Timing: actors.Timing{Latency: 0.01},
-		Trace: actors.TraceOptions{Sink: func(rec *trace.Record) error { records = append(records, *rec); return nil }, Payload: true}})
+		Trace: actors.TraceOptions{Sink: func(rec *trace.Record) error { records = append(records, rec.Clone()); return nil }, Payload: true}})
 	defer r.Close()
 	sched, err := Spawn(r, Setup{Config: &cfg, Data: data.Sets(sets), Loss: l, W0: make([]float64, 3), Rounds: rounds, Server: "mean",
 		Agent: dropping(&cfg, secagg.MaskedInputCollection, dropped...)})

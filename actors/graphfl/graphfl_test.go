@@ -211,7 +211,7 @@ func TestTracedRunShowsProtocolAndNoSecret(t *testing.T) {
 	s.Config.Clients.Share, s.Config.Clients.NoiseStd = fedavg.Updates, 0.1
 	s.Rounds = 3
 	var records []trace.Record
-	sink := func(rec *trace.Record) error { records = append(records, *rec); return nil }
+	sink := func(rec *trace.Record) error { records = append(records, rec.Clone()); return nil }
 	_, c := run(t, s, actors.Options{RunSeed: seed, Trace: actors.TraceOptions{Sink: sink, Payload: true}})
 
 	secrets, public := keyMaterial(t)

@@ -25,6 +25,9 @@
 // Behaviours report to the run's observer (outside the protocol) what the
 // metrics need; Collector turns those reports back into calls of an
 // algorithms/randomwalk.Observer, so a Tracker sees the same events as under
-// the reference. Message sizes are measured with proto.Size on the messages
-// sent; WireSizer gives the reference the same sizes.
+// the reference. Message sizes are the lengths of the messages' protobuf
+// encodings (proto.Size; a token's is computed from its fields, which a test
+// checks against proto.Size); WireSizer gives the reference the same sizes.
+// A node that receives a token it may reuse (actors.Context.Reuse) sends it
+// on, overwritten, rather than a new one.
 package randomwalk

@@ -41,6 +41,7 @@ type Node struct {
 	model  []float64 // the model of the walk being stepped
 	report []float64 // scratch for observations
 	out    *msg.WalkToken
+	spare  *msg.WalkToken // a received token this node may reuse (Context.Reuse)
 }
 
 // Receive implements actors.Behaviour.
@@ -86,6 +87,7 @@ func (n *Node) Receive(ctx *actors.Context, m proto.Message) error {
 			return fmt.Errorf("token of walk %d after step %d, outside [1, %d)", m.GetWalk(), k, n.Iterations)
 		}
 		n.model = append(n.model[:0], m.GetModel()...)
+		n.spare, _ = ctx.Reuse().(*msg.WalkToken) // nil unless the token is ours now
 		return n.walk(ctx, int(m.GetWalk()), k)
 	default:
 		return fmt.Errorf("node cannot handle %s", actors.MessageName(m))
@@ -107,8 +109,8 @@ func (n *Node) walk(ctx *actors.Context, w, k int) error {
 		ctx.SetRound(k)
 		bytes := 0
 		if next >= 0 {
-			n.out = token(w, k, model)
-			bytes = proto.Size(n.out)
+			n.out = n.token(w, k, model)
+			bytes = tokenSize(w, k, len(model))
 		}
 		n.report = append(n.report[:0], float64(w), float64(bytes))
 		n.report = append(n.report, model...)
@@ -119,9 +121,22 @@ func (n *Node) walk(ctx *actors.Context, w, k int) error {
 		ctx.Send(n.Scheduler, &msg.Done{})
 		return nil
 	}
-	ctx.Send(n.First+actors.ID(next), n.out)
+	ctx.Pass(n.First+actors.ID(next), n.out) // nobody else holds it
 	n.out = nil
 	return nil
+}
+
+// token returns the token of walk w after step k: the token this node
+// received, if the engine let it reuse it (a walk's token then travels as
+// one message from node to node), else a new one.
+func (n *Node) token(w, k int, model []float64) *msg.WalkToken {
+	t := n.spare
+	n.spare = nil
+	if t == nil {
+		return token(w, k, model)
+	}
+	t.Walk, t.Step, t.Model = int32(w), int64(k), append(t.Model[:0], model...)
+	return t
 }
 
 // peer returns the index of the node that sent m, or an error if the sender

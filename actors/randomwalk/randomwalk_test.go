@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+	"google.golang.org/protobuf/proto"
 
 	"maple/actors"
 	"maple/actors/msg"
@@ -201,7 +202,7 @@ func TestTraceShowsSetupAndPath(t *testing.T) {
 	cfg := rw.Config{Protocol: rw.Walk, Target: rw.Importance, Walks: 1, StepSize: 0.05, Exponent: 0.75, Radius: 5,
 		Privacy: rw.Privacy{Mechanism: rw.GammaMechanism, Theta: 5}}
 	var recs []trace.Record
-	sink := func(rec *trace.Record) error { recs = append(recs, *rec); return nil }
+	sink := func(rec *trace.Record) error { recs = append(recs, rec.Clone()); return nil }
 	got, _ := actorRun(t, Setup{Config: cfg, Problem: p, Iterations: T}, actors.Options{RunSeed: 4, Trace: actors.TraceOptions{Sink: sink}})
 	var announce, tokens []trace.Record
 	for _, rec := range recs {
@@ -268,5 +269,23 @@ func TestSpawnRefusesBadInput(t *testing.T) {
 	}
 	if r.Name(0) != "unknown/0" {
 		t.Error("an actor was spawned despite the errors")
+	}
+}
+
+// tokenSize is proto.Size of the token, for walks, steps and dimensions at
+// and around every varint length boundary, zero and negative values
+// included.
+func TestTokenSizeIsProtoSize(t *testing.T) {
+	values := []int{0, 1, -1, 127, 128, 16383, 16384, 1<<21 - 1, 1 << 21, 1<<31 - 1, -1 << 31}
+	steps := append(values, 1<<35, 1<<62, -1<<40)
+	for _, walk := range values {
+		for _, k := range steps {
+			for _, dim := range []int{0, 1, 10, 15, 16, 2047, 2048} {
+				model := make([]float64, dim)
+				if got, want := tokenSize(walk, k, dim), proto.Size(token(walk, k, model)); got != want {
+					t.Errorf("walk %d, step %d, dimension %d: tokenSize %d, proto.Size %d", walk, k, dim, got, want)
+				}
+			}
+		}
 	}
 }

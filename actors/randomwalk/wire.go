@@ -3,6 +3,7 @@ package randomwalk
 import (
 	"slices"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"maple/actors/msg"
@@ -33,7 +34,26 @@ type WireSizer struct{}
 func (WireSizer) Announcement(a rw.Announcement) int { return proto.Size(announcement(a)) }
 
 // Token implements randomwalk.Sizer.
-func (WireSizer) Token(walk, k int, model []float64) int { return proto.Size(token(walk, k, model)) }
+func (WireSizer) Token(walk, k int, model []float64) int { return tokenSize(walk, k, len(model)) }
+
+// tokenSize is proto.Size of the token of walk after step k carrying a model
+// of dimension dim, without building it: every step of a walk measures its
+// token, and protobuf's size of a message is the sum of its fields' tags and
+// encodings — a varint for walk and step unless zero, a packed run of
+// doubles for the model unless empty. A test checks it against proto.Size.
+func tokenSize(walk, k, dim int) int {
+	n := 0
+	if walk != 0 {
+		n += protowire.SizeTag(1) + protowire.SizeVarint(uint64(int64(int32(walk))))
+	}
+	if k != 0 {
+		n += protowire.SizeTag(2) + protowire.SizeVarint(uint64(int64(k)))
+	}
+	if dim > 0 {
+		n += protowire.SizeTag(3) + protowire.SizeBytes(8*dim)
+	}
+	return n
+}
 
 // GossipModel implements randomwalk.Sizer.
 func (WireSizer) GossipModel(model []float64, reply bool) int {

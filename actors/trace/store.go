@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -107,11 +108,11 @@ func (ix *Index) Records() int {
 
 // zstd coders shared by every store: an Encoder's EncodeAll and a Decoder's
 // DecodeAll are safe for concurrent use. The encoder works on one goroutine
-// per call, so its output is a function of its input alone. blockDecoder
+// per call, so its output is a function of its input alone (compressor). blockDecoder
 // decodes a block into a buffer of the size the index records for it and no
 // further; indexDecoder refuses an index larger than maxIndexBytes.
 var (
-	encoder = sync.OnceValue(func() *zstd.Encoder {
+	compressor = sync.OnceValue(func() *zstd.Encoder {
 		return must(zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1)))
 	})
 	blockDecoder = sync.OnceValue(func() *zstd.Decoder {
@@ -132,36 +133,54 @@ func must[T any](c T, err error) T {
 }
 
 // StoreWriter writes records to a store. Records are JSON-encoded exactly as
-// Writer encodes them, gathered into blocks and compressed; Close writes the
-// index. The output is a function of the records alone.
+// Writer encodes them, gathered into blocks, and each finished block is
+// compressed and written by a goroutine of the writer's own, so that the
+// caller — a run delivering messages — only pays for the encoding; Close
+// waits for it and writes the index. The output is a function of the
+// records alone.
 type StoreWriter struct {
 	w     io.Writer
-	off   int64
-	raw   bytes.Buffer
-	enc   *json.Encoder
-	frame []byte
-	index Index
-	names map[string]int // actor and type positions in the writer's tables
-	types map[string]int
+	raw   []byte // the JSON lines of the current block
+	index Index  // Blocks are filled in by the compressor
+	names names  // actors
+	types names
 	curve map[string]int
 	cur   *Block
-	seen  map[int]bool // actors of the current block
-	seenT map[int]bool
+	enc   encoder // JSON
 	err   error
+
+	// The compressor: blocks to compress and write, in order; the raw
+	// buffers it is done with; its first write error; done when it has
+	// finished.
+	blocks  chan pending
+	free    chan []byte
+	failed  atomic.Pointer[error]
+	written chan []Block
 }
 
-// NewStoreWriter returns a StoreWriter on w. Call Close when done; it does
-// not close w.
+// pending is a finished block on its way to the compressor.
+type pending struct {
+	raw   []byte
+	block Block
+}
+
+// NewStoreWriter returns a StoreWriter on w. Call Close when done (it stops
+// the writer's goroutine); it does not close w.
 func NewStoreWriter(w io.Writer) *StoreWriter {
-	s := &StoreWriter{w: w, names: map[string]int{}, types: map[string]int{}, curve: map[string]int{}}
-	s.enc = json.NewEncoder(&s.raw)
+	s := &StoreWriter{w: w, names: names{table: map[string]int{}}, types: names{table: map[string]int{}}, curve: map[string]int{},
+		raw: make([]byte, 0, blockTarget+blockTarget/2)}
 	s.index.Version = StoreVersion
 	return s
 }
 
-// Write appends one record.
+// Write appends one record. An error writing an earlier block is returned
+// by a later Write, or by Close.
 func (s *StoreWriter) Write(rec *Record) error {
 	if s.err != nil {
+		return s.err
+	}
+	if err := s.failed.Load(); err != nil {
+		s.err = *err
 		return s.err
 	}
 	ci, ok := s.curve[rec.Curve]
@@ -170,30 +189,30 @@ func (s *StoreWriter) Write(rec *Record) error {
 		s.curve[rec.Curve] = ci
 		s.index.Curves = append(s.index.Curves, rec.Curve)
 	}
-	if b := s.cur; b != nil && (b.Curve != ci || b.Run != rec.Run || s.raw.Len() >= blockLimit ||
-		(s.raw.Len() >= blockTarget && rec.Round != b.MaxRound)) {
-		if err := s.flush(); err != nil {
-			return err
-		}
+	if b := s.cur; b != nil && (b.Curve != ci || b.Run != rec.Run || len(s.raw) >= blockLimit ||
+		(len(s.raw) >= blockTarget && rec.Round != b.MaxRound)) {
+		s.flush()
 	}
-	n := s.raw.Len()
-	if err := s.enc.Encode(rec); err != nil {
+	n := len(s.raw)
+	raw, err := s.enc.appendRecord(s.raw, rec)
+	if err != nil {
 		s.err = err
 		return err
 	}
+	s.raw = raw
 	b := s.cur
 	if b == nil {
 		b = &Block{Curve: ci, Run: rec.Run, FirstSeq: rec.Seq, MinRound: rec.Round, MaxRound: rec.Round, MinTime: rec.Time, MaxTime: rec.Time}
-		s.cur, s.seen, s.seenT = b, map[int]bool{}, map[int]bool{}
+		s.cur = b
 	}
 	b.Records++
-	b.Bytes += int64(s.raw.Len() - n)
+	b.Bytes += int64(len(s.raw) - n)
 	b.LastSeq = rec.Seq
 	b.MinRound, b.MaxRound = min(b.MinRound, rec.Round), max(b.MaxRound, rec.Round)
 	b.MinTime, b.MaxTime = min(b.MinTime, rec.Time), max(b.MaxTime, rec.Time)
-	s.seen[intern(s.names, rec.From)] = true
-	s.seen[intern(s.names, rec.To)] = true
-	s.seenT[intern(s.types, rec.Type)] = true
+	s.names.see(rec.From)
+	s.names.see(rec.To)
+	s.types.see(rec.Type)
 	return nil
 }
 
@@ -207,44 +226,133 @@ func intern(table map[string]int, name string) int {
 	return i
 }
 
-// flush compresses the current block and writes it.
-func (s *StoreWriter) flush() error {
-	b := s.cur
-	if b == nil {
-		return nil
-	}
-	s.frame = encoder().EncodeAll(s.raw.Bytes(), s.frame[:0])
-	if _, err := s.w.Write(s.frame); err != nil {
-		s.err = err
-		return err
-	}
-	b.Offset, b.Length = s.off, int64(len(s.frame))
-	s.off += b.Length
-	for a := range s.seen {
-		b.Actors = append(b.Actors, a)
-	}
-	for t := range s.seenT {
-		b.Types = append(b.Types, t)
-	}
-	s.index.Blocks = append(s.index.Blocks, *b)
-	s.cur = nil
-	s.raw.Reset()
-	return nil
+// names is a table of the actor (or type) names of a store and the set of
+// those the current block holds. A record's names are usually the last
+// ones seen, so those are remembered and found without hashing.
+type names struct {
+	table   map[string]int
+	last    [2]string // the last two names seen, most recent first,
+	lastAt  [2]int    // their positions,
+	known   int       // and how many of them there are (0 to 2)
+	inBlock []bool    // by position: seen in the current block
+	block   []int     // the positions seen in the current block
 }
 
-// Close writes the last block, the index and the trailer.
+// see marks name as seen in the current block.
+func (ns *names) see(name string) {
+	var i int
+	switch {
+	case ns.known > 0 && name == ns.last[0]:
+		i = ns.lastAt[0]
+	case ns.known > 1 && name == ns.last[1]:
+		i = ns.lastAt[1]
+		ns.last[0], ns.last[1], ns.lastAt[0], ns.lastAt[1] = ns.last[1], ns.last[0], ns.lastAt[1], ns.lastAt[0]
+	default:
+		ns.known = min(ns.known+1, 2)
+		i = intern(ns.table, name)
+		ns.last[1], ns.lastAt[1] = ns.last[0], ns.lastAt[0]
+		ns.last[0], ns.lastAt[0] = name, i
+	}
+	if i >= len(ns.inBlock) {
+		ns.inBlock = append(ns.inBlock, make([]bool, i+1-len(ns.inBlock))...)
+	}
+	if !ns.inBlock[i] {
+		ns.inBlock[i] = true
+		ns.block = append(ns.block, i)
+	}
+}
+
+// endBlock returns the positions seen in the block that ends, and starts
+// the next one.
+func (ns *names) endBlock() []int {
+	seen := slices.Clone(ns.block)
+	for _, i := range ns.block {
+		ns.inBlock[i] = false
+	}
+	ns.block = ns.block[:0]
+	return seen
+}
+
+// flush hands the current block to the compressor, starting it with the
+// first block, and takes a buffer it is done with (or a new one) for the
+// next.
+func (s *StoreWriter) flush() {
+	b := s.cur
+	if b == nil {
+		return
+	}
+	b.Actors, b.Types = s.names.endBlock(), s.types.endBlock()
+	if s.blocks == nil {
+		// Two blocks wait at most: one queued, one being compressed.
+		s.blocks, s.free, s.written = make(chan pending, 1), make(chan []byte, 2), make(chan []Block, 1)
+		go s.compress()
+	}
+	s.blocks <- pending{raw: s.raw, block: *b}
+	s.cur = nil
+	select {
+	case buf := <-s.free:
+		s.raw = buf[:0]
+	default:
+		// A block ends soon after blockTarget bytes, at a round boundary.
+		s.raw = make([]byte, 0, blockTarget+blockTarget/2)
+	}
+}
+
+// compress compresses and writes the blocks it is handed, in order, and
+// sends their index entries on s.written when s.blocks is closed. After a
+// write error it only records the error and drops what follows.
+func (s *StoreWriter) compress() {
+	var (
+		written []Block
+		frame   []byte
+		off     int64
+	)
+	for p := range s.blocks {
+		if s.failed.Load() == nil {
+			frame = compressor().EncodeAll(p.raw, frame[:0])
+			if _, err := s.w.Write(frame); err != nil {
+				s.failed.Store(&err)
+			} else {
+				p.block.Offset, p.block.Length = off, int64(len(frame))
+				off += p.block.Length
+				written = append(written, p.block)
+			}
+		}
+		select {
+		case s.free <- p.raw:
+		default:
+		}
+	}
+	s.written <- written
+}
+
+// Close writes the last block, the index and the trailer, after waiting for
+// the blocks before it to be written.
 func (s *StoreWriter) Close() error {
+	if s.err == nil {
+		s.flush()
+	}
+	var off int64
+	if s.blocks != nil {
+		close(s.blocks)
+		s.index.Blocks = <-s.written
+		s.blocks = nil
+		for _, b := range s.index.Blocks {
+			off += b.Length
+		}
+	}
 	if s.err != nil {
 		return s.err
 	}
-	if err := s.flush(); err != nil {
-		return err
+	if err := s.failed.Load(); err != nil {
+		s.err = *err
+		return s.err
 	}
 	// The tables are sorted and the blocks' references renumbered, so that
 	// the index does not depend on the order names were first met in.
-	s.index.Actors = sortedTable(s.names, s.index.Blocks, func(b *Block) []int { return b.Actors })
-	s.index.Types = sortedTable(s.types, s.index.Blocks, func(b *Block) []int { return b.Types })
-	return writeIndex(s.w, s.off, &s.index)
+	s.index.Actors = sortedTable(s.names.table, s.index.Blocks, func(b *Block) []int { return b.Actors })
+	s.index.Types = sortedTable(s.types.table, s.index.Blocks, func(b *Block) []int { return b.Types })
+	return writeIndex(s.w, off, &s.index)
 }
 
 // sortedTable returns the names of table sorted, and rewrites the positions
@@ -276,7 +384,7 @@ func writeIndex(w io.Writer, off int64, ix *Index) error {
 	if err != nil {
 		return err
 	}
-	body := encoder().EncodeAll(js, nil)
+	body := compressor().EncodeAll(js, nil)
 	frame := make([]byte, 8, 8+len(body)+trailerSize)
 	binary.LittleEndian.PutUint32(frame, indexMagic)
 	binary.LittleEndian.PutUint32(frame[4:], uint32(len(body)))

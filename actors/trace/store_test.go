@@ -2,7 +2,9 @@ package trace
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -465,5 +467,80 @@ func TestStoreFiltersMatchAFullScan(t *testing.T) {
 		if len(s.Index.Blocks) < 2*len(stores) {
 			t.Errorf("trial %d: %d blocks for %d runs; the test needs a run spanning several blocks", trial, len(s.Index.Blocks), len(stores))
 		}
+	}
+}
+
+// failAfter is a writer that fails once it has taken n bytes.
+type failAfter struct{ n int }
+
+var errDiskFull = errors.New("disk full")
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		return 0, errDiskFull
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+// Blocks are written by the writer's own goroutine: an error writing one
+// reaches the caller through a later Write or through Close, every Write
+// after it fails too, and Close stops the goroutine whatever happened.
+func TestStoreWriterReportsWriteErrorsAndStops(t *testing.T) {
+	defer func(target, limit int) { blockTarget, blockLimit = target, limit }(blockTarget, blockLimit)
+	blockTarget, blockLimit = 4<<10, 32<<10
+	recs := synthetic("atc", 0, 30, 120)
+	w := NewStoreWriter(&failAfter{n: 10000})
+	var failed error
+	for i := range recs {
+		if err := w.Write(&recs[i]); err != nil {
+			failed = err
+			break
+		}
+	}
+	if err := w.Close(); !errors.Is(err, errDiskFull) || failed != nil && !errors.Is(failed, errDiskFull) {
+		t.Errorf("Write returned %v and Close %v, want %v", failed, err, errDiskFull)
+	}
+	if err := w.Write(&recs[0]); !errors.Is(err, errDiskFull) {
+		t.Errorf("Write after the failure returned %v, want %v", err, errDiskFull)
+	}
+	// A writer closed after an encoding error stops its goroutine as well.
+	w = NewStoreWriter(io.Discard)
+	for i := range recs[:len(recs)/2] {
+		if err := w.Write(&recs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bad := recs[0]
+	bad.Norm = math.NaN()
+	if err := w.Write(&bad); err == nil {
+		t.Error("a NaN norm was written")
+	}
+	if err := w.Close(); err == nil {
+		t.Error("Close after an encoding error reported no error")
+	}
+	goleak.VerifyNone(t)
+}
+
+// A block's name set holds exactly the names seen since the last block,
+// whatever their order and repetition (the empty name included), and the
+// table gives each name one position.
+func TestNamesOfABlock(t *testing.T) {
+	ns := names{table: map[string]int{}}
+	for _, n := range []string{"", "a", "", "b", "b", "a", "c", ""} {
+		ns.see(n)
+	}
+	got := ns.endBlock()
+	slices.Sort(got)
+	if len(ns.table) != 4 || !slices.Equal(got, []int{0, 1, 2, 3}) {
+		t.Errorf("table %v, block %v; want 4 names, all in the block", ns.table, got)
+	}
+	for _, n := range []string{"c", "a", "c"} {
+		ns.see(n)
+	}
+	got = ns.endBlock()
+	slices.Sort(got)
+	if want := []int{ns.table["a"], ns.table["c"]}; !slices.Equal(got, want) && !slices.Equal(got, []int{want[1], want[0]}) {
+		t.Errorf("second block %v, want the positions of a and c, %v", got, want)
 	}
 }

@@ -16,7 +16,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -71,45 +73,88 @@ type Record struct {
 	Timer     bool `json:"timer,omitempty"`
 }
 
+// Clone returns a copy of rec that shares no map or vector with it. A sink
+// that keeps the records it is handed keeps clones: the engine reuses one
+// record, and its Fields map, from message to message.
+func (rec *Record) Clone() Record {
+	c := *rec
+	c.Fields = maps.Clone(rec.Fields)
+	if rec.Payload != nil {
+		c.Payload = make(map[string][]float64, len(rec.Payload))
+		for k, v := range rec.Payload {
+			c.Payload[k] = slices.Clone(v)
+		}
+	}
+	return c
+}
+
 // Describe fills the message-dependent fields of rec (Type, Size, Dim, Norm,
 // Fields and, if payload is set, Payload) from m by protobuf reflection, so
-// user-defined messages are traced without any code of their own.
+// user-defined messages are traced without any code of their own. A Fields
+// map rec already holds is cleared and reused; the values put in it are
+// new.
 func Describe(rec *Record, m proto.Message, payload bool) {
+	var d Describer
+	d.Describe(rec, m, payload)
+}
+
+// Describer is Describe for a caller that describes many messages, one
+// after another: it keeps the state of the walk over a message's fields, so
+// that describing one allocates nothing beyond the field values it records.
+// The zero value is ready to use; it is not safe for concurrent use.
+type Describer struct {
+	rec     *Record
+	payload bool
+	sq      float64
+	visit   func(protoreflect.FieldDescriptor, protoreflect.Value) bool // d.field, bound once
+}
+
+// Describe is the package's Describe.
+func (d *Describer) Describe(rec *Record, m proto.Message, payload bool) {
+	clear(rec.Fields)
 	pm := m.ProtoReflect()
 	rec.Type = string(pm.Descriptor().Name())
 	rec.Size = proto.Size(m)
-	var sq float64
-	pm.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		name := string(fd.Name())
-		if fd.IsList() && (fd.Kind() == protoreflect.DoubleKind || fd.Kind() == protoreflect.FloatKind) {
-			list := v.List()
-			var vec []float64 // kept only when the payload is recorded
-			if payload {
-				vec = make([]float64, list.Len())
-				if rec.Payload == nil {
-					rec.Payload = map[string][]float64{}
-				}
-				rec.Payload[name] = vec
-			}
-			for i := range list.Len() {
-				x := list.Get(i).Float()
-				if payload {
-					vec[i] = x
-				}
-				sq += x * x
-			}
-			rec.Dim += list.Len()
-			return true
-		}
-		if rec.Fields == nil {
-			rec.Fields = map[string]any{}
-		}
-		rec.Fields[name] = fieldValue(fd, v)
-		return true
-	})
-	if rec.Dim > 0 {
-		rec.Norm = math.Sqrt(sq)
+	if d.visit == nil {
+		d.visit = d.field
 	}
+	d.rec, d.payload, d.sq = rec, payload, 0
+	pm.Range(d.visit)
+	if rec.Dim > 0 {
+		rec.Norm = math.Sqrt(d.sq)
+	}
+	d.rec = nil
+}
+
+// field records one populated field of the message being described.
+func (d *Describer) field(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+	rec := d.rec
+	name := string(fd.Name())
+	if fd.IsList() && (fd.Kind() == protoreflect.DoubleKind || fd.Kind() == protoreflect.FloatKind) {
+		list := v.List()
+		var vec []float64 // kept only when the payload is recorded
+		if d.payload {
+			vec = make([]float64, list.Len())
+			if rec.Payload == nil {
+				rec.Payload = map[string][]float64{}
+			}
+			rec.Payload[name] = vec
+		}
+		for i := range list.Len() {
+			x := list.Get(i).Float()
+			if d.payload {
+				vec[i] = x
+			}
+			d.sq += x * x
+		}
+		rec.Dim += list.Len()
+		return true
+	}
+	if rec.Fields == nil {
+		rec.Fields = map[string]any{}
+	}
+	rec.Fields[name] = fieldValue(fd, v)
+	return true
 }
 
 // fieldValue renders a non-vector field for JSON: lists as arrays, maps as
@@ -159,18 +204,25 @@ func scalarValue(fd protoreflect.FieldDescriptor, v protoreflect.Value) any {
 
 // Writer writes records as JSON lines.
 type Writer struct {
-	w   *bufio.Writer
-	enc *json.Encoder
+	w    *bufio.Writer
+	line []byte
 }
 
 // NewWriter returns a Writer on w. Call Flush when done.
 func NewWriter(w io.Writer) *Writer {
-	bw := bufio.NewWriter(w)
-	return &Writer{w: bw, enc: json.NewEncoder(bw)}
+	return &Writer{w: bufio.NewWriter(w)}
 }
 
-// Write appends one record.
-func (w *Writer) Write(rec *Record) error { return w.enc.Encode(rec) }
+// Write appends one record, as encoding/json's Encoder writes it.
+func (w *Writer) Write(rec *Record) error {
+	line, err := appendRecord(w.line[:0], rec)
+	if err != nil {
+		return err
+	}
+	w.line = line
+	_, err = w.w.Write(line)
+	return err
+}
 
 // Flush writes any buffered data to the underlying writer.
 func (w *Writer) Flush() error { return w.w.Flush() }

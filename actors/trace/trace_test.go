@@ -127,3 +127,23 @@ func TestFormat(t *testing.T) {
 		t.Errorf("Format =\n  %s\nwant\n  %s", got, want)
 	}
 }
+
+// A record described into a reused record has the new message's fields
+// only, and a clone taken before keeps the old ones.
+func TestDescribeReusesFieldsAndCloneKeepsThem(t *testing.T) {
+	var rec Record
+	Describe(&rec, &msg.RoleAssign{Role: msg.MaskRole_MASK_ROLE_PLUS, Weight: 0.25}, true)
+	kept := rec.Clone()
+	Describe(&rec, &msg.GlobalModel{Slot: 3, Weights: []float64{3, 4}}, true)
+	if len(rec.Fields) != 1 || rec.Fields["slot"] != int32(3) {
+		t.Errorf("reused record has fields %v, want only slot=3", rec.Fields)
+	}
+	if len(kept.Fields) != 2 || kept.Fields["role"] != "MASK_ROLE_PLUS" || kept.Fields["weight"] != 0.25 {
+		t.Errorf("clone has fields %v, want role and weight", kept.Fields)
+	}
+	clone := rec.Clone()
+	rec.Payload["weights"][0] = 7
+	if clone.Payload["weights"][0] != 3 {
+		t.Error("a clone shares its payload vectors with the record")
+	}
+}

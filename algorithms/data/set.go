@@ -75,44 +75,68 @@ func (s *Set) DenseRow(dst []float64, n int) {
 	}
 }
 
-// Dot returns x_nᵀw.
+// Dot returns x_nᵀw, summed from the first feature to the last.
 func (s *Set) Dot(n int, w []float64) float64 {
+	if s.X != nil {
+		return dot(s.X[n*s.Dim:(n+1)*s.Dim], w)
+	}
+	return s.dotRow(n, w)
+}
+
+// dot returns xᵀw for a dense row x, summed from the first feature to the
+// last.
+func dot(x, w []float64) float64 {
 	var z float64
-	switch {
-	case s.X != nil:
-		for j, x := range s.X[n*s.Dim : (n+1)*s.Dim] {
-			z += x * w[j]
-		}
-	case s.Coded != nil:
+	for j, v := range x {
+		z += v * w[j]
+	}
+	return z
+}
+
+// dotRow is Dot for coded and sparse sets.
+func (s *Set) dotRow(n int, w []float64) float64 {
+	var z float64
+	if s.Coded != nil {
 		values := s.Coded.Values
 		for j, b := range s.codes(n) {
 			z += values[b] * w[j]
 		}
-	default:
-		lo, hi := s.RowPtr[n], s.RowPtr[n+1]
-		for k, c := range s.Col[lo:hi] {
-			z += s.Val[lo+k] * w[c]
-		}
+		return z
+	}
+	lo, hi := s.RowPtr[n], s.RowPtr[n+1]
+	for k, c := range s.Col[lo:hi] {
+		z += s.Val[lo+k] * w[c]
 	}
 	return z
 }
 
 // AddScaledRow adds a·x_n to dst.
 func (s *Set) AddScaledRow(dst []float64, n int, a float64) {
-	switch {
-	case s.X != nil:
-		for j, x := range s.X[n*s.Dim : (n+1)*s.Dim] {
-			dst[j] += a * x
-		}
-	case s.Coded != nil:
+	if s.X != nil {
+		addScaled(dst, a, s.X[n*s.Dim:(n+1)*s.Dim])
+		return
+	}
+	s.addScaledRow(dst, n, a)
+}
+
+// addScaled adds a·x to dst for a dense row x.
+func addScaled(dst []float64, a float64, x []float64) {
+	for j, v := range x {
+		dst[j] += a * v
+	}
+}
+
+// addScaledRow is AddScaledRow for coded and sparse sets.
+func (s *Set) addScaledRow(dst []float64, n int, a float64) {
+	if s.Coded != nil {
 		values := s.Coded.Values
 		for j, b := range s.codes(n) {
 			dst[j] += a * values[b]
 		}
-	default:
-		lo, hi := s.RowPtr[n], s.RowPtr[n+1]
-		for k, c := range s.Col[lo:hi] {
-			dst[c] += a * s.Val[lo+k]
-		}
+		return
+	}
+	lo, hi := s.RowPtr[n], s.RowPtr[n+1]
+	for k, c := range s.Col[lo:hi] {
+		dst[c] += a * s.Val[lo+k]
 	}
 }

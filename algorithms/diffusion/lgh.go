@@ -19,18 +19,19 @@ type lgh struct {
 	a       *Agent
 	mode    pairmask.Mode
 	paper   pairmask.PaperParams
-	keys    *pairmask.KeyPair // secure mode; never leaves the agent
-	links   []link            // parallel to the agent's receivers
-	relayed []bool            // per sender: its public key was relayed (secure)
-	mask    []float64         // one pair mask, reused
-	public  []float64         // paper public values, reused
-	delta   []float64         // the masks of one share, for the residual report
-	out     []float64         // a residual report, reused
-	streams Streams           // for the oracle secrets of re-keyed pairs
-	keyOf   [][]byte          // per sender: its public key (secure), for re-keying
-	share   []float64         // a re-keyed share, reused
-	old     []float64         // the masks a re-keyed share replaces
-	round   int               // the iteration of the message being handled
+	keys    *pairmask.KeyPair               // secure mode; never leaves the agent
+	links   []link                          // parallel to the agent's receivers
+	relayed []bool                          // per sender: its public key was relayed (secure)
+	mask    []float64                       // one pair mask, reused
+	public  []float64                       // paper public values, reused
+	delta   []float64                       // the masks of one share, for the residual report
+	out     []float64                       // a residual report, reused
+	streams Streams                         // for the oracle secrets of re-keyed pairs
+	keyOf   [][]byte                        // per sender: its public key (secure), for re-keying
+	share   []float64                       // a re-keyed share, reused
+	old     []float64                       // the masks a re-keyed share replaces
+	round   int                             // the iteration of the message being handled
+	rekeyed map[string]*pairmask.MaskStream // secure re-keys: by the partner's public key
 }
 
 // link is the agent's relation, as a sender, to one receiver.
@@ -633,6 +634,27 @@ func (l *lgh) onMaskRequest(m *Message) error {
 	return nil
 }
 
+// rekeyStream returns the mask stream of the pair this agent forms with the
+// owner of the public key peer: the X25519 agreement and the HKDF
+// extraction are done the first time a re-key names that key and kept, since
+// failures re-pair the same agents again and again and the agreement is most
+// of a re-key's cost. The streams stay in the agent, as its key does.
+func (l *lgh) rekeyStream(peer []byte) (*pairmask.MaskStream, error) {
+	if ms, ok := l.rekeyed[string(peer)]; ok {
+		return ms, nil
+	}
+	secret, err := l.keys.Shared(peer)
+	if err != nil {
+		return nil, err
+	}
+	if l.rekeyed == nil {
+		l.rekeyed = map[string]*pairmask.MaskStream{}
+	}
+	ms := pairmask.NewMaskStream(secret)
+	l.rekeyed[string(peer)] = ms
+	return ms, nil
+}
+
 // onRekey masks this sender's stage share to receiver k afresh, with the new
 // partners k assigned among its live senders (masks of slot stage + 3), and
 // sends it.
@@ -661,15 +683,15 @@ func (l *lgh) onRekey(m *Message) error {
 		if id == a.id || id < 0 || id >= a.net.Agents() {
 			return fmt.Errorf("agent %d: re-key from agent %d with an invalid partner %d", a.id, m.Peer, id)
 		}
-		var secret pairmask.Secret
+		var stream *pairmask.MaskStream
 		if l.mode == pairmask.Secure {
-			if secret, err = l.keys.Shared(m.Keys[i]); err != nil {
+			if stream, err = l.rekeyStream(m.Keys[i]); err != nil {
 				return fmt.Errorf("agent %d: public key of agent %d relayed by agent %d: %w", a.id, id, m.Peer, err)
 			}
 		} else {
-			secret = pairmask.OracleSecret(l.streams(OracleStream(a.id, id)))
+			stream = pairmask.NewMaskStream(pairmask.OracleSecret(l.streams(OracleStream(a.id, id))))
 		}
-		pairmask.NewMaskStream(secret).Fill(l.mask, pairmask.Slot{Receiver: m.Peer, Iteration: l.round, Stage: m.Stage + 3}, a.cfg.Privacy.Std)
+		stream.Fill(l.mask, pairmask.Slot{Receiver: m.Peer, Iteration: l.round, Stage: m.Stage + 3}, a.cfg.Privacy.Std)
 		pairmask.ApplyMask(l.share, l.mask, m.Role, weight)
 		floats.AddScaled(l.delta, m.Role.Sign(), l.mask)
 	}

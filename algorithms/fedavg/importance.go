@@ -162,19 +162,13 @@ func dataVariance(norms, p []float64, epochs, batch int) float64 {
 // sampleNorms sets norms[n] = ‖∇Q(w; x_n)‖ for every sample of set; scratch
 // has the length of w.
 func sampleNorms(norms []float64, l loss.Loss, w []float64, set *data.Set, scratch []float64) {
-	for n := range norms {
-		norms[n] = sampleNorm(l, w, set, n, scratch)
-	}
+	l.SampleGradNorms(norms, w, set, scratch)
 }
 
 // sampleNorm returns ‖∇Q(w; x_n)‖, the gradient of the single sample n
-// computed by the loss into scratch. The norm is √(gᵀg): the gradients here
-// are far from overflow, and it is several times cheaper than the scaled
-// algorithm of floats.Norm, which dominated the adaptive policies' cost.
+// computed by the loss into scratch (loss.Loss.SampleGradNorm).
 func sampleNorm(l loss.Loss, w []float64, set *data.Set, n int, scratch []float64) float64 {
-	one := [1]int{n}
-	l.Grad(scratch, w, set, one[:], nil)
-	return math.Sqrt(floats.Dot(scratch, scratch))
+	return l.SampleGradNorm(w, set, n, scratch)
 }
 
 // drawer draws a sample of a population with prescribed probabilities —

@@ -1,6 +1,7 @@
 package loss
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -73,6 +74,29 @@ func BenchmarkEvaluate(b *testing.B) {
 			for b.Loop() {
 				l.Evaluate(w, s.set)
 			}
+		})
+	}
+}
+
+// BenchmarkFullGrad is the full local gradient of a generalized linear loss
+// on dense data, the kernel of full-batch diffusion, the random walks, the
+// importance-sampling probes and Fed-PLT's local solvers: N = 250 samples of
+// dimension 2 (the regression figures) and 100 (Fed-PLT's Table V).
+func BenchmarkFullGrad(b *testing.B) {
+	for _, dim := range []int{2, 100} {
+		b.Run(fmt.Sprintf("logistic/dim=%d", dim), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(1, 2))
+			s := randomSet(r, 250, dim, true)
+			l := Loss{Kind: Logistic, Rho: 0.01}
+			w, g := make([]float64, dim), make([]float64, dim)
+			for j := range w {
+				w[j] = r.NormFloat64()
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				l.FullGrad(g, w, s)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*s.Len()), "ns/sample")
 		})
 	}
 }

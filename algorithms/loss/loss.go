@@ -183,42 +183,57 @@ func (l Loss) CheckLabels(s *data.Set) error {
 
 // Term returns ℓ(z, y). Only generalized linear losses (GLM) have it.
 func (l Loss) Term(z, y float64) float64 {
-	l.mustBeGLM("Term")
-	if l.Kind == Logistic {
+	switch l.Kind {
+	case Logistic:
 		return softplus(-y * z)
+	case LeastSquares:
+		r := y - z
+		return r * r
 	}
-	r := y - z
-	return r * r
+	panic(notGLM("Term", l.Kind))
 }
 
 // Deriv returns ∂ℓ(z, y)/∂z. Only generalized linear losses (GLM) have it.
 func (l Loss) Deriv(z, y float64) float64 {
-	l.mustBeGLM("Deriv")
-	if l.Kind == Logistic {
+	switch l.Kind {
+	case Logistic:
 		return -y * sigmoid(-y*z)
+	case LeastSquares:
+		return -2 * (y - z)
 	}
-	return -2 * (y - z)
+	panic(notGLM("Deriv", l.Kind))
 }
 
 // Curvature returns ∂²ℓ(z, y)/∂z², used by Newton solvers and Lipschitz
 // bounds. Only generalized linear losses (GLM) have it: callers check GLM
 // and refuse the other models.
 func (l Loss) Curvature(z, y float64) float64 {
-	l.mustBeGLM("Curvature")
-	if l.Kind == Logistic {
+	switch l.Kind {
+	case Logistic:
 		s := sigmoid(z)
 		return s * (1 - s)
+	case LeastSquares:
+		return 2
 	}
-	return 2
+	panic(notGLM("Curvature", l.Kind))
 }
 
-// mustBeGLM panics when a scalar method of the generalized linear losses is
-// called on a multi-class model: a programming error (the caller should have
-// refused the model, checking GLM, before running), never a wrong number.
-func (l Loss) mustBeGLM(method string) {
-	if !l.GLM() {
-		panic(fmt.Sprintf("loss: %s is defined for the generalized linear losses only, not %v (check Loss.GLM and refuse the model)", method, l.Kind))
+// deriv is Deriv for a loss the caller has checked is generalized linear:
+// small enough to be inlined into the per-sample loops.
+func (l *Loss) deriv(z, y float64) float64 {
+	if l.Kind == Logistic {
+		return -y * sigmoid(-y*z)
 	}
+	return -2 * (y - z)
+}
+
+// notGLM is the panic value of a scalar method of the generalized linear
+// losses called on a multi-class model: a programming error (the caller
+// should have refused the model, checking GLM, before running), never a
+// wrong number. It is a function of its own so that the scalar methods stay
+// small enough to be inlined into the per-sample loops.
+func notGLM(method string, k Kind) string {
+	return fmt.Sprintf("loss: %s is defined for the generalized linear losses only, not %v (check Loss.GLM and refuse the model)", method, k)
 }
 
 // Value returns Q(w; x_n, y_n) for sample n of s.
@@ -254,13 +269,31 @@ func (l Loss) Grad(dst, w []float64, s *data.Set, idx []int, a []float64) {
 	clear(dst)
 	var total float64
 	uniform := 1 / float64(len(idx))
-	for b, n := range idx {
-		ab := uniform
+	weight := func(b int) float64 {
 		if a != nil {
-			ab = a[b]
+			return a[b]
 		}
-		total += ab
-		s.AddScaledRow(dst, n, ab*l.Deriv(s.Dot(n, w), s.Y[n]))
+		return uniform
+	}
+	for b := range idx {
+		total += weight(b)
+	}
+	b := 0
+	if s.X != nil {
+		for ; b+4 <= len(idx); b += 4 {
+			n := idx[b : b+4]
+			l.addDenseTerms4(dst, w, [4][]float64{s.Row(n[0]), s.Row(n[1]), s.Row(n[2]), s.Row(n[3])},
+				[4]float64{s.Y[n[0]], s.Y[n[1]], s.Y[n[2]], s.Y[n[3]]},
+				[4]float64{weight(b), weight(b + 1), weight(b + 2), weight(b + 3)})
+		}
+	}
+	for ; b < len(idx); b++ {
+		n := idx[b]
+		if s.X != nil {
+			l.addDenseTerm(dst, w, s.Row(n), s.Y[n], weight(b))
+		} else {
+			s.AddScaledRow(dst, n, weight(b)*l.deriv(s.Dot(n, w), s.Y[n]))
+		}
 	}
 	floats.AddScaled(dst, 2*l.Rho*total, w)
 }
@@ -273,24 +306,128 @@ func (l Loss) FullGrad(dst, w []float64, s *data.Set) {
 	}
 	clear(dst)
 	inv := 1 / float64(s.Len())
-	for n := 0; n < s.Len(); n++ {
-		s.AddScaledRow(dst, n, inv*l.Deriv(s.Dot(n, w), s.Y[n]))
+	n := 0
+	if s.X != nil {
+		for ; n+4 <= s.Len(); n += 4 {
+			l.addDenseTerms4(dst, w, [4][]float64{s.Row(n), s.Row(n + 1), s.Row(n + 2), s.Row(n + 3)},
+				[4]float64(s.Y[n:n+4]), [4]float64{inv, inv, inv, inv})
+		}
+	}
+	for ; n < s.Len(); n++ {
+		if s.X != nil {
+			l.addDenseTerm(dst, w, s.Row(n), s.Y[n], inv)
+		} else {
+			s.AddScaledRow(dst, n, inv*l.deriv(s.Dot(n, w), s.Y[n]))
+		}
 	}
 	floats.AddScaled(dst, 2*l.Rho, w)
 }
 
-// SampleGradNorm returns ‖∇Q(w; x_n, y_n)‖, the quantity optimal importance
-// sampling probabilities are proportional to. scratch must have length len(w).
+// addDenseTerms4 is addDenseTerm for four rows, in order: the four dot
+// products run interleaved, each still summed from the first feature to the
+// last, and each dst[j] receives the four terms in row order — the
+// operations of four calls of addDenseTerm, each sum in the same order, but
+// four independent chains of additions where one call has a single chain
+// whose latency bounds it.
+func (l *Loss) addDenseTerms4(dst, w []float64, x [4][]float64, y, scale [4]float64) {
+	x0 := x[0]
+	m := len(x0)
+	x1, x2, x3, w := x[1][:m], x[2][:m], x[3][:m], w[:m]
+	var z0, z1, z2, z3 float64
+	for j, v := range x0 {
+		wj := w[j]
+		z0 += v * wj
+		z1 += x1[j] * wj
+		z2 += x2[j] * wj
+		z3 += x3[j] * wj
+	}
+	a0 := scale[0] * l.deriv(z0, y[0])
+	a1 := scale[1] * l.deriv(z1, y[1])
+	a2 := scale[2] * l.deriv(z2, y[2])
+	a3 := scale[3] * l.deriv(z3, y[3])
+	dst = dst[:m]
+	for j, v := range x0 {
+		d := dst[j] + a0*v
+		d += a1 * x1[j]
+		d += a2 * x2[j]
+		dst[j] = d + a3*x3[j]
+	}
+}
+
+// addDenseTerm adds scale·ℓ'(xᵀw, y)·x to dst for a dense row x: what
+// s.AddScaledRow(dst, n, scale·ℓ'(s.Dot(n, w), y)) does, the same operations
+// in the same order, written out so that a sample costs one call rather
+// than two — the calls cost as much as the arithmetic of a low-dimensional
+// model.
+func (l *Loss) addDenseTerm(dst, w, x []float64, y, scale float64) {
+	var z float64
+	for j, v := range x {
+		z += v * w[j]
+	}
+	a := scale * l.deriv(z, y)
+	for j, v := range x {
+		dst[j] += a * v
+	}
+}
+
+// SampleGradNorm returns ‖∇Q(w; x_n, y_n)‖ = √(gᵀg), the quantity optimal
+// importance sampling probabilities are proportional to. The gradient g is
+// computed into scratch (of length len(w)) exactly as Grad computes the
+// gradient of the single sample n, and gᵀg as floats.Dot sums it; the plain
+// square root is used rather than the overflow-safe scaling of floats.Norm,
+// which costs several times more, since gradients are far from overflow.
+// It does not allocate.
 func (l Loss) SampleGradNorm(w []float64, s *data.Set, n int, scratch []float64) float64 {
-	if !l.GLM() {
+	if l.GLM() {
+		// Grad with idx = [n]: the weight is 1/1, so the sample's term is
+		// ℓ'·x_n and the regularizer's factor 2ρ·1.
+		clear(scratch)
+		if s.X != nil {
+			l.addDenseTerm(scratch, w, s.Row(n), s.Y[n], 1) // 1·ℓ' is ℓ' exactly
+		} else {
+			s.AddScaledRow(scratch, n, l.deriv(s.Dot(n, w), s.Y[n]))
+		}
+		floats.AddScaled(scratch, 2*l.Rho, w)
+	} else {
 		idx := [1]int{n}
 		l.multiGrad(scratch, w, s, idx[:], nil)
-		return floats.Norm(scratch, 2)
 	}
-	clear(scratch)
-	s.AddScaledRow(scratch, n, l.Deriv(s.Dot(n, w), s.Y[n]))
-	floats.AddScaled(scratch, 2*l.Rho, w)
-	return floats.Norm(scratch, 2)
+	return math.Sqrt(floats.Dot(scratch, scratch))
+}
+
+// SampleGradNorms sets norms[n] = SampleGradNorm(w, s, n, scratch) for
+// every sample n of s, bit for bit. For dense generalized linear data of
+// fewer than four features — the regression figures of importance sampling,
+// where these norms are most of the work — the gradient stays in registers:
+// each coordinate is 0 + ℓ'·x_j + 2ρ·w_j as clear, AddScaledRow and
+// floats.AddScaled compute it, and gᵀg is summed from 0 in coordinate order,
+// which is what floats.Dot does for fewer than four elements on every
+// platform (gonum's assembly sums four lanes only from four elements on).
+func (l Loss) SampleGradNorms(norms, w []float64, s *data.Set, scratch []float64) {
+	if !l.GLM() || s.X == nil || s.Dim >= 4 {
+		for n := range norms {
+			norms[n] = l.SampleGradNorm(w, s, n, scratch)
+		}
+		return
+	}
+	r := 2 * l.Rho
+	w = w[:s.Dim]
+	for n := range norms {
+		x := s.Row(n)
+		var z float64
+		for j, v := range x {
+			z += v * w[j]
+		}
+		d := l.deriv(z, s.Y[n])
+		var sq float64
+		for j, v := range x {
+			g := 0.0
+			g += d * v
+			g += r * w[j]
+			sq += g * g
+		}
+		norms[n] = math.Sqrt(sq)
+	}
 }
 
 // TestError returns the fraction of samples of s that w misclassifies: a sign

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
+
 	"maple/algorithms/data"
 )
 
@@ -128,5 +130,104 @@ func TestParseKind(t *testing.T) {
 	}
 	if _, err := ParseKind("hinge"); err == nil {
 		t.Error("ParseKind accepted an unknown loss")
+	}
+}
+
+// The dense fast path of the generalized linear gradients performs exactly
+// the operations of the generic row access: on a dense set and on the same
+// matrix stored sparse with every entry present (whose Dot and AddScaledRow
+// run the same sums in the same column order), Grad, FullGrad and
+// SampleGradNorm agree bit for bit.
+func TestDenseGradientsAreTheGenericOnes(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, kind := range []Kind{LeastSquares, Logistic} {
+		for dim := 1; dim <= 12; dim++ {
+			// 23 samples: FullGrad takes five groups of four and a tail of three.
+			dense := randomSet(r, 23, dim, kind == Logistic)
+			sparse := &data.Set{Dim: dim, Y: dense.Y, RowPtr: make([]int, 24)}
+			for n := range 23 {
+				for j, v := range dense.Row(n) {
+					sparse.Col = append(sparse.Col, int32(j))
+					sparse.Val = append(sparse.Val, v)
+				}
+				sparse.RowPtr[n+1] = len(sparse.Val)
+			}
+			l := Loss{Kind: kind, Rho: 0.01}
+			w := make([]float64, dim)
+			for j := range w {
+				w[j] = r.NormFloat64()
+			}
+			gd, gs := make([]float64, dim), make([]float64, dim)
+			// Batches of every length up to 9: groups of four and the tails.
+			all, a := []int{3, 7, 7, 19, 0, 12, 5, 5, 1}, []float64{0.1, 0.7, 0.2, 1.3, 0.5, 2, 0.9, 0.3, 1.1}
+			for k := 1; k <= len(all); k++ {
+				for _, weights := range [][]float64{nil, a[:k]} {
+					l.Grad(gd, w, dense, all[:k], weights)
+					l.Grad(gs, w, sparse, all[:k], weights)
+					sameBits(t, "Grad", gd, gs)
+				}
+			}
+			l.FullGrad(gd, w, dense)
+			l.FullGrad(gs, w, sparse)
+			sameBits(t, "FullGrad", gd, gs)
+			for n := range 23 {
+				nd, ns := l.SampleGradNorm(w, dense, n, gd), l.SampleGradNorm(w, sparse, n, gs)
+				sameBits(t, "SampleGradNorm", []float64{nd}, []float64{ns})
+			}
+		}
+	}
+}
+
+func sameBits(t *testing.T, what string, a, b []float64) {
+	t.Helper()
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			t.Fatalf("%s: dense %v, generic %v", what, a, b)
+		}
+	}
+}
+
+// SampleGradNorms is SampleGradNorm sample by sample, bit for bit, for every
+// dimension (its register path below four features, the general one above)
+// and for dense and sparse data; and SampleGradNorm's gᵀg is floats.Dot's.
+func TestSampleGradNormsIsSampleGradNorm(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, kind := range []Kind{LeastSquares, Logistic} {
+		for dim := 1; dim <= 6; dim++ {
+			dense := randomSet(r, 30, dim, kind == Logistic)
+			sparse := &data.Set{Dim: dim, Y: dense.Y, RowPtr: make([]int, 31)}
+			for n := range 30 {
+				for j, v := range dense.Row(n) {
+					if v > 0 { // a sparse row with gaps
+						sparse.Col = append(sparse.Col, int32(j))
+						sparse.Val = append(sparse.Val, v)
+					}
+				}
+				sparse.RowPtr[n+1] = len(sparse.Val)
+			}
+			// A zero regularizer and a zero model make zero coordinates.
+			for _, rho := range []float64{0, 0.01} {
+				l := Loss{Kind: kind, Rho: rho}
+				w := make([]float64, dim)
+				for j := range w {
+					if r.IntN(3) > 0 {
+						w[j] = r.NormFloat64()
+					}
+				}
+				for _, set := range []*data.Set{dense, sparse} {
+					got, g := make([]float64, 30), make([]float64, dim)
+					l.SampleGradNorms(got, w, set, g)
+					for n := range got {
+						want := l.SampleGradNorm(w, set, n, g)
+						if math.Float64bits(got[n]) != math.Float64bits(want) {
+							t.Fatalf("%v, dim %d, sample %d: SampleGradNorms %v, SampleGradNorm %v", kind, dim, n, got[n], want)
+						}
+						if want != math.Sqrt(floats.Dot(g, g)) {
+							t.Fatalf("%v, dim %d, sample %d: SampleGradNorm %v is not √(floats.Dot(g, g))", kind, dim, n, want)
+						}
+					}
+				}
+			}
+		}
 	}
 }

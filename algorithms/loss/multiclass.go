@@ -51,6 +51,7 @@ type work struct {
 	h     []float64 // hidden activations H: n×H
 	dh    []float64 // hidden deltas D_A: n×H
 	theta []float64 // θ₀ + w, when the loss has an Origin
+	idx   []int     // a copy of the batch's sample indices (see multiGrad)
 	nll   []float64 // −ln p_y of every sample of an evaluation
 }
 
@@ -346,7 +347,12 @@ func (l Loss) multiGrad(dst, w []float64, s *data.Set, idx []int, a []float64) {
 	theta := l.params(wk, w)
 	v, g := l.view(theta, s.Dim), l.view(dst, s.Dim)
 	clear(dst)
-	b := wk.gather(s, idx)
+	// The batch holds a copy of idx: gonum's BLAS takes its matrices
+	// through an interface, so everything the batch refers to escapes, and
+	// idx itself would — a heap allocation in every caller that passes a
+	// slice of a local array, such as one sample's gradient.
+	wk.idx = append(wk.idx[:0], idx...)
+	b := wk.gather(s, wk.idx)
 	z := l.forward(wk, &v, &b)
 	k := l.Classes
 	var total float64

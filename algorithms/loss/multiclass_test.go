@@ -172,7 +172,9 @@ func TestMultiClassFormsAgree(t *testing.T) {
 		if ed.Error != es.Error || math.Abs(ed.CrossEntropy-es.CrossEntropy) > 1e-12*ed.CrossEntropy {
 			t.Errorf("%v: dense evaluation %+v, sparse %+v", l.Kind, ed, es)
 		}
-		if got, want := l.SampleGradNorm(w, dense, 3, make([]float64, len(w))), norm(gradOf(l, w, dense, 3)); got != want {
+		// SampleGradNorm is defined as √(gᵀg) with gᵀg summed by floats.Dot.
+		g := gradOf(l, w, dense, 3)
+		if got, want := l.SampleGradNorm(w, dense, 3, make([]float64, len(w))), math.Sqrt(floats.Dot(g, g)); got != want {
 			t.Errorf("%v: SampleGradNorm = %v, want %v", l.Kind, got, want)
 		}
 	}

@@ -2,7 +2,11 @@ package randomwalk
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/floats"
 
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
@@ -125,6 +129,51 @@ func TestWalkStepClosedForm(t *testing.T) {
 				if got := P.At(i, j); math.Abs(got-want) > 1e-15 {
 					t.Errorf("%s: P(%d,%d) = %v, want %v", tc.name, i, j, got, want)
 				}
+			}
+		}
+	}
+}
+
+// project leaves w exactly as the comparison with floats.Norm would, and
+// scales it by the same factor, for vectors of every size around the
+// sphere: just inside, on it, just outside, far in, far out, tiny, huge and
+// all zero.
+func TestProjectIsTheNormComparison(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for range 20000 {
+		n := 1 + r.IntN(40)
+		radius := math.Ldexp(0.5+r.Float64(), r.IntN(40)-20)
+		w := make([]float64, n)
+		for j := range w {
+			w[j] = r.NormFloat64()
+		}
+		// Put w at a relative distance from the sphere between −10⁻⁴ and
+		// 10⁻⁴ or within a few ulps of it, or far in or out, or give it
+		// extreme magnitudes.
+		target := radius * (1 + (r.Float64()-0.5)*2e-4)
+		switch r.IntN(8) {
+		case 4, 5: // within a few ulps of the sphere, where the sums disagree
+			target = radius * (1 + float64(r.IntN(21)-10)*0x1p-52)
+		case 0:
+			target = radius * r.Float64()
+		case 1:
+			target = radius * (1 + 10*r.Float64())
+		case 2:
+			target = math.Ldexp(1, r.IntN(1200)-600)
+		case 3:
+			target = 0
+		}
+		if norm := floats.Norm(w, 2); norm > 0 {
+			floats.Scale(target/norm, w)
+		}
+		want := slices.Clone(w)
+		if norm := floats.Norm(want, 2); norm > radius {
+			floats.Scale(radius/norm, want)
+		}
+		project(w, radius)
+		for j := range w {
+			if math.Float64bits(w[j]) != math.Float64bits(want[j]) {
+				t.Fatalf("n = %d, radius %v, target norm %v: project gives %v, the norm comparison %v", n, radius, target, w, want)
 			}
 		}
 	}

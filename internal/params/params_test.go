@@ -94,6 +94,9 @@ func TestStructDeclaresAndDecodesParameters(t *testing.T) {
 	if got != want {
 		t.Errorf("New = %+v, want %+v", got, want)
 	}
+	if got := s.New(Values{"trim": 0}).(trimmed); got.Trim != 0 { // an int for a float parameter, as Go code may write it
+		t.Errorf("trim set from the integer 0: %v", got.Trim)
+	}
 	if s.New(Values{}).(trimmed) != def {
 		t.Error("New without values does not give the defaults")
 	}

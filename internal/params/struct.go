@@ -91,6 +91,10 @@ func (s Spec) New(v Values) any {
 		}
 		switch x := x.(type) {
 		case int:
+			if fv.CanFloat() { // an integer given in Go for a float parameter
+				fv.SetFloat(float64(x))
+				return
+			}
 			fv.SetInt(int64(x))
 		case float64:
 			fv.SetFloat(x)

@@ -1,0 +1,344 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// appendRecord appends the JSON line of rec to b: byte for byte what a
+// json.Encoder (with its default HTML escaping) writes for it, newline
+// included, at a fraction of the cost — the encoder reflects over the
+// record's fields on every call, and a run traces every message. Field
+// values of kinds the fast path does not know, and floats that JSON cannot
+// represent (NaN, ±Inf, which make the encoder fail), go through
+// encoding/json itself, so the output and the errors stay the encoder's.
+func appendRecord(b []byte, rec *Record) ([]byte, error) {
+	var e encoder
+	return e.appendRecord(b, rec)
+}
+
+// encoder is appendRecord for a writer of many records: it remembers the
+// text of the last value of each of the record's times, which consecutive
+// records often share (the messages of a round arrive at the same time).
+type encoder struct {
+	times       [4]formatted // t, sent, start, end
+	curve, kind quoted       // the curve and the type, which change rarely
+}
+
+// quoted is a string and its JSON text.
+type quoted struct {
+	s    string
+	text []byte
+	ok   bool
+}
+
+// appendQuoted appends s as appendString does, from c if s is c's string.
+func (c *quoted) appendQuoted(b []byte, s string) []byte {
+	if c.ok && c.s == s {
+		return append(b, c.text...)
+	}
+	n := len(b)
+	b = appendString(b, s)
+	c.s, c.text, c.ok = s, append(c.text[:0], b[n:]...), true
+	return b
+}
+
+// formatted is a float64 and its JSON text.
+type formatted struct {
+	bits uint64
+	text []byte
+	ok   bool
+}
+
+// appendTime appends f, the i-th time field, formatted as appendFloat does.
+func (e *encoder) appendTime(b []byte, i int, f float64) ([]byte, bool) {
+	c := &e.times[i]
+	if c.ok && c.bits == math.Float64bits(f) {
+		return append(b, c.text...), true
+	}
+	n := len(b)
+	b, ok := appendFloat(b, f, 64)
+	if ok {
+		c.bits, c.text, c.ok = math.Float64bits(f), append(c.text[:0], b[n:]...), true
+	}
+	return b, ok
+}
+
+// appendRecord is the package's appendRecord.
+func (e *encoder) appendRecord(b []byte, rec *Record) ([]byte, error) {
+	start := len(b)
+	b = append(b, `{"seq":`...)
+	b = strconv.AppendUint(b, rec.Seq, 10)
+	b = append(b, `,"run":`...)
+	b = strconv.AppendInt(b, int64(rec.Run), 10)
+	b = append(b, `,"curve":`...)
+	b = e.curve.appendQuoted(b, rec.Curve)
+	b = append(b, `,"t":`...)
+	var ok bool
+	if b, ok = e.appendTime(b, 0, rec.Time); !ok {
+		return slowRecord(b[:start], rec)
+	}
+	b = append(b, `,"round":`...)
+	b = strconv.AppendInt(b, int64(rec.Round), 10)
+	b = append(b, `,"from":`...)
+	b = appendString(b, rec.From)
+	b = append(b, `,"to":`...)
+	b = appendString(b, rec.To)
+	b = append(b, `,"type":`...)
+	b = e.kind.appendQuoted(b, rec.Type)
+	b = append(b, `,"size":`...)
+	b = strconv.AppendInt(b, int64(rec.Size), 10)
+	if rec.Dim != 0 {
+		b = append(b, `,"dim":`...)
+		b = strconv.AppendInt(b, int64(rec.Dim), 10)
+	}
+	if rec.Norm != 0 {
+		b = append(b, `,"norm":`...)
+		if b, ok = appendFloat(b, rec.Norm, 64); !ok {
+			return slowRecord(b[:start], rec)
+		}
+	}
+	for i, f := range [...]struct {
+		key string
+		v   float64
+	}{{`,"sent":`, rec.Sent}, {`,"start":`, rec.Start}, {`,"end":`, rec.End}} {
+		if f.v != 0 {
+			b = append(b, f.key...)
+			if b, ok = e.appendTime(b, i+1, f.v); !ok {
+				return slowRecord(b[:start], rec)
+			}
+		}
+	}
+	if rec.Cause != 0 {
+		b = append(b, `,"cause":`...)
+		b = strconv.AppendUint(b, rec.Cause, 10)
+	}
+	if len(rec.Fields) > 0 {
+		b = append(b, `,"fields":`...)
+		if b, ok = appendValue(b, rec.Fields); !ok {
+			return slowRecord(b[:start], rec)
+		}
+	}
+	if len(rec.Payload) > 0 {
+		b = append(b, `,"payload":{`...)
+		var buf [8]string
+		for i, k := range sortedKeys(rec.Payload, buf[:]) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			if b, ok = appendFloats(b, rec.Payload[k]); !ok {
+				return slowRecord(b[:start], rec)
+			}
+		}
+		b = append(b, '}')
+	}
+	for _, f := range [...]struct {
+		key string
+		v   bool
+	}{{`,"lost":true`, rec.Lost}, {`,"duplicate":true`, rec.Duplicate}, {`,"timer":true`, rec.Timer}} {
+		if f.v {
+			b = append(b, f.key...)
+		}
+	}
+	return append(b, '}', '\n'), nil
+}
+
+// slowRecord appends rec as encoding/json encodes it, or returns its error.
+func slowRecord(b []byte, rec *Record) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(rec); err != nil {
+		return b, err
+	}
+	return append(b, buf.Bytes()...), nil
+}
+
+// appendValue appends a field value as encoding/json encodes it: the kinds
+// Describe produces (numbers, strings, booleans, and lists and maps of
+// them) directly, any other through json.Marshal. It reports false for a
+// float JSON cannot represent.
+func appendValue(b []byte, v any) ([]byte, bool) {
+	ok := true
+	switch v := v.(type) {
+	case string:
+		return appendString(b, v), true
+	case bool:
+		return strconv.AppendBool(b, v), true
+	case int32:
+		return strconv.AppendInt(b, int64(v), 10), true
+	case int64:
+		return strconv.AppendInt(b, v, 10), true
+	case uint32:
+		return strconv.AppendUint(b, uint64(v), 10), true
+	case uint64:
+		return strconv.AppendUint(b, v, 10), true
+	case float64:
+		return appendFloat(b, v, 64)
+	case float32:
+		return appendFloat(b, float64(v), 32)
+	case []any:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '[')
+		for i, x := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, ok = appendValue(b, x); !ok {
+				return b, false
+			}
+		}
+		return append(b, ']'), true
+	case map[string]any:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '{')
+		var buf [8]string
+		for i, k := range sortedKeys(v, buf[:]) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			if b, ok = appendValue(b, v[k]); !ok {
+				return b, false
+			}
+		}
+		return append(b, '}'), true
+	}
+	js, err := json.Marshal(v)
+	if err != nil {
+		return b, false
+	}
+	return append(b, js...), true
+}
+
+// sortedKeys returns the keys of m in ascending byte order, as
+// encoding/json writes a map's entries, in buf when they fit.
+func sortedKeys[V any](m map[string]V, buf []string) []string {
+	keys := buf[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// appendFloats appends a list of float64 as encoding/json encodes a
+// []float64 (null for nil).
+func appendFloats(b []byte, v []float64) ([]byte, bool) {
+	if v == nil {
+		return append(b, "null"...), true
+	}
+	b = append(b, '[')
+	ok := true
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, ok = appendFloat(b, x, 64); !ok {
+			return b, false
+		}
+	}
+	return append(b, ']'), true
+}
+
+// appendFloat appends f as encoding/json encodes a float of the given bit
+// size: the shortest representation that round-trips, in exponent form
+// outside [1e-6, 1e21) (for float32, [1e-6, 1e21) of the float32 value),
+// with the exponent's leading zero dropped ("1e-07" becomes "1e-7"). It
+// reports false for NaN and ±Inf, which JSON cannot represent.
+func appendFloat(b []byte, f float64, bits int) ([]byte, bool) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return b, false
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 {
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	b = strconv.AppendFloat(b, f, format, -1, bits)
+	if format == 'e' {
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, true
+}
+
+// plain marks the ASCII bytes a JSON string holds as they are, with HTML
+// escaping: printable characters but the quote, the backslash, '<', '>'
+// and '&'.
+var plain = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+// appendString appends s as a JSON string the way encoding/json does with
+// HTML escaping on: quotes, backslashes and control characters escaped
+// (\b, \f, \n, \r, \t by name, the others as \u00XX), '<', '>' and '&' as
+// \u003c, \u003e and \u0026, invalid UTF-8 as \ufffd, and U+2028 and U+2029
+// as \u2028 and \u2029.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if plain[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
