@@ -8,6 +8,7 @@ import (
 	"maple/actors/msg"
 	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
+	"maple/algorithms/fedavg/reference"
 	"maple/algorithms/loss"
 	"maple/algorithms/systems"
 	"maple/internal/cputime"
@@ -19,7 +20,7 @@ import (
 // model with 20% of the devices ten times slower, jitter and 5% message
 // loss with timeouts: FedAsync (one model update per arrival) and FedBuff
 // (b = 10). It runs the actor engine and the event-driven reference
-// (fedavg.Simulate) on the same inputs in the same benchmark and reports the
+// (reference.Simulate) on the same inputs in the same benchmark and reports the
 // actor engine's delivered messages per second of wall time, the time per
 // model update of each engine and their ratio (actor/ref; actor/ref-cpu for
 // CPU time).
@@ -68,7 +69,7 @@ func BenchmarkAsyncFedAvg(b *testing.B) {
 				actor.Since(start)
 
 				start = cputime.Now()
-				if err := fedavg.Simulate(cfg, data.Sets(sets), l, w0, uint64(i), updates, fedavg.SimOptions{Model: m}); err != nil {
+				if err := reference.Simulate(cfg, data.Sets(sets), l, w0, uint64(i), updates, reference.SimOptions{Model: m}); err != nil {
 					b.Fatal(err)
 				}
 				ref.Since(start)

@@ -9,6 +9,7 @@ import (
 	"maple/actors/msg"
 	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
+	"maple/algorithms/fedavg/reference"
 	"maple/algorithms/loss"
 	"maple/internal/cputime"
 )
@@ -93,7 +94,7 @@ func timeEngines(b *testing.B, cfg *fedavg.Config, sets []*data.Set, l loss.Loss
 		actor.Since(start)
 
 		start = cputime.Now()
-		if err := fedavg.Reference(*cfg, data.Sets(sets), l, w0, uint64(i), rounds, func(int, []float64) {}); err != nil {
+		if err := reference.Reference(*cfg, data.Sets(sets), l, w0, uint64(i), rounds, func(int, []float64) {}); err != nil {
 			b.Fatal(err)
 		}
 		ref.Since(start)

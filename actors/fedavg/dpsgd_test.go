@@ -7,6 +7,7 @@ import (
 
 	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
+	"maple/algorithms/fedavg/reference"
 	"maple/algorithms/loss"
 	"maple/algorithms/rng"
 	"maple/privacy/accountant"
@@ -150,7 +151,7 @@ func TestDPSGDOnEveryModel(t *testing.T) {
 			w0 := make([]float64, c.l.Dim(c.sets[0].Dim))
 			got := runActors(t, Setup{Config: &cfg, Data: data.Sets(c.sets), Loss: c.l, W0: w0, Rounds: 25, Server: "mean"}, 6)
 			var want [][]float64
-			if err := fedavg.Reference(cfg, data.Sets(c.sets), c.l, w0, 6, 25, func(_ int, w []float64) { want = append(want, append([]float64(nil), w...)) }); err != nil {
+			if err := reference.Reference(cfg, data.Sets(c.sets), c.l, w0, 6, 25, func(_ int, w []float64) { want = append(want, append([]float64(nil), w...)) }); err != nil {
 				t.Fatal(err)
 			}
 			for i := range want {

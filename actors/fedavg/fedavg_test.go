@@ -11,6 +11,7 @@ import (
 	"maple/actors/msg"
 	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
+	"maple/algorithms/fedavg/reference"
 	"maple/algorithms/loss"
 	"maple/algorithms/optimum"
 	"maple/privacy/noise"
@@ -129,7 +130,7 @@ func TestActorRunMatchesReference(t *testing.T) {
 			w0 := make([]float64, 3)
 			got := runActors(t, Setup{Config: &parked, Data: data.Sets(sets), Loss: l, W0: w0, Rounds: 30, Server: "mean"}, 7)
 			var want [][]float64
-			err := fedavg.Reference(cfg, data.Sets(sets), l, w0, 7, 30, func(_ int, w []float64) {
+			err := reference.Reference(cfg, data.Sets(sets), l, w0, 7, 30, func(_ int, w []float64) {
 				want = append(want, append([]float64(nil), w...))
 			})
 			if err != nil {

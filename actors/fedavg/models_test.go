@@ -5,6 +5,7 @@ import (
 
 	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
+	"maple/algorithms/fedavg/reference"
 	"maple/algorithms/loss"
 	"maple/algorithms/rng"
 )
@@ -50,7 +51,7 @@ func TestActorRunMatchesReferenceWithMultiClassModels(t *testing.T) {
 			w0 := make([]float64, l.Dim(4))
 			got := runActors(t, Setup{Config: &cfg, Data: data.Sets(sets), Loss: l, W0: w0, Rounds: 20, Server: "mean"}, 5)
 			var want [][]float64
-			if err := fedavg.Reference(cfg, data.Sets(sets), l, w0, 5, 20, func(_ int, w []float64) {
+			if err := reference.Reference(cfg, data.Sets(sets), l, w0, 5, 20, func(_ int, w []float64) {
 				want = append(want, append([]float64(nil), w...))
 			}); err != nil {
 				t.Fatal(err)

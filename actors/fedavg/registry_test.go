@@ -9,6 +9,7 @@ import (
 	"maple/actors"
 	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
+	"maple/algorithms/fedavg/reference"
 	"maple/algorithms/systems"
 	"maple/internal/params"
 )
@@ -100,7 +101,7 @@ func TestEveryRegisteredBehaviourRunsAlikeOnBothEngines(t *testing.T) {
 // actor engine or on the reference, and returns the models. A scenario that
 // the configuration's validation refuses returns that error; so does a run
 // that stalls (the reference with the actor run's words).
-func engineRun(t *testing.T, cfg fedavg.Config, m *systems.Model, server string, p params.Values, reference bool) ([][]float64, error) {
+func engineRun(t *testing.T, cfg fedavg.Config, m *systems.Model, server string, p params.Values, onReference bool) ([][]float64, error) {
 	t.Helper()
 	const rounds, seed = 12, 8
 	sets, l := regression(t, cfg.Agents)
@@ -115,14 +116,14 @@ func engineRun(t *testing.T, cfg fedavg.Config, m *systems.Model, server string,
 	if !probe.Eventful() {
 		m = nil // the plain model, on which the flat reference runs
 	}
-	if reference {
+	if onReference {
 		var models [][]float64
 		if m == nil {
-			err := fedavg.Reference(probe, data.Sets(sets), l, w0, seed, rounds, func(_ int, w []float64) { models = append(models, slices.Clone(w)) })
+			err := reference.Reference(probe, data.Sets(sets), l, w0, seed, rounds, func(_ int, w []float64) { models = append(models, slices.Clone(w)) })
 			return models, err
 		}
 		rec := &record{}
-		err := fedavg.Simulate(probe, data.Sets(sets), l, w0, seed, rounds, fedavg.SimOptions{Model: m, Observe: rec.observe})
+		err := reference.Simulate(probe, data.Sets(sets), l, w0, seed, rounds, reference.SimOptions{Model: m, Observe: rec.observe})
 		return rec.models, err
 	}
 	if m == nil {

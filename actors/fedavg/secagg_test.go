@@ -15,6 +15,7 @@ import (
 	"maple/actors/msg"
 	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
+	"maple/algorithms/fedavg/reference"
 	"maple/algorithms/rng"
 	"maple/algorithms/systems"
 	"maple/privacy/clip"
@@ -55,7 +56,7 @@ func referenceEvents(t *testing.T, cfg fedavg.Config, rounds int, seed uint64) *
 	t.Helper()
 	sets, l := regression(t, cfg.Agents)
 	ev := &events{}
-	err := fedavg.ReferenceEvents(context.Background(), cfg, data.Sets(sets), l, make([]float64, 3), seed, rounds, func(round int, key string, v []float64) {
+	err := reference.ReferenceEvents(context.Background(), cfg, data.Sets(sets), l, make([]float64, 3), seed, rounds, func(round int, key string, v []float64) {
 		ev.Observe(0, round, key, v)
 	})
 	if err != nil {

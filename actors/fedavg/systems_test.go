@@ -14,6 +14,7 @@ import (
 	"maple/actors/msg"
 	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
+	"maple/algorithms/fedavg/reference"
 	"maple/algorithms/systems"
 	"maple/internal/params"
 )
@@ -79,7 +80,7 @@ func simulate(t *testing.T, cfg fedavg.Config, m *systems.Model, server string, 
 	if _, err := ConfigureServer(&cfg, server, p); err != nil {
 		t.Fatal(err)
 	}
-	return rec, fedavg.Simulate(cfg, data.Sets(sets), l, make([]float64, 3), seed, rounds, fedavg.SimOptions{Model: m, Observe: rec.observe})
+	return rec, reference.Simulate(cfg, data.Sets(sets), l, make([]float64, 3), seed, rounds, reference.SimOptions{Model: m, Observe: rec.observe})
 }
 
 func baseConfig() fedavg.Config {
@@ -115,7 +116,7 @@ func TestZeroFaultsChangeNothing(t *testing.T) {
 	}
 	sets, l := regression(t, cfg.Agents)
 	var want [][]float64
-	if err := fedavg.Reference(cfg, data.Sets(sets), l, make([]float64, 3), 3, 15, func(_ int, w []float64) { want = append(want, slices.Clone(w)) }); err != nil {
+	if err := reference.Reference(cfg, data.Sets(sets), l, make([]float64, 3), 3, 15, func(_ int, w []float64) { want = append(want, slices.Clone(w)) }); err != nil {
 		t.Fatal(err)
 	}
 	plain := runActors(t, Setup{Config: &cfg, Data: data.Sets(sets), Loss: l, W0: make([]float64, 3), Rounds: 15, Server: "mean", GradientTime: 0.001}, 3)
@@ -278,7 +279,7 @@ func TestFedBuffWithEqualComputeTimesIsSynchronous(t *testing.T) {
 	m := &systems.Model{Latency: 0.1, Compute: systems.Compute{Kind: systems.Fixed, Value: 0.5}}
 	sets, l := regression(t, cfg.Agents)
 	var want [][]float64
-	if err := fedavg.Reference(cfg, data.Sets(sets), l, make([]float64, 3), 9, 30, func(_ int, w []float64) { want = append(want, slices.Clone(w)) }); err != nil {
+	if err := reference.Reference(cfg, data.Sets(sets), l, make([]float64, 3), 9, 30, func(_ int, w []float64) { want = append(want, slices.Clone(w)) }); err != nil {
 		t.Fatal(err)
 	}
 	for _, server := range []string{"fedbuff", "fedasync"} {
@@ -300,7 +301,7 @@ func TestFedBuffWithEqualComputeTimesIsSynchronous(t *testing.T) {
 			one := cfg
 			one.Participants = 1
 			ref = nil
-			if err := fedavg.Reference(one, data.Sets(sets), l, make([]float64, 3), 9, 30, func(_ int, w []float64) { ref = append(ref, slices.Clone(w)) }); err != nil {
+			if err := reference.Reference(one, data.Sets(sets), l, make([]float64, 3), 9, 30, func(_ int, w []float64) { ref = append(ref, slices.Clone(w)) }); err != nil {
 				t.Fatal(err)
 			}
 		}

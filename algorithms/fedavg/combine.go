@@ -9,7 +9,8 @@ import (
 
 // Rule is how a synchronous server combines the replies of a round into
 // the model: a server behaviour's pure rule, which both engines apply (the
-// actor server through Server.Combine, Reference and Simulate likewise).
+// actor server through Server.Combine, reference.Reference and
+// reference.Simulate likewise).
 // replies are in slot order (ascending agent), never in arrival order;
 // Combine updates model in place, to the combination itself when share is
 // Models and by −μ times it when share is Updates, and leaves it unchanged

@@ -15,9 +15,9 @@
 // (eqs. 2.59–2.60); without noise both equal plain FedAvg.
 //
 // Server and Agent are the state machines the actor behaviours wrap;
-// Reference runs the same state machines without actors, in a plain loop, and
-// Simulate as a discrete-event simulation of the actor run's messages, both
-// from the same random streams, so that the engines produce the same
+// package algorithms/fedavg/reference runs the same state machines without
+// actors — Reference in a plain loop, Simulate as a discrete-event
+// simulation of the actor run's messages — both from the same random streams, so that the engines produce the same
 // iterates. What a user may replace — the server's combination rule, the
 // agents' local solver, the collection policy, the adversaries — are values
 // of the Config (Rule, Client, Collector, Adversary) that every engine

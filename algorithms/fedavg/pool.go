@@ -20,8 +20,8 @@ import (
 // device, attack and client streams when it has them), the data
 // probabilities of the partial data policy, and what the engines record
 // about its last tasks. An agent that never had a task costs nothing. Every
-// engine holds its agents through a Pool (the actor engine, Reference,
-// Simulate), so an agent draws the same numbers whether it stayed in memory
+// engine holds its agents through a Pool (the actor engine, reference.Reference,
+// reference.Simulate), so an agent draws the same numbers whether it stayed in memory
 // or was rebuilt, and the same as when every agent was built before the
 // first round.
 //
@@ -90,6 +90,10 @@ func NewPool(cfg *Config, src data.Source, l loss.Loss, runSeed uint64, fleet *s
 
 // Agents returns the number of agents K.
 func (p *Pool) Agents() int { return p.data.Agents() }
+
+// Keeps reports whether the pool keeps its agents awake between their tasks
+// (HoldKeep, or HoldAuto when they fit in KeepBytes) rather than parking them.
+func (p *Pool) Keeps() bool { return p.keep }
 
 // Adversary reports whether agent k is an adversary.
 func (p *Pool) Adversary(k int) bool { return p.bad != nil && p.bad[k] }

@@ -1,8 +1,6 @@
 package fedavg
 
 import (
-	"math/rand/v2"
-
 	"maple/algorithms/data"
 	"maple/privacy/secagg"
 )
@@ -55,7 +53,7 @@ func SecAggCosts(models, modelBytes int, c *secagg.Costs) []float64 {
 func (c *Config) ModelBytes(dim int) int {
 	n := 0
 	for slot := range c.Draws() {
-		n += modelWireSize(int32(slot), dim)
+		n += ModelWireSize(int32(slot), dim)
 	}
 	return n
 }
@@ -66,7 +64,7 @@ func (c *Config) ModelBytes(dim int) int {
 func (c *Config) ReplyBytes(dim int) int {
 	n := 0
 	for slot := range c.Draws() {
-		n += replyWireSize(int32(slot), dim)
+		n += ReplyWireSize(int32(slot), dim)
 	}
 	return n
 }
@@ -96,93 +94,4 @@ func LedgerSamples(cfg *Config, src data.Source) int {
 		return 0
 	}
 	return MinSamples(src)
-}
-
-// referencePrivacy is what Reference does about secure aggregation and DP:
-// the protocol's machines on each round's replies, and the ledger.
-type referencePrivacy struct {
-	cfg     *Config
-	dim     int
-	ledger  *Ledger
-	secagg  *rand.Rand // the server's protocol stream
-	observe func(round int, key string, v []float64)
-}
-
-func newReferencePrivacy(cfg *Config, src data.Source, dim int, server func(string) *rand.Rand, observe func(int, string, []float64)) *referencePrivacy {
-	p := &referencePrivacy{cfg: cfg, dim: dim, observe: observe}
-	if cfg.SecAgg != nil {
-		p.secagg = server(StreamSecAgg)
-	}
-	if l := NewLedger(cfg, dim, LedgerSamples(cfg, src)); l.Active() {
-		p.ledger = l
-	}
-	return p
-}
-
-// secureRound sums the round's replies with the protocol and combines the
-// decoded sum, reporting what the actor server reports.
-func (p *referencePrivacy) secureRound(round int, server *Server, draws []int, agents *roundMembers, replies [][]float64) error {
-	res, err := p.cfg.SecureRound(round, replies, SecAggStreams{
-		Client: func(slot int) *rand.Rand { return agents.awake[draws[slot]].Core.Rand(StreamSecAgg) },
-		DP:     func(slot int) *rand.Rand { return agents.awake[draws[slot]].Core.Rand(StreamDP) },
-		Server: p.secagg,
-	})
-	if err != nil {
-		return err
-	}
-	p.observe(round, ObsSecAggClipped, []float64{float64(res.Clipped)})
-	p.observe(round, ObsSecAggIncluded, []float64{float64(res.Included)})
-	p.observe(round, ObsSecAggCosts, SecAggCosts(len(draws), p.cfg.ModelBytes(p.dim), res.Costs))
-	server.CombineSum(res.Sum, res.Included)
-	return nil
-}
-
-// roundMembers are the agents Reference keeps awake through a round: under
-// secure aggregation, the protocol draws from the streams of the round's
-// clients after they trained, so they are parked when it is over; without
-// it each agent is parked as soon as it trained (hold false).
-type roundMembers struct {
-	hold  bool
-	awake map[int]*Member
-}
-
-// members returns the round's record of awake agents.
-func (p *referencePrivacy) members(hold bool) *roundMembers {
-	return &roundMembers{hold: hold, awake: map[int]*Member{}}
-}
-
-// wake returns agent k: the member already awake in the round, or woken.
-func (r *roundMembers) wake(pool *Pool, k int) *Member {
-	if m := r.awake[k]; m != nil {
-		return m
-	}
-	m := pool.Wake(k)
-	if r.hold {
-		r.awake[k] = m
-	}
-	return m
-}
-
-// park ends m's task unless the round holds its agents.
-func (r *roundMembers) park(pool *Pool, m *Member) {
-	if !r.hold {
-		pool.Park(m)
-	}
-}
-
-// parkAll parks the agents the round held.
-func (r *roundMembers) parkAll(pool *Pool) {
-	for k, m := range r.awake {
-		pool.Park(m)
-		delete(r.awake, k)
-	}
-}
-
-// account reports the ledger's guarantees after a round.
-func (p *referencePrivacy) account(round int, released bool, survivors int) {
-	if p.ledger == nil {
-		return
-	}
-	c, s := p.ledger.Round(released, survivors)
-	p.observe(round, ObsPrivacy, []float64{c.Epsilon, s.Epsilon})
 }

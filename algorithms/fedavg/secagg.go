@@ -13,8 +13,8 @@ import (
 // (package privacy/secagg): the clients' replies are summed by SecAgg
 // (Bonawitz et al., CCS 2017) or SecAgg+ (Bell et al., CCS 2020), so that
 // the server learns only their sum. The actor engine runs the protocol as
-// messages (actors/fedavg); Reference runs the same state machines in a
-// plain loop, without dropouts.
+// messages (actors/fedavg); reference.Reference runs the same state
+// machines in a plain loop, without dropouts.
 
 // SecureAggregation configures secure aggregation of every round of a
 // synchronous server. The round's draws are its clients, numbered by slot;

@@ -20,8 +20,8 @@ import (
 
 // Collector is a synchronous server's collection policy: when it closes a
 // round whose replies are not all in. Both engines consult it (the actor
-// server through actors/fedavg.ServerParts, Simulate likewise). A Collector
-// is a value; the zero value of a Config's Collect is WaitAll.
+// server through actors/fedavg.ServerParts, reference.Simulate likewise). A
+// Collector is a value; the zero value of a Config's Collect is WaitAll.
 type Collector interface {
 	// Timer returns the virtual seconds after the broadcast at which the
 	// round closes with the replies received, 0 for no deadline.
@@ -308,8 +308,8 @@ func Delta(dst, sent, reply []float64, share Share, mu float64) {
 // Adversary is what the adversarial agents of a run do: which share of the
 // agents they are, what they train on, whether they train at all, and how
 // they turn their reply. Both engines apply it (actors/fedavg.Agent and
-// Simulate). An Adversary is a value; a nil one, or one whose Share is 0,
-// is an honest run.
+// reference.Simulate). An Adversary is a value; a nil one, or one whose
+// Share is 0, is an honest run.
 type Adversary interface {
 	// Share is the fraction of the agents that are adversaries:
 	// round(Share·K) of them, chosen by Adversaries.
@@ -529,9 +529,9 @@ func (c *Config) Collection() Collector {
 func (c *Config) Adversarial() bool { return c.Adversary != nil && c.Adversary.Share() > 0 }
 
 // Eventful reports whether a run of the configuration needs the
-// event-driven reference (Simulate) rather than the flat one (Reference):
-// rounds may close early, the server is asynchronous or some agents are
-// adversaries.
+// event-driven reference (reference.Simulate) rather than the flat one
+// (reference.Reference): rounds may close early, the server is asynchronous
+// or some agents are adversaries.
 func (c *Config) Eventful() bool {
 	return c.Collection().Early() || c.Async.Mode != Sync || c.Adversarial()
 }

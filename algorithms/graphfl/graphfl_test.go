@@ -11,6 +11,7 @@ import (
 
 	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
+	"maple/algorithms/fedavg/reference"
 	"maple/privacy/homomorphic"
 	"maple/privacy/noise"
 	"maple/privacy/pairmask"
@@ -118,7 +119,7 @@ func TestGraphHomomorphicNoiseCancelsInTheNetworkAverage(t *testing.T) {
 }
 
 // With one server, graph federated learning is federated averaging: the
-// reference gives fedavg.Reference's iterates bit for bit, for every
+// reference gives reference.Reference's iterates bit for bit, for every
 // client-level option, because it uses FedAvg's streams and state machines
 // and the combination of a lone server is 1·ψ.
 func TestOneServerIsFedAvg(t *testing.T) {
@@ -136,7 +137,7 @@ func TestOneServerIsFedAvg(t *testing.T) {
 		w0 := make([]float64, 3)
 		got := referenceModels(t, cfg, Problem{A: mat.NewDense(1, 1, []float64{1}), Sets: sets, Loss: l, W0: w0}, 9, 25)
 		i := 0
-		fedavg.Reference(cfg.Clients, data.Sets(sets), l, w0, 9, 25, func(_ int, w []float64) {
+		reference.Reference(cfg.Clients, data.Sets(sets), l, w0, 9, 25, func(_ int, w []float64) {
 			if !floats.Equal(got[i][0], w) {
 				t.Errorf("%s: round %d: graph FL %v, FedAvg %v", name, i+1, got[i][0], w)
 			}

@@ -17,6 +17,7 @@ import (
 	"maple/actors/msg"
 	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
+	"maple/algorithms/fedavg/reference"
 	"maple/algorithms/loss"
 	"maple/algorithms/optimum"
 	"maple/algorithms/rng"
@@ -367,7 +368,7 @@ func runFedAvg(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 			return err
 		}
 		if !systemsRun {
-			if err := fedavg.ReferenceEvents(j.Context(), *cfg, p.Data, p.Loss, w0, j.RunSeed, sc.Iterations, obs.observe); err != nil {
+			if err := reference.ReferenceEvents(j.Context(), *cfg, p.Data, p.Loss, w0, j.RunSeed, sc.Iterations, obs.observe); err != nil {
 				return err
 			}
 			return fedavgAccount(j, p, cfg, obs, fa.Server.Kind)
@@ -375,7 +376,7 @@ func runFedAvg(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 		if cfg.SecAgg != nil {
 			return j.Curve.Errorf(scenarios.FieldSecureAggregation, "the reference engine runs secure aggregation's machines without the systems model only (the scenario sets %s): run it with --engine actors", systemsCause(sc, cfg))
 		}
-		err = fedavg.SimulateContext(j.Context(), *cfg, p.Data, p.Loss, w0, j.RunSeed, sc.Iterations, fedavg.SimOptions{Model: model, Observe: obs.observe})
+		err = reference.SimulateContext(j.Context(), *cfg, p.Data, p.Loss, w0, j.RunSeed, sc.Iterations, reference.SimOptions{Model: model, Observe: obs.observe})
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package fedavg
+package reference
 
 import (
 	"context"
@@ -7,30 +7,11 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"google.golang.org/protobuf/encoding/protowire"
-
 	"maple/algorithms/data"
+	"maple/algorithms/fedavg"
 	"maple/algorithms/loss"
 	"maple/algorithms/rng"
 	"maple/algorithms/systems"
-)
-
-// Observation keys the actor behaviours report (package actors/fedavg uses
-// these values) and Simulate reports through SimOptions.Observe, in the round
-// of the message concerned.
-const (
-	ObsDropped   = "dropped"
-	ObsLate      = "late"
-	ObsTimeout   = "timeout"
-	ObsTime      = "time"
-	ObsEmpty     = "empty"
-	ObsStaleness = "staleness"
-	ObsModel     = "model"
-	// ObsLost and ObsDuplicate are the actor engine's own observations of a
-	// message lost on its link and of a message sent twice (actors.KeyLost,
-	// actors.KeyDuplicate); the value is the receiver.
-	ObsLost      = "engine/lost"
-	ObsDuplicate = "engine/duplicate"
 )
 
 // SimOptions configure Simulate.
@@ -55,18 +36,18 @@ type SimOptions struct {
 // are therefore those of the actor run. Importance sampling is not modelled
 // (Config.Validate refuses it with the systems features). A run that stalls
 // fails with the actor run's message, naming what the server waits for.
-func Simulate(cfg Config, src data.Source, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) error {
+func Simulate(cfg fedavg.Config, src data.Source, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) error {
 	return SimulateContext(context.Background(), cfg, src, l, w0, runSeed, rounds, opt)
 }
 
 // SimulateContext is Simulate, stopping before its next event once ctx is
 // done, with an error wrapping ctx.Err(); it changes nothing else, so that a
 // run that is not interrupted has Simulate's iterates.
-func SimulateContext(ctx context.Context, cfg Config, src data.Source, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) error {
+func SimulateContext(ctx context.Context, cfg fedavg.Config, src data.Source, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	if cfg.Importance.Agents != Uniform || cfg.Importance.Data != Uniform {
+	if cfg.Importance.Agents != fedavg.Uniform || cfg.Importance.Data != fedavg.Uniform {
 		return errors.New("the systems reference does not model importance sampling")
 	}
 	if cfg.SecAgg != nil {
@@ -121,13 +102,13 @@ type simActor struct {
 	jitterPos      *rng.Position
 	faultsPos      *rng.Position
 
-	member  *Member // an agent's, while it is awake
-	pending int     // messages in flight to an agent
+	member  *fedavg.Member // an agent's, while it is awake
+	pending int            // messages in flight to an agent
 }
 
 type sim struct {
 	ctx     context.Context
-	cfg     *Config
+	cfg     *fedavg.Config
 	opt     SimOptions
 	model   *systems.Model
 	runSeed uint64
@@ -137,38 +118,38 @@ type sim struct {
 	queue systems.Queue[simMsg]
 	fifo  systems.FIFO
 	fixed [simAgent0]simActor // the scheduler's and the server's
-	pool  *Pool
+	pool  *fedavg.Pool
 	acts  map[int]*simActor // the agents', by actor index, once they had a message
 
 	// the scheduler
 	round    int
 	finished bool
 	// the synchronous server
-	server *Server
+	server *fedavg.Server
 	open   bool
 	sround int
 	// the asynchronous server
-	async    *AsyncServer
+	async    *fedavg.AsyncServer
 	tasks    int32
 	answered map[int]int32 // per agent: the task of its last accepted update
 	done     bool
 
-	ledger *Ledger // DP accounting, nil without DP
+	ledger *fedavg.Ledger // DP accounting, nil without DP
 }
 
-func newSim(cfg *Config, src data.Source, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) *sim {
+func newSim(cfg *fedavg.Config, src data.Source, l loss.Loss, w0 []float64, runSeed uint64, rounds int, opt SimOptions) *sim {
 	m := opt.Model
 	if m == nil {
 		m = &systems.Model{}
 	}
 	s := &sim{cfg: cfg, opt: opt, model: m, runSeed: runSeed, rounds: rounds, dim: len(w0),
 		fifo: systems.FIFO{}, acts: map[int]*simActor{}, answered: map[int]int32{}}
-	s.server = NewServer(cfg, w0, rng.New(runSeed, ServerName, "participation"))
-	s.server.UseStreams(func(purpose string) *rand.Rand { return rng.New(runSeed, ServerName, purpose) })
-	if l := NewLedger(cfg, len(w0), LedgerSamples(cfg, src)); l.Active() {
+	s.server = fedavg.NewServer(cfg, w0, rng.New(runSeed, fedavg.ServerName, "participation"))
+	s.server.UseStreams(func(purpose string) *rand.Rand { return rng.New(runSeed, fedavg.ServerName, purpose) })
+	if l := fedavg.NewLedger(cfg, len(w0), fedavg.LedgerSamples(cfg, src)); l.Active() {
 		s.ledger = l
 	}
-	s.pool = NewPool(cfg, src, l, runSeed, m.Fleet(runSeed, src.Agents(), AgentName))
+	s.pool = fedavg.NewPool(cfg, src, l, runSeed, m.Fleet(runSeed, src.Agents(), fedavg.AgentName))
 	return s
 }
 
@@ -181,9 +162,9 @@ func name(i int) string {
 	case simScheduler:
 		return "scheduler"
 	case simServer:
-		return ServerName
+		return fedavg.ServerName
 	}
-	return AgentName(i - simAgent0)
+	return fedavg.AgentName(i - simAgent0)
 }
 
 // actor returns what the simulation keeps of actor i, waking an agent's
@@ -219,7 +200,7 @@ func (s *sim) release(i int) {
 		return
 	}
 	a := s.acts[i]
-	if a.pending--; a.pending > 0 || s.pool.keep {
+	if a.pending--; a.pending > 0 || s.pool.Keeps() {
 		return
 	}
 	s.pool.Park(a.member)
@@ -286,7 +267,7 @@ func (s *sim) send(m simMsg, size func() int) {
 	if copies == 2 {
 		dup := m
 		s.push(t+d, false, dup)
-		s.observe(m.round, ObsDuplicate, float64(m.to))
+		s.observe(m.round, fedavg.ObsDuplicate, float64(m.to))
 	}
 }
 
@@ -316,7 +297,7 @@ func (s *sim) run() error {
 		}
 		t, m := s.queue.Pop()
 		if m.lost {
-			s.observe(m.round, ObsLost, float64(m.to))
+			s.observe(m.round, fedavg.ObsLost, float64(m.to))
 			s.release(m.to)
 			continue
 		}
@@ -327,7 +308,7 @@ func (s *sim) run() error {
 		case simStart, simDone:
 			s.scheduler(m)
 		case simTick, simReply, simDeadline, simTimeout:
-			if s.cfg.Async.Mode == Sync {
+			if s.cfg.Async.Mode == fedavg.Sync {
 				err = s.syncServer(m)
 			} else {
 				err = s.asyncServer(m)
@@ -349,7 +330,7 @@ func (s *sim) run() error {
 // scheduler mirrors actors.Scheduler with a single target, the server.
 func (s *sim) scheduler(m simMsg) {
 	rounds := s.rounds
-	if s.cfg.Async.Mode != Sync {
+	if s.cfg.Async.Mode != fedavg.Sync {
 		rounds = 1
 	}
 	if m.kind == simDone && s.round == rounds {
@@ -373,7 +354,7 @@ func (s *sim) syncServer(m simMsg) error {
 		model := append([]float64(nil), s.server.Model()...)
 		for slot, k := range draws {
 			s.send(simMsg{kind: simModel, from: simServer, to: simAgent0 + k, round: m.round, slot: int32(slot), vec: model},
-				func() int { return modelWireSize(int32(slot), len(model)) })
+				func() int { return fedavg.ModelWireSize(int32(slot), len(model)) })
 		}
 		if t := s.cfg.Collection().Timer(); t > 0 {
 			s.after(simServer, t, simMsg{kind: simDeadline, from: simServer, to: simServer, round: m.round})
@@ -389,7 +370,7 @@ func (s *sim) syncServer(m simMsg) error {
 	k := m.from - simAgent0
 	switch {
 	case !s.open || m.round != s.sround:
-		s.observe(m.round, ObsLate, float64(k))
+		s.observe(m.round, fedavg.ObsLate, float64(k))
 		return nil
 	case s.server.Filled(int(m.slot), k):
 		return nil
@@ -411,7 +392,7 @@ func (s *sim) syncServer(m simMsg) error {
 func (s *sim) closeRound(round int) {
 	s.open = false
 	if s.server.Close() == 0 {
-		s.observe(round, ObsEmpty)
+		s.observe(round, fedavg.ObsEmpty)
 	}
 	s.endRound(round)
 }
@@ -421,24 +402,24 @@ func (s *sim) endRound(round int) {
 	var entry []float64
 	if s.ledger != nil {
 		c, p := s.ledger.Round(true, s.cfg.Draws())
-		s.observe(round, ObsPrivacy, c.Epsilon, p.Epsilon)
+		s.observe(round, fedavg.ObsPrivacy, c.Epsilon, p.Epsilon)
 		entry = s.server.LedgerEntry(c, p)
 	}
-	s.observe(round, ObsTime, s.fixed[simServer].clock)
-	s.observe(round, ObsModel, s.server.Model()...)
-	s.send(simMsg{kind: simDone, from: simServer, to: simScheduler, round: round}, func() int { return DoneWireSize(entry) })
+	s.observe(round, fedavg.ObsTime, s.fixed[simServer].clock)
+	s.observe(round, fedavg.ObsModel, s.server.Model()...)
+	s.send(simMsg{kind: simDone, from: simServer, to: simScheduler, round: round}, func() int { return fedavg.DoneWireSize(entry) })
 }
 
 // asyncServer mirrors actors/fedavg's asynchronous server.
 func (s *sim) asyncServer(m simMsg) error {
 	switch m.kind {
 	case simTick:
-		s.async = NewAsyncServer(s.cfg, s.server.Model(), rng.New(s.runSeed, ServerName, "participation"))
+		s.async = fedavg.NewAsyncServer(s.cfg, s.server.Model(), rng.New(s.runSeed, fedavg.ServerName, "participation"))
 		s.dispatch()
 		return nil
 	case simTimeout:
 		if !s.done && s.async.Abandon(m.agent, m.round) {
-			s.observe(m.round, ObsTimeout, float64(m.agent))
+			s.observe(m.round, fedavg.ObsTimeout, float64(m.agent))
 			s.dispatch()
 		}
 		return nil
@@ -450,7 +431,7 @@ func (s *sim) asyncServer(m simMsg) error {
 	case s.answered[k] == m.slot:
 		return nil
 	case !s.async.Waiting(k, m.round):
-		s.observe(m.round, ObsLate, float64(k))
+		s.observe(m.round, fedavg.ObsLate, float64(k))
 		return nil
 	}
 	s.answered[k] = m.slot
@@ -458,13 +439,13 @@ func (s *sim) asyncServer(m simMsg) error {
 	if err != nil {
 		return err
 	}
-	s.observe(m.round, ObsStaleness, float64(tau))
+	s.observe(m.round, fedavg.ObsStaleness, float64(tau))
 	if !updated {
 		return nil
 	}
 	v := s.async.Version()
-	s.observe(v, ObsTime, s.fixed[simServer].clock)
-	s.observe(v, ObsModel, s.async.Model()...)
+	s.observe(v, fedavg.ObsTime, s.fixed[simServer].clock)
+	s.observe(v, fedavg.ObsModel, s.async.Model()...)
 	if v == s.rounds {
 		s.done = true
 		s.send(simMsg{kind: simDone, from: simServer, to: simScheduler, round: 1}, func() int { return 0 })
@@ -485,7 +466,7 @@ func (s *sim) dispatch() {
 		s.tasks++
 		slot := s.tasks
 		s.send(simMsg{kind: simModel, from: simServer, to: simAgent0 + k, round: v, slot: slot, vec: model},
-			func() int { return modelWireSize(slot, len(model)) })
+			func() int { return fedavg.ModelWireSize(slot, len(model)) })
 		if t := s.cfg.Async.Timeout; t > 0 {
 			s.after(simServer, t, simMsg{kind: simTimeout, from: simServer, to: simServer, round: v, agent: k})
 		}
@@ -504,7 +485,7 @@ func (s *sim) agent(m simMsg) error {
 	d := a.Device
 	drop := func(why string) {
 		a.Why, a.Dropped = why, m.round
-		s.observe(m.round, ObsDropped, float64(k))
+		s.observe(m.round, fedavg.ObsDropped, float64(k))
 	}
 	switch {
 	case d.Crashed(m.round):
@@ -515,7 +496,7 @@ func (s *sim) agent(m simMsg) error {
 		return nil
 	}
 	reply := make([]float64, len(m.vec))
-	var out Outcome
+	var out fedavg.Outcome
 	if a.Adversary == nil || a.Adversary.Trains() {
 		var err error
 		if out, err = a.Core.Train(reply, m.vec, 0); err != nil {
@@ -534,7 +515,7 @@ func (s *sim) agent(m simMsg) error {
 	act.clock += compute
 	slot := m.slot
 	s.send(simMsg{kind: simReply, from: m.to, to: simServer, round: m.round, slot: slot, vec: reply},
-		func() int { return replyWireSize(slot, len(reply)) })
+		func() int { return fedavg.ReplyWireSize(slot, len(reply)) })
 	return nil
 }
 
@@ -543,20 +524,20 @@ func (s *sim) agent(m simMsg) error {
 func (s *sim) stalled() error {
 	var parts []string
 	switch {
-	case s.cfg.Async.Mode == Sync && s.open:
+	case s.cfg.Async.Mode == fedavg.Sync && s.open:
 		if missing := s.server.Missing(); len(missing) > 0 {
 			names := make([]string, len(missing))
 			for i, k := range missing {
-				names[i] = AgentName(k)
+				names[i] = fedavg.AgentName(k)
 			}
 			parts = append(parts, fmt.Sprintf("server: round %d waits for the replies of %s (collection policy %s)", s.sround, strings.Join(names, ", "), s.cfg.Collection()))
 		}
-	case s.cfg.Async.Mode != Sync && s.async != nil && !s.done:
+	case s.cfg.Async.Mode != fedavg.Sync && s.async != nil && !s.done:
 		agents, versions := s.async.Busy()
 		if len(agents) > 0 {
 			ps := make([]string, len(agents))
 			for i, k := range agents {
-				ps[i] = fmt.Sprintf("%s (version %d)", AgentName(k), versions[i])
+				ps[i] = fmt.Sprintf("%s (version %d)", fedavg.AgentName(k), versions[i])
 			}
 			parts = append(parts, fmt.Sprintf("server: version %d waits for the updates of %s and has no timeout to give up on them", s.async.Version(), strings.Join(ps, ", ")))
 		}
@@ -567,32 +548,4 @@ func (s *sim) stalled() error {
 		msg += ": " + strings.Join(parts, "; ")
 	}
 	return errors.New(msg)
-}
-
-// modelWireSize is the length of the protobuf encoding of a GlobalModel with
-// slot and n weights (and no probability p), as proto.Size computes it.
-func modelWireSize(slot int32, n int) int { return vectorMessageSize(slot, n) }
-
-// replyWireSize is the length of the protobuf encoding of a LocalModel or
-// LocalUpdate with slot and n values and no importance report.
-func replyWireSize(slot int32, n int) int { return vectorMessageSize(slot, n) }
-
-// vectorMessageSize is the encoded size of a message whose field 1 is an
-// int32 slot and field 2 a packed repeated double of n values.
-func vectorMessageSize(slot int32, n int) int {
-	size := 0
-	if slot != 0 {
-		size += protowire.SizeTag(1) + protowire.SizeVarint(uint64(int64(slot)))
-	}
-	if n > 0 {
-		size += protowire.SizeTag(2) + protowire.SizeBytes(8*n)
-	}
-	return size
-}
-
-// WireSizes returns the encoded sizes Simulate charges to bandwidth for a
-// GlobalModel and a reply with slot and n values, for tests that compare
-// them with the protobuf library's.
-func WireSizes(slot int32, n int) (model, reply int) {
-	return modelWireSize(slot, n), replyWireSize(slot, n)
 }

@@ -1,0 +1,49 @@
+package fedavg
+
+import "google.golang.org/protobuf/encoding/protowire"
+
+// Observation keys the actor behaviours report (package actors/fedavg uses
+// these values) and reference.Simulate reports through SimOptions.Observe,
+// in the round of the message concerned.
+const (
+	ObsDropped   = "dropped"
+	ObsLate      = "late"
+	ObsTimeout   = "timeout"
+	ObsTime      = "time"
+	ObsEmpty     = "empty"
+	ObsStaleness = "staleness"
+	ObsModel     = "model"
+	// ObsLost and ObsDuplicate are the actor engine's own observations of a
+	// message lost on its link and of a message sent twice (actors.KeyLost,
+	// actors.KeyDuplicate); the value is the receiver.
+	ObsLost      = "engine/lost"
+	ObsDuplicate = "engine/duplicate"
+)
+
+// ModelWireSize is the length of the protobuf encoding of a GlobalModel with
+// slot and n weights (and no probability p), as proto.Size computes it.
+func ModelWireSize(slot int32, n int) int { return vectorMessageSize(slot, n) }
+
+// ReplyWireSize is the length of the protobuf encoding of a LocalModel or
+// LocalUpdate with slot and n values and no importance report.
+func ReplyWireSize(slot int32, n int) int { return vectorMessageSize(slot, n) }
+
+// vectorMessageSize is the encoded size of a message whose field 1 is an
+// int32 slot and field 2 a packed repeated double of n values.
+func vectorMessageSize(slot int32, n int) int {
+	size := 0
+	if slot != 0 {
+		size += protowire.SizeTag(1) + protowire.SizeVarint(uint64(int64(slot)))
+	}
+	if n > 0 {
+		size += protowire.SizeTag(2) + protowire.SizeBytes(8*n)
+	}
+	return size
+}
+
+// WireSizes returns the encoded sizes reference.Simulate charges to bandwidth for a
+// GlobalModel and a reply with slot and n values, for tests that compare
+// them with the protobuf library's.
+func WireSizes(slot int32, n int) (model, reply int) {
+	return ModelWireSize(slot, n), ReplyWireSize(slot, n)
+}
