@@ -2,10 +2,9 @@ package all
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
-	"encoding/binary"
 	"fmt"
+	"maple/algorithms/data/idxtest"
 	"math"
 	"os"
 	"path/filepath"
@@ -114,52 +113,16 @@ algorithm: {kind: fedavg, step_size: 0.1, fedavg: {participants: 3, batch: 5}}
 	}
 }
 
-// writeIDX writes an IDX file of unsigned bytes, gzip-compressed.
-func writeIDX(t *testing.T, path string, dims []int, values []byte) {
-	t.Helper()
-	var b bytes.Buffer
-	z := gzip.NewWriter(&b)
-	z.Write([]byte{0, 0, 0x08, byte(len(dims))})
-	for _, d := range dims {
-		binary.Write(z, binary.BigEndian, uint32(d))
-	}
-	z.Write(values)
-	if err := z.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// images returns n 3×3 images whose class c ∈ {0, 1, 2} lights row c.
-func images(n int) (pixels, labels []byte) {
-	for i := range n {
-		c := i % 3
-		labels = append(labels, byte(c))
-		for r := range 3 {
-			for col := range 3 {
-				v := byte((i*7 + r*3 + col) % 40)
-				if r == c {
-					v = 200 + byte(col)
-				}
-				pixels = append(pixels, v)
-			}
-		}
-	}
-	return pixels, labels
-}
-
 // An IDX dataset written by the test runs end to end with its own test
 // files; a missing file names the Debian package to install, exit 2.
 func TestIDXScenario(t *testing.T) {
 	dir := t.TempDir()
-	px, lb := images(300)
-	writeIDX(t, filepath.Join(dir, "train-images.gz"), []int{300, 3, 3}, px)
-	writeIDX(t, filepath.Join(dir, "train-labels.gz"), []int{300}, lb)
-	px, lb = images(60)
-	writeIDX(t, filepath.Join(dir, "test-images.gz"), []int{60, 3, 3}, px)
-	writeIDX(t, filepath.Join(dir, "test-labels.gz"), []int{60}, lb)
+	px, lb := idxtest.Images(300)
+	idxtest.Write(t, filepath.Join(dir, "train-images.gz"), idxtest.UnsignedBytes, []int{300, 3, 3}, px)
+	idxtest.Write(t, filepath.Join(dir, "train-labels.gz"), idxtest.UnsignedBytes, []int{300}, lb)
+	px, lb = idxtest.Images(60)
+	idxtest.Write(t, filepath.Join(dir, "test-images.gz"), idxtest.UnsignedBytes, []int{60, 3, 3}, px)
+	idxtest.Write(t, filepath.Join(dir, "test-labels.gz"), idxtest.UnsignedBytes, []int{60}, lb)
 	src := `name: idx
 iterations: 40
 data:
@@ -340,9 +303,9 @@ algorithm: {kind: fedavg, step_size: 0.01}
 // Standardized IDX features have mean 0 over the agents' training samples.
 func TestIDXStandardize(t *testing.T) {
 	dir := t.TempDir()
-	px, lb := images(90)
-	writeIDX(t, filepath.Join(dir, "i.gz"), []int{90, 3, 3}, px)
-	writeIDX(t, filepath.Join(dir, "l.gz"), []int{90}, lb)
+	px, lb := idxtest.Images(90)
+	idxtest.Write(t, filepath.Join(dir, "i.gz"), idxtest.UnsignedBytes, []int{90, 3, 3}, px)
+	idxtest.Write(t, filepath.Join(dir, "l.gz"), idxtest.UnsignedBytes, []int{90}, lb)
 	src := `name: std
 data: {kind: idx, agents: 3, samples: 20, test_samples: 10, idx: {images: i.gz, labels: l.gz, scale: standardize}}
 loss: {kind: softmax, classes: 3, optimum: none}
@@ -382,12 +345,12 @@ algorithm: {kind: fedavg, step_size: 0.1}
 // decodes does not depend on how many cores share the work.
 func TestIDXReadErrorsInFileOrder(t *testing.T) {
 	dir := t.TempDir()
-	px, lb := images(60)
-	writeIDX(t, filepath.Join(dir, "i.gz"), []int{60, 3, 3}, px)
-	writeIDX(t, filepath.Join(dir, "l.gz"), []int{60}, lb)
-	writeIDX(t, filepath.Join(dir, "ti.gz"), []int{20, 9}, px[:180])
-	writeIDX(t, filepath.Join(dir, "tl.gz"), []int{20}, lb[:20])
-	writeIDX(t, filepath.Join(dir, "wide.gz"), []int{20, 10}, px[:200])
+	px, lb := idxtest.Images(60)
+	idxtest.Write(t, filepath.Join(dir, "i.gz"), idxtest.UnsignedBytes, []int{60, 3, 3}, px)
+	idxtest.Write(t, filepath.Join(dir, "l.gz"), idxtest.UnsignedBytes, []int{60}, lb)
+	idxtest.Write(t, filepath.Join(dir, "ti.gz"), idxtest.UnsignedBytes, []int{20, 9}, px[:180])
+	idxtest.Write(t, filepath.Join(dir, "tl.gz"), idxtest.UnsignedBytes, []int{20}, lb[:20])
+	idxtest.Write(t, filepath.Join(dir, "wide.gz"), idxtest.UnsignedBytes, []int{20, 10}, px[:200])
 	build := func(idx string, test int) (*inputs.Problem, error) {
 		src := fmt.Sprintf(`name: order
 data: {kind: idx, agents: 3, samples: 20, test_samples: %d, idx: {%s}}

@@ -1,12 +1,10 @@
 package inputs
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
+	"maple/algorithms/data/idxtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,49 +26,6 @@ func plan(t *testing.T, src string, overrides ...string) *scenarios.Plan {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// writeIDX writes an IDX file of unsigned bytes, gzip-compressed.
-func writeIDX(t *testing.T, path string, dims []int, values []byte) {
-	t.Helper()
-	writeIDXType(t, path, 0x08, dims, values)
-}
-
-// writeIDXType writes an IDX file of one-byte elements of the given type
-// code, gzip-compressed.
-func writeIDXType(t *testing.T, path string, typ byte, dims []int, values []byte) {
-	t.Helper()
-	var b bytes.Buffer
-	z := gzip.NewWriter(&b)
-	z.Write([]byte{0, 0, typ, byte(len(dims))})
-	for _, d := range dims {
-		binary.Write(z, binary.BigEndian, uint32(d))
-	}
-	z.Write(values)
-	if err := z.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// images returns n 3×3 images whose class c ∈ {0, 1, 2} lights row c.
-func images(n int) (pixels, labels []byte) {
-	for i := range n {
-		c := i % 3
-		labels = append(labels, byte(c))
-		for r := range 3 {
-			for col := range 3 {
-				v := byte((i*7 + r*3 + col) % 40)
-				if r == c {
-					v = 200 + byte(col)
-				}
-				pixels = append(pixels, v)
-			}
-		}
-	}
-	return pixels, labels
 }
 
 // test-net is a family with a topology that models the step-time table and
@@ -169,12 +124,12 @@ func TestDataReadersRefuseSpecialFiles(t *testing.T) {
 // images' fault, and the error names data.idx.images (main named the labels).
 func TestIDXImagesErrorNamesTheImages(t *testing.T) {
 	dir := t.TempDir()
-	px, lb := images(30)
-	writeIDX(t, filepath.Join(dir, "images.gz"), []int{30, 3, 3}, px)
-	writeIDX(t, filepath.Join(dir, "labels.gz"), []int{30}, lb)
+	px, lb := idxtest.Images(30)
+	idxtest.Write(t, filepath.Join(dir, "images.gz"), idxtest.UnsignedBytes, []int{30, 3, 3}, px)
+	idxtest.Write(t, filepath.Join(dir, "labels.gz"), idxtest.UnsignedBytes, []int{30}, lb)
 	// The same pixels as signed bytes (element type 0x09).
 	signed := filepath.Join(dir, "signed.gz")
-	writeIDXType(t, signed, 0x09, []int{30, 3, 3}, px)
+	idxtest.Write(t, signed, 0x09, []int{30, 3, 3}, px)
 	const src = `name: idx
 data: {kind: idx, agents: 3, samples: 10, test_samples: 5, idx: {images: signed.gz, labels: labels.gz, scale: unit}}
 loss: {kind: softmax, classes: 3, optimum: none}

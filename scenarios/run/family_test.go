@@ -1,12 +1,9 @@
 package run
 
 import (
-	"bytes"
-	"compress/gzip"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
+	"maple/algorithms/data/idxtest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,49 +55,6 @@ func plan(t *testing.T, src string, overrides ...string) *scenarios.Plan {
 	return p
 }
 
-// writeIDX writes an IDX file of unsigned bytes, gzip-compressed.
-func writeIDX(t *testing.T, path string, dims []int, values []byte) {
-	t.Helper()
-	writeIDXType(t, path, 0x08, dims, values)
-}
-
-// writeIDXType writes an IDX file of one-byte elements of the given type
-// code, gzip-compressed.
-func writeIDXType(t *testing.T, path string, typ byte, dims []int, values []byte) {
-	t.Helper()
-	var b bytes.Buffer
-	z := gzip.NewWriter(&b)
-	z.Write([]byte{0, 0, typ, byte(len(dims))})
-	for _, d := range dims {
-		binary.Write(z, binary.BigEndian, uint32(d))
-	}
-	z.Write(values)
-	if err := z.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// images returns n 3×3 images whose class c ∈ {0, 1, 2} lights row c.
-func images(n int) (pixels, labels []byte) {
-	for i := range n {
-		c := i % 3
-		labels = append(labels, byte(c))
-		for r := range 3 {
-			for col := range 3 {
-				v := byte((i*7 + r*3 + col) % 40)
-				if r == c {
-					v = 200 + byte(col)
-				}
-				pixels = append(pixels, v)
-			}
-		}
-	}
-	return pixels, labels
-}
-
 // curveEstimate returns the estimate of the first curve of p and its model
 // dimension, as the checks before running see them.
 func curveEstimate(t *testing.T, p *scenarios.Plan) Estimate {
@@ -117,9 +71,9 @@ func curveEstimate(t *testing.T, p *scenarios.Plan) Estimate {
 // one counts the model's coordinates per message.)
 func TestEstimateReadsTheIDXHeader(t *testing.T) {
 	dir := t.TempDir()
-	px, lb := images(30)
-	writeIDX(t, filepath.Join(dir, "images.gz"), []int{30, 3, 3}, px)
-	writeIDX(t, filepath.Join(dir, "labels.gz"), []int{30}, lb)
+	px, lb := idxtest.Images(30)
+	idxtest.Write(t, filepath.Join(dir, "images.gz"), idxtest.UnsignedBytes, []int{30, 3, 3}, px)
+	idxtest.Write(t, filepath.Join(dir, "labels.gz"), idxtest.UnsignedBytes, []int{30}, lb)
 	const src = `name: idx
 data: {kind: idx, agents: 3, samples: 10, test_samples: 5, idx: {images: %s, labels: labels.gz}}
 loss: {kind: softmax, classes: 3, optimum: none}
