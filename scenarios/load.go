@@ -52,8 +52,7 @@ type CurveSpec struct {
 
 	file    string
 	pos     map[string]position
-	unused  []string // fields that do not apply (Validator.Unused)
-	derived []string // fields filled from others, not set (Validator.Derived)
+	omitted []string // fields its resolved copy leaves out (Validator.Unused, Derived)
 }
 
 // Setting is one field assignment of a curve.

@@ -19,19 +19,18 @@ func (p *Plan) Marshal(sc *Scenario) ([]byte, error) {
 	if err := root.Encode(sc); err != nil {
 		return nil, err
 	}
-	for _, field := range p.unused() {
+	for _, field := range p.omitted() {
 		remove(&root, strings.Split(field, "."))
 	}
 	return yaml.Marshal(&root)
 }
 
-// unused returns the fields some curve of the plan declared unused or
+// omitted returns the fields some curve of the plan declared unused or
 // derived, sorted, without repeats.
-func (p *Plan) unused() []string {
+func (p *Plan) omitted() []string {
 	var fields []string
 	for _, c := range p.Curves {
-		fields = append(fields, c.unused...)
-		fields = append(fields, c.derived...)
+		fields = append(fields, c.omitted...)
 	}
 	slices.Sort(fields)
 	return slices.Compact(fields)

@@ -111,7 +111,7 @@ func (v *Validator) Absent(field string, present bool, why string) {
 // refused, and the resolved copy a run directory keeps (Plan.Marshal)
 // leaves it out, so that the copy loads again as the same plan.
 func (v *Validator) Unused(field, why string) {
-	v.c.unused = append(v.c.unused, field)
+	v.c.omitted = append(v.c.omitted, field)
 	v.Absent(field, v.Set(field), why)
 }
 
@@ -122,7 +122,7 @@ func (v *Validator) Unused(field, why string) {
 // than inheriting the value derived for the scenario without its curves.
 func (v *Validator) Derived(field string) {
 	if !v.Set(field) {
-		v.c.derived = append(v.c.derived, field)
+		v.c.omitted = append(v.c.omitted, field)
 	}
 }
 
