@@ -3,25 +3,11 @@ package topology
 import (
 	"context"
 	"errors"
+	"maple/internal/ctxtest"
 	"math/rand/v2"
 	"slices"
 	"testing"
 )
-
-// countdown is a context that is done once its first n checks have passed:
-// it interrupts a generator at a fixed point of its work, without timing.
-type countdown struct {
-	context.Context
-	n int
-}
-
-func (c *countdown) Err() error {
-	if c.n <= 0 {
-		return context.Canceled
-	}
-	c.n--
-	return nil
-}
 
 // The random generators observe their context: done, they stop with its
 // error, before a draw and (geometric graphs, O(n²) a draw) within one;
@@ -63,13 +49,13 @@ func TestGeneratorsObserveInterruption(t *testing.T) {
 			t.Errorf("%s: with a context %v, %v; without %v, %v (or the streams differ afterwards)", c.name, got.edges, got.err, want.edges, want.err)
 		}
 		for checks := range 2 { // before the first draw; within it (geometric) or before the second
-			if got := c.withContext(&countdown{Context: context.Background(), n: checks}, stream()); !errors.Is(got.err, context.Canceled) && (checks == 0 || got.err != nil) {
+			if got := c.withContext(ctxtest.Countdown(checks), stream()); !errors.Is(got.err, context.Canceled) && (checks == 0 || got.err != nil) {
 				t.Errorf("%s interrupted after %d checks: %v", c.name, checks, got.err)
 			}
 		}
 	}
 	// Within a geometric draw: the first row's check stops it.
-	if _, _, err := GeometricContext(&countdown{Context: context.Background(), n: 1}, 30, 0.4, 1, stream(), 100); !errors.Is(err, context.Canceled) {
+	if _, _, err := GeometricContext(ctxtest.Countdown(1), 30, 0.4, 1, stream(), 100); !errors.Is(err, context.Canceled) {
 		t.Errorf("geometric interrupted within its first draw: %v", err)
 	}
 }

@@ -3,27 +3,13 @@ package fedavg
 import (
 	"context"
 	"errors"
+	"maple/internal/ctxtest"
 	"testing"
 
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
 	"maple/algorithms/optimum"
 )
-
-// countdown is a context that is done once its first n checks have passed:
-// it interrupts a computation at a fixed point of its work, without timing.
-type countdown struct {
-	context.Context
-	n int
-}
-
-func (c *countdown) Err() error {
-	if c.n <= 0 {
-		return context.Canceled
-	}
-	c.n--
-	return nil
-}
 
 // The noise bound of the importance sampling policies observes its context:
 // done, it stops with its error; never done, it gives exactly what
@@ -42,7 +28,7 @@ func TestNoiseBoundObservesInterruption(t *testing.T) {
 	if gu, gotO, err := NoiseBoundContext(context.Background(), &cfg, data.Sets(sets), l, wOpt, 7); err != nil || gu != u || gotO != o {
 		t.Errorf("NoiseBoundContext = %v, %v, %v; NoiseBound = %v, %v", gu, gotO, err, u, o)
 	}
-	if _, _, err := NoiseBoundContext(&countdown{Context: context.Background(), n: 3}, &cfg, data.Sets(sets), l, wOpt, 7); !errors.Is(err, context.Canceled) {
+	if _, _, err := NoiseBoundContext(ctxtest.Countdown(3), &cfg, data.Sets(sets), l, wOpt, 7); !errors.Is(err, context.Canceled) {
 		t.Errorf("interrupted NoiseBoundContext: %v", err)
 	}
 }

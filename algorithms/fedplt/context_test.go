@@ -3,23 +3,9 @@ package fedplt
 import (
 	"context"
 	"errors"
+	"maple/internal/ctxtest"
 	"testing"
 )
-
-// countdown is a context that is done once its first n checks have passed:
-// it interrupts a computation at a fixed point of its work, without timing.
-type countdown struct {
-	context.Context
-	n int
-}
-
-func (c *countdown) Err() error {
-	if c.n <= 0 {
-		return context.Canceled
-	}
-	c.n--
-	return nil
-}
 
 // Every method's reference checks its context once per round: done after 3
 // checks, it runs exactly 3 rounds (the monitor records the initial models
@@ -35,7 +21,7 @@ func TestReferencesObserveInterruption(t *testing.T) {
 		}
 		mon := NewMonitor(cfg.Method, p.Obj, p.Sets, cfg.Prox, make([]float64, p.Dim()), cfg.Rho, 0, x0, x0)
 		start := len(mon.Records)
-		k, err := ReferenceContext(&countdown{Context: context.Background(), n: 3}, cfg, p, x0, 1, 50, mon)
+		k, err := ReferenceContext(ctxtest.Countdown(3), cfg, p, x0, 1, 50, mon)
 		if !errors.Is(err, context.Canceled) || k != 3 || len(mon.Records)-start != 3 {
 			t.Errorf("%v done after 3 checks: %d rounds (%d recorded), %v; want 3 and context.Canceled", m, k, len(mon.Records)-start, err)
 		}

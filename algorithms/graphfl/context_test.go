@@ -3,25 +3,11 @@ package graphfl
 import (
 	"context"
 	"errors"
+	"maple/internal/ctxtest"
 	"testing"
 
 	"maple/topology"
 )
-
-// countdown is a context that is done once its first n checks have passed:
-// it interrupts a computation at a fixed point of its work, without timing.
-type countdown struct {
-	context.Context
-	n int
-}
-
-func (c *countdown) Err() error {
-	if c.n <= 0 {
-		return context.Canceled
-	}
-	c.n--
-	return nil
-}
 
 // ReferenceContext checks its context once per round: done after 4 checks,
 // it runs exactly 4 rounds and stops with the context's error. Not
@@ -31,7 +17,7 @@ func TestReferenceObservesInterruption(t *testing.T) {
 	sets, l := testSets(P, K)
 	prob := Problem{A: topology.Metropolis(testGraph(t)), Sets: sets, Loss: l, W0: make([]float64, 3)}
 	rounds := 0
-	err := ReferenceContext(&countdown{Context: context.Background(), n: 4}, testConfig(P, None), prob, 1, 10,
+	err := ReferenceContext(ctxtest.Countdown(4), testConfig(P, None), prob, 1, 10,
 		Hooks{Models: func(int, [][]float64) { rounds++ }})
 	if !errors.Is(err, context.Canceled) || rounds != 4 {
 		t.Errorf("done after 4 checks: %d rounds, %v; want 4 and context.Canceled", rounds, err)

@@ -3,27 +3,13 @@ package optimum
 import (
 	"context"
 	"errors"
+	"maple/internal/ctxtest"
 	"slices"
 	"testing"
 
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
 )
-
-// countdown is a context that is done once its first n checks have passed:
-// it interrupts a solve at a fixed point of its work, without timing.
-type countdown struct {
-	context.Context
-	n int
-}
-
-func (c *countdown) Err() error {
-	if c.n <= 0 {
-		return context.Canceled
-	}
-	c.n--
-	return nil
-}
 
 // A solve observes its context: once the context is done it stops with an
 // error wrapping the context's, within an iteration or an agent's share of
@@ -56,7 +42,7 @@ func TestSolveContextObservesInterruption(t *testing.T) {
 		}
 		// Three checks pass: the solve is stopped in its first agents'
 		// shares (closed form) or in its first iteration (Newton, L-BFGS).
-		for _, ctx := range []context.Context{&countdown{Context: context.Background(), n: 3}, canceled()} {
+		for _, ctx := range []context.Context{ctxtest.Countdown(3), canceled()} {
 			w, _, err := SolveContext(ctx, c.l, c.sets, weights)
 			if !errors.Is(err, context.Canceled) || w != nil {
 				t.Errorf("%s: interrupted solve returned %v, %v; want context.Canceled", c.method, w, err)

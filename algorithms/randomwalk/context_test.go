@@ -3,25 +3,11 @@ package randomwalk
 import (
 	"context"
 	"errors"
+	"maple/internal/ctxtest"
 	"testing"
 
 	"maple/algorithms/data"
 )
-
-// countdown is a context that is done once its first n checks have passed:
-// it interrupts a computation at a fixed point of its work, without timing.
-type countdown struct {
-	context.Context
-	n int
-}
-
-func (c *countdown) Err() error {
-	if c.n <= 0 {
-		return context.Canceled
-	}
-	c.n--
-	return nil
-}
 
 // stepCounter counts the steps a reference reports.
 type stepCounter struct {
@@ -47,7 +33,7 @@ func TestReferenceObservesInterruption(t *testing.T) {
 		{Config{Protocol: Walk, Walks: 1, StepSize: 0.1, Exponent: 1, Radius: 10}, func(s int) bool { return s < 100 }},
 	} {
 		obs := &stepCounter{}
-		err := ReferenceContext(&countdown{Context: context.Background(), n: 5}, c.cfg, p, 1, 100, obs, nil)
+		err := ReferenceContext(ctxtest.Countdown(5), c.cfg, p, 1, 100, obs, nil)
 		if !errors.Is(err, context.Canceled) || !c.want(obs.steps) {
 			t.Errorf("%v done after 5 checks: %d steps reported, %v", c.cfg.Protocol, obs.steps, err)
 		}

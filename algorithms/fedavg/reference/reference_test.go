@@ -3,6 +3,7 @@ package reference
 import (
 	"context"
 	"errors"
+	"maple/internal/ctxtest"
 	"math"
 	"slices"
 	"testing"
@@ -379,7 +380,7 @@ func TestImportanceSamplingObservesInterruption(t *testing.T) {
 	}
 	// Each round checks once and once per agent probed: 2·(1 + agents)
 	// checks pass two rounds, and the third round's probe is stopped.
-	got, err = trace(&countdown{Context: context.Background(), n: 2*(1+agents) + 3})
+	got, err = trace(ctxtest.Countdown(2*(1+agents) + 3))
 	if !errors.Is(err, context.Canceled) || len(got) != 2 {
 		t.Errorf("interrupted in round 3: %d rounds observed, %v; want 2 and context.Canceled", len(got), err)
 	}

@@ -3,6 +3,7 @@ package reference
 import (
 	"context"
 	"errors"
+	"maple/internal/ctxtest"
 	"reflect"
 	"slices"
 	"testing"
@@ -12,21 +13,6 @@ import (
 	"maple/algorithms/loss"
 	"maple/algorithms/systems"
 )
-
-// countdown is a context that is done once its first n checks have passed:
-// it interrupts a computation at a fixed point of its work, without timing.
-type countdown struct {
-	context.Context
-	n int
-}
-
-func (c *countdown) Err() error {
-	if c.n <= 0 {
-		return context.Canceled
-	}
-	c.n--
-	return nil
-}
 
 // regression is agents datasets of samples samples each, in two dimensions.
 func regression(agents, samples int, seed uint64) []*data.Set {
@@ -82,7 +68,7 @@ func TestSimulateObservesInterruption(t *testing.T) {
 	l := loss.Loss{Kind: loss.LeastSquares, Rho: 0.01}
 	cfg := fedavg.Config{Agents: 4, Participants: 2, StepSize: 0.02, Epochs: fedavg.Range{Min: 1, Max: 1}, Batch: fedavg.Range{Min: 1, Max: 1}}
 	models := 0
-	err := SimulateContext(&countdown{Context: context.Background(), n: 7}, cfg, data.Sets(sets), l, make([]float64, 2), 1, 50,
+	err := SimulateContext(ctxtest.Countdown(7), cfg, data.Sets(sets), l, make([]float64, 2), 1, 50,
 		SimOptions{Observe: func(_ int, key string, _ []float64) {
 			if key == fedavg.ObsModel {
 				models++
