@@ -3,16 +3,14 @@ package diffusion
 import (
 	"bytes"
 	"fmt"
+	"maple/families/internal/familytest"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	adiffusion "maple/actors/diffusion"
 	"maple/internal/params"
-	"maple/scenarios"
 	"maple/scenarios/run"
 )
 
@@ -43,25 +41,6 @@ var variants = []string{
 	fmt.Sprintf(registryTiny, "strategy: atc") + "privacy: {scheme: graph-homomorphic, variance: 0.001}\n",
 }
 
-func metricsOn(t *testing.T, src, set string, e run.Engine) ([]byte, error) {
-	t.Helper()
-	p, err := scenarios.Parse([]byte(src), "registry.yaml", t.TempDir(), []string{set})
-	if err != nil {
-		if !scenarios.IsUserError(err) {
-			t.Fatalf("--set %s: %v", set, err)
-		}
-		return nil, err
-	}
-	dir := t.TempDir()
-	if _, err := run.Execute(p, dir, run.Options{Engine: e, Workers: 1}); err != nil {
-		if !scenarios.IsUserError(err) {
-			t.Fatalf("--set %s on %s: %v", set, e, err)
-		}
-		return nil, err
-	}
-	return os.ReadFile(filepath.Join(dir, "metrics.csv"))
-}
-
 // TestEveryCombinationStepFromYAMLIsTheSameOnBothEngines enumerates the
 // registry of combination steps — nothing here lists one — and runs each
 // from a scenario file, its parameters drawn in their ranges, in every
@@ -84,8 +63,8 @@ func TestEveryCombinationStepFromYAMLIsTheSameOnBothEngines(t *testing.T) {
 					kv = append(kv, fmt.Sprintf("%s: %v", p.Name, v))
 				}
 				set := "algorithm.diffusion.combine={" + strings.Join(kv, ", ") + "}"
-				a, aerr := metricsOn(t, src, set, run.Actors)
-				ref, rerr := metricsOn(t, src, set, run.Reference)
+				a, aerr := familytest.MetricsOn(t, src, set, run.Actors)
+				ref, rerr := familytest.MetricsOn(t, src, set, run.Reference)
 				switch {
 				case aerr != nil || rerr != nil:
 					if aerr == nil || rerr == nil || aerr.Error() != rerr.Error() {

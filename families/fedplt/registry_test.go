@@ -3,16 +3,14 @@ package fedplt
 import (
 	"bytes"
 	"fmt"
+	"maple/families/internal/familytest"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	afedplt "maple/actors/fedplt"
 	"maple/internal/params"
-	"maple/scenarios"
 	"maple/scenarios/run"
 )
 
@@ -44,25 +42,6 @@ var methods = []string{
 	", method: 5gcs",
 }
 
-func metricsOn(t *testing.T, src, set string, e run.Engine) ([]byte, error) {
-	t.Helper()
-	p, err := scenarios.Parse([]byte(src), "registry.yaml", t.TempDir(), []string{set})
-	if err != nil {
-		if !scenarios.IsUserError(err) {
-			t.Fatalf("--set %s: %v", set, err)
-		}
-		return nil, err
-	}
-	dir := t.TempDir()
-	if _, err := run.Execute(p, dir, run.Options{Engine: e, Workers: 1}); err != nil {
-		if !scenarios.IsUserError(err) {
-			t.Fatalf("--set %s on %s: %v", set, e, err)
-		}
-		return nil, err
-	}
-	return os.ReadFile(filepath.Join(dir, "metrics.csv"))
-}
-
 // TestEverySolverFromYAMLIsTheSameOnBothEngines enumerates the registry of
 // local solvers — nothing here lists one — and runs each from a scenario
 // file, its parameters drawn in their ranges (a step of 0, the default
@@ -90,8 +69,8 @@ func TestEverySolverFromYAMLIsTheSameOnBothEngines(t *testing.T) {
 					kv = append(kv, fmt.Sprintf("%s: %v", p.Name, v))
 				}
 				set := "algorithm.fedplt.solver={" + strings.Join(kv, ", ") + "}"
-				a, aerr := metricsOn(t, src, set, run.Actors)
-				ref, rerr := metricsOn(t, src, set, run.Reference)
+				a, aerr := familytest.MetricsOn(t, src, set, run.Actors)
+				ref, rerr := familytest.MetricsOn(t, src, set, run.Reference)
 				switch {
 				case aerr != nil || rerr != nil:
 					if aerr == nil || rerr == nil || aerr.Error() != rerr.Error() {

@@ -3,9 +3,8 @@ package graphfl
 import (
 	"bytes"
 	"fmt"
+	"maple/families/internal/familytest"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,27 +31,6 @@ algorithm:
 topology: {graph: complete}
 output: {plot: false, steady_state: 0.5}
 `
-
-// metricsOn runs the plan on an engine and returns metrics.csv, or the user
-// error that refused it.
-func metricsOn(t *testing.T, src, set string, e run.Engine) ([]byte, error) {
-	t.Helper()
-	p, err := scenarios.Parse([]byte(src), "registry.yaml", t.TempDir(), []string{set})
-	if err != nil {
-		if !scenarios.IsUserError(err) {
-			t.Fatalf("--set %s: %v", set, err)
-		}
-		return nil, err
-	}
-	dir := t.TempDir()
-	if _, err := run.Execute(p, dir, run.Options{Engine: e, Workers: 1}); err != nil {
-		if !scenarios.IsUserError(err) {
-			t.Fatalf("--set %s on %s: %v", set, e, err)
-		}
-		return nil, err
-	}
-	return os.ReadFile(filepath.Join(dir, "metrics.csv"))
-}
 
 // Graph FL's servers apply every FedAvg server behaviour that is a
 // combination rule, and its clients every FedAvg client, enumerated from the
@@ -89,8 +67,8 @@ func TestEveryRuleAndClientFromYAMLIsTheSameOnBothEngines(t *testing.T) {
 				for range 3 {
 					for _, variant := range variants {
 						s := set()
-						a, aerr := metricsOn(t, registryTiny+variant, s, run.Actors)
-						ref, rerr := metricsOn(t, registryTiny+variant, s, run.Reference)
+						a, aerr := familytest.MetricsOn(t, registryTiny+variant, s, run.Actors)
+						ref, rerr := familytest.MetricsOn(t, registryTiny+variant, s, run.Reference)
 						switch {
 						case aerr != nil || rerr != nil:
 							if aerr == nil || rerr == nil || aerr.Error() != rerr.Error() {
