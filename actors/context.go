@@ -130,21 +130,23 @@ func (c *Context) Logger() *zap.Logger {
 	return c.cell.logger
 }
 
-// cell is the protoactor actor that hosts one behaviour.
+// cell hosts one behaviour: the actor's protoactor Process (process.go),
+// its clock and its random streams.
 type cell struct {
-	run       *Run
-	id        ID
-	name      string
-	behaviour Behaviour
-	pid       *actor.PID
-	clock     float64
-	stopped   bool
-	placed    bool            // a network node: its links can lose messages
-	device    *systems.Device // its device's link properties, if any
-	streams   map[string]*rand.Rand
-	sources   map[string]*rand.ChaCha8 // the generators of streams, for parking
-	logger    *zap.Logger
-	ctx       Context
+	run        *Run
+	id         ID
+	name       string
+	behaviour  Behaviour
+	pid        *actor.PID
+	registered bool // pid is in the process registry
+	clock      float64
+	stopped    bool
+	placed     bool            // a network node: its links can lose messages
+	device     *systems.Device // its device's link properties, if any
+	streams    map[string]*rand.Rand
+	sources    map[string]*rand.ChaCha8 // the generators of streams, for parking
+	logger     *zap.Logger
+	ctx        Context
 
 	lazy    bool           // an actor of a lazy range (lazy.go)
 	pending int32          // messages in flight to a lazy actor
@@ -165,41 +167,6 @@ func (c *cell) stream(purpose string) *rand.Rand {
 		c.streams[purpose], c.sources[purpose] = r, src
 	}
 	return r
-}
-
-// Receive implements actor.Actor. Lifecycle messages are ignored; envelopes
-// are handed to the behaviour unless the run has already failed.
-func (c *cell) Receive(pc actor.Context) {
-	env, ok := pc.Message().(*Envelope)
-	if !ok || c.run.failure != nil {
-		return
-	}
-	if env.Time > c.clock {
-		c.clock = env.Time
-	}
-	c.ctx = Context{cell: c, env: env, round: env.Round}
-	defer c.recoverPanic(env)
-	if err := c.behaviour.Receive(&c.ctx, env.Body); err != nil {
-		panic(c.failure(env, err, ""))
-	}
-	c.run.recycle(env)
-}
-
-// recoverPanic turns a panic of the behaviour into a Failure and hands it on
-// to protoactor's supervision, which calls stopOnFailure.
-func (c *cell) recoverPanic(env *Envelope) {
-	p := recover()
-	if p == nil {
-		return
-	}
-	if f, ok := p.(*Failure); ok {
-		panic(f)
-	}
-	err, ok := p.(error)
-	if !ok {
-		err = panicError{p}
-	}
-	panic(c.failure(env, err, stack()))
 }
 
 func (c *cell) failure(env *Envelope, err error, stack string) *Failure {

@@ -33,8 +33,10 @@
 //
 // The engine is a discrete-event simulation on top of protoactor. Messages in
 // flight wait in a queue ordered by virtual arrival time (ties in send order);
-// Execute delivers them one at a time through protoactor, whose synchronized
-// dispatcher runs the receiver on the calling goroutine. Every actor thus
+// Execute delivers them one at a time through protoactor's send path to the
+// receiver's process, a process kind of the engine's own registered under
+// the actor's PID (process.go), which runs the receiver on the calling
+// goroutine. Every actor thus
 // handles its messages in the order they arrive in virtual time, and the
 // delivery order is a pure function of the protocol and the run seed: the
 // same seed gives byte-identical traces and metrics whatever GOMAXPROCS is.

@@ -151,7 +151,7 @@ func (r *Run) release(c *cell) {
 	}
 	rg.maxClock = max(rg.maxClock, c.clock)
 	delete(rg.live, c.id)
-	*c = cell{run: r, pid: c.pid}
+	*c = cell{run: r, pid: c.pid, registered: c.registered}
 	rg.hosts = append(rg.hosts, c)
 }
 

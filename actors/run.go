@@ -105,8 +105,6 @@ type Run struct {
 	system     *System
 	own        bool // the run created system and closes it
 	root       *actor.RootContext
-	props      *actor.Props // of every actor: its producer returns spawning
-	spawning   *cell
 	cells      []*cell
 	inflight   queue
 	sent       uint64            // messages sent so far
@@ -120,8 +118,8 @@ type Run struct {
 	failure    error
 	warnings   []string
 	warned     map[string]bool
-	sub        *eventstream.Subscription
 	free       []*Envelope
+	sub        *eventstream.Subscription
 	taps       []wiretap
 	plain      *actor.RootContext // delivers wiretap copies, outside the trace
 	rec        trace.Record       // the trace record being written, reused
@@ -144,17 +142,8 @@ func NewRun(opts Options) *Run {
 	if r.system == nil {
 		r.system, r.own = NewSystem(opts.Logger), true
 	}
-	as := r.system.actors
-	// One Props serves every actor of the run: protoactor calls its
-	// producer synchronously inside Spawn, which sets r.spawning just
-	// before. (It would call it again to restart a failed actor, which the
-	// guardian never does: it stops it.)
-	r.props = actor.PropsFromProducer(func() actor.Actor { return r.spawning },
-		actor.WithDispatcher(actor.NewSynchronizedDispatcher(300)),
-		actor.WithMailbox(newMailbox),
-		actor.WithGuardian(r.system.supervisor))
-	r.root = actor.NewRootContext(as, nil)
-	r.sub = as.EventStream.Subscribe(r.onEvent)
+	r.root = actor.NewRootContext(r.system.actors, nil)
+	r.sub = r.system.actors.EventStream.Subscribe(r.onEvent)
 	return r
 }
 
@@ -170,12 +159,14 @@ func (r *Run) Spawn(name string, b Behaviour) ID {
 	return c.id
 }
 
-// host spawns the protoactor actor that delivers to cell c.
+// host registers cell c as a protoactor process (process.go) under a new
+// PID.
 func (r *Run) host(c *cell) {
-	r.spawning = c
-	c.pid = r.root.Spawn(r.props)
-	r.spawning = nil
-	r.system.cells[c.pid.Id] = c
+	registry := r.system.actors.ProcessRegistry
+	c.pid, c.registered = registry.Add(c, registry.NextId())
+	if !c.registered {
+		panic("actors: protoactor's process registry gave a PID already in use")
+	}
 }
 
 // Place makes actor id a network node on device d (nil: a node without a
@@ -214,7 +205,7 @@ func (r *Run) Rand(name, purpose string) *rand.Rand {
 // Execute sends m from the environment to actor to and runs the protocol
 // until an actor calls Finish or fails. Messages are delivered one at a time
 // in order of virtual arrival time (ties in send order); each delivery runs
-// the receiver on protoactor's synchronized dispatcher, on this goroutine.
+// the receiver on this goroutine through its process (process.go).
 // When no message is left in flight and no actor has called Finish, the run
 // has stalled. When Options.Done is closed, Execute stops before the next
 // delivery and returns ErrInterrupted.
@@ -481,11 +472,7 @@ func (r *Run) Close() {
 		}
 	}
 	for _, c := range cells {
-		if !c.stopped {
-			c.stopped = true
-			r.root.Stop(c.pid)
-		}
-		delete(r.system.cells, c.pid.Id)
+		r.root.Stop(c.pid)
 	}
 	if r.own {
 		r.system.Close()
@@ -529,7 +516,8 @@ func (r *Run) warn(message string) {
 }
 
 // onEvent fails the run on a dead letter: a message to an actor that has
-// stopped is a protocol bug, not something to log and forget.
+// stopped, and left protoactor's registry, is a protocol bug, not something
+// to log and forget.
 func (r *Run) onEvent(evt any) {
 	dl, ok := evt.(*actor.DeadLetterEvent)
 	if !ok || r.failure != nil {
@@ -541,8 +529,8 @@ func (r *Run) onEvent(evt any) {
 	}
 }
 
-// deliver hands env to its receiver c through protoactor, which runs the
-// handling synchronously, and, when tracing, records it in delivery order:
+// deliver hands env to its receiver c through protoactor's send path, which
+// runs the handling on this goroutine (process.go), and, when tracing, records it in delivery order:
 // the record says when the handling started and, since it has returned, when
 // it ended on the receiver's clock.
 func (r *Run) deliver(c *cell, env *Envelope) {

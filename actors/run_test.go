@@ -305,3 +305,61 @@ func TestWiretapCopiesWithoutChangingTheRun(t *testing.T) {
 		t.Errorf("tap received\n%s\nwant\n%s", strings.Join(copies, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// Every actor of a run is a process in protoactor's registry from Spawn
+// until it stops: a failing actor leaves it at once, the others at Close,
+// and a message sent to a stopped actor fails the run instead of vanishing.
+func TestActorsLeaveTheRegistryWhenTheyStop(t *testing.T) {
+	system := NewSystem(nil)
+	defer system.Close()
+	registry := system.actors.ProcessRegistry
+	r := NewRun(Options{System: system})
+	sched := &Scheduler{Rounds: 4}
+	sid := r.Spawn("scheduler", sched)
+	ok, failing := &worker{scheduler: sid}, &worker{scheduler: sid, failIn: 2}
+	sched.Targets = []ID{r.Spawn("worker/0", ok), r.Spawn("worker/1", failing)}
+	for _, c := range r.cells {
+		if p, found := registry.Get(c.pid); !found || p != c {
+			t.Fatalf("%s is not registered under its PID after Spawn", c.name)
+		}
+	}
+	if err := r.Execute(sid, &msg.Start{}); err == nil {
+		t.Fatal("the run with a failing worker succeeded")
+	}
+	if _, found := registry.Get(r.cells[2].pid); found {
+		t.Error("the failed worker is still registered")
+	}
+	if _, found := registry.Get(r.cells[1].pid); !found {
+		t.Error("the healthy worker left the registry before Close")
+	}
+	r.cells[2].SendUserMessage(r.cells[2].pid, &Envelope{From: sid, To: 2, Round: 3, Body: &msg.Tick{}})
+	var f *Failure
+	if !errors.As(r.failure, &f) || f.Actor != "worker/1" {
+		t.Fatalf("failure %v", r.failure)
+	}
+	r.Close()
+	for _, c := range r.cells {
+		if _, found := registry.Get(c.pid); found {
+			t.Errorf("%s is still registered after Close", c.name)
+		}
+	}
+}
+
+// A message to an actor that stopped is a protocol bug the run reports,
+// naming the actor and the sender.
+func TestMessageToAStoppedActorFailsTheRun(t *testing.T) {
+	r := NewRun(Options{})
+	defer r.Close()
+	id := r.Spawn("worker/0", idle{})
+	c := r.cells[id]
+	r.root.Send(c.pid, &Envelope{From: Environment, To: id, Round: 6, Body: &msg.Tick{}})
+	if r.failure != nil {
+		t.Fatalf("delivering to a live actor: %v", r.failure)
+	}
+	c.Stop(c.pid)
+	r.root.Send(c.pid, &Envelope{From: Environment, To: id, Round: 7, Body: &msg.Tick{}})
+	var f *Failure
+	if !errors.As(r.failure, &f) || f.Actor != "worker/0" || f.Round != 7 || !strings.Contains(f.Cause.Error(), "stopped actor") {
+		t.Fatalf("failure %v, want worker/0 in round 7 naming a stopped actor", r.failure)
+	}
+}

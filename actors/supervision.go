@@ -3,8 +3,6 @@ package actors
 import (
 	"errors"
 	"fmt"
-
-	"github.com/asynkron/protoactor-go/actor"
 )
 
 // ErrStalled reports a run in which no message was left in flight but the
@@ -38,24 +36,3 @@ func (f *Failure) Error() string {
 
 // Unwrap returns the cause.
 func (f *Failure) Unwrap() error { return f.Cause }
-
-// stopOnFailure is the supervisor strategy of every actor of a System.
-// Unlike protoactor's default, which restarts a failing actor with fresh
-// state and logs at Info, it records the failure on the actor's run and stops
-// the actor; the run then ends with that error.
-type stopOnFailure struct{ system *System }
-
-// HandleFailure implements actor.SupervisorStrategy.
-func (s stopOnFailure) HandleFailure(_ *actor.ActorSystem, supervisor actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, _ any) {
-	supervisor.StopChildren(child)
-	c, ok := s.system.cells[child.Id]
-	if !ok {
-		return // not an actor of a live run: nothing to report to
-	}
-	c.stopped = true
-	f, ok := reason.(*Failure)
-	if !ok {
-		f = &Failure{Actor: c.name, Round: -1, Message: "unknown message", Cause: fmt.Errorf("%v", reason)}
-	}
-	c.run.fail(f)
-}

@@ -14,9 +14,7 @@ import (
 // executes many runs one after another reuses one System. Runs on a System
 // must not overlap in time: give each goroutine its own.
 type System struct {
-	actors     *actor.ActorSystem
-	supervisor stopOnFailure
-	cells      map[string]*cell // the actors of the live run, by PID id
+	actors *actor.ActorSystem
 }
 
 // NewSystem creates a System whose protoactor logs go to logger (nil
@@ -25,8 +23,7 @@ func NewSystem(logger *zap.Logger) *System {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	s := &System{cells: map[string]*cell{}}
-	s.supervisor = stopOnFailure{s}
+	s := &System{}
 	s.actors = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return protoactorLogger(logger)
 	}))
