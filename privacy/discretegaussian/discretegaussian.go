@@ -32,15 +32,20 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"math/bits"
 	"math/rand/v2"
+	"slices"
 )
 
-// Sampler draws N_Z(0, σ²) for one σ².
+// Sampler draws N_Z(0, σ²) for one σ². It keeps the big integers of its
+// draws from one to the next, so it is not safe for concurrent use.
 type Sampler struct {
 	num, den *big.Int // σ² = num/den
 	t        int64    // ⌊σ⌋ + 1, the discrete Laplace scale
 	tNum     *big.Int // t·den, so that (|Y|·t·den − num)² is the exponent's numerator
 	expDen   *big.Int // 2·num·den·t²
+	a, sq    big.Int  // the exponent's numerator and its root
+	bern     scratch
 }
 
 // New returns the sampler of N_Z(0, variance), variance > 0 and finite (up
@@ -67,10 +72,11 @@ func (s *Sampler) Sample(r *rand.Rand) int64 {
 	for {
 		y := discreteLaplace(s.t, r)
 		// (|Y|·t·den − num)² / (2·num·den·t²)
-		a := new(big.Int).Mul(big.NewInt(abs(y)), s.tNum)
-		a.Sub(a, s.num)
-		a.Mul(a, a)
-		if bernoulliExp(a, s.expDen, r) {
+		s.sq.SetInt64(abs(y))
+		s.sq.Mul(&s.sq, s.tNum)
+		s.sq.Sub(&s.sq, s.num)
+		s.a.Mul(&s.sq, &s.sq)
+		if s.bern.bernoulliExp(&s.a, s.expDen, r) {
 			return y
 		}
 	}
@@ -93,15 +99,13 @@ func abs(x int64) int64 {
 // discreteLaplace draws P(x) ∝ exp(−|x|/t) on the integers (Canonne et al.,
 // Algorithm 2 with s = 1).
 func discreteLaplace(t int64, r *rand.Rand) int64 {
-	bt := big.NewInt(t)
-	one := big.NewInt(1)
 	for {
 		u := r.Int64N(t)
-		if !bernoulliExp(big.NewInt(u), bt, r) {
+		if !bernoulliExpUint(uint64(u), uint64(t), r) {
 			continue
 		}
 		var v int64
-		for bernoulliExp(one, one, r) {
+		for bernoulliExpUint(1, 1, r) {
 			v++
 		}
 		x := u + t*v
@@ -116,59 +120,124 @@ func discreteLaplace(t int64, r *rand.Rand) int64 {
 	}
 }
 
-// bernoulliExp returns a draw of Bernoulli(exp(−n/d)) for integers n ≥ 0,
-// d > 0 (Canonne et al., Algorithm 1): exp(−1) ⌊n/d⌋ times, then the
-// fractional part γ ∈ [0, 1) by counting the trials K of Bernoulli(γ/K)
-// until the first failure; the result is 1 when K is odd.
-func bernoulliExp(n, d *big.Int, r *rand.Rand) bool {
-	q, rem := new(big.Int).QuoRem(n, d, new(big.Int))
-	one := big.NewInt(1)
-	for i := new(big.Int); i.Cmp(q) < 0; i.Add(i, one) {
-		if !bernoulliExpFrac(one, one, r) {
+// The Bernoulli trials below are Canonne et al.'s Algorithm 1 twice over:
+// on big integers (scratch), which the Gaussian's acceptance test needs
+// when σ² is not a small dyadic rational, and on machine words, which every
+// discrete Laplace trial fits. Both draw the same random numbers for the
+// same trial — a uniform integer below d by Uint64N while d fits 64 bits,
+// by rejection of d's bit length, least significant word first, beyond —
+// so a draw does not depend on which of the two computed it.
+
+// bernoulliExpUint draws Bernoulli(exp(−n/d)) for n ≥ 0, d > 0:
+// exp(−1) ⌊n/d⌋ times, then the fractional part.
+func bernoulliExpUint(n, d uint64, r *rand.Rand) bool {
+	for range n / d {
+		if !bernoulliExpFracUint(1, 1, r) {
 			return false
 		}
 	}
-	return bernoulliExpFrac(rem, d, r)
+	return bernoulliExpFracUint(n%d, d, r)
+}
+
+// bernoulliExpFracUint draws Bernoulli(exp(−n/d)) for 0 ≤ n ≤ d by counting
+// the trials K of Bernoulli(n/(d·K)) until the first failure; the result is
+// 1 when K is odd.
+func bernoulliExpFracUint(n, d uint64, r *rand.Rand) bool {
+	for k := uint64(1); ; k++ {
+		if n == 0 {
+			return true // the first trial, Bernoulli(0), fails
+		}
+		hi, lo := bits.Mul64(d, k)
+		var hit bool
+		if hi == 0 {
+			hit = r.Uint64N(lo) < n
+		} else {
+			hit = uniform128Below(hi, lo, n, r)
+		}
+		if !hit {
+			return k%2 == 1
+		}
+	}
+}
+
+// uniform128Below draws x uniformly from [0, hi·2⁶⁴ + lo), hi > 0, by
+// rejection of the bound's bit length, and reports whether x < n.
+func uniform128Below(hi, lo, n uint64, r *rand.Rand) bool {
+	mask := uint64(math.MaxUint64) >> bits.LeadingZeros64(hi)
+	for {
+		x0 := r.Uint64()
+		x1 := r.Uint64() & mask
+		if x1 < hi || x1 == hi && x0 < lo {
+			return x1 == 0 && x0 < n
+		}
+	}
+}
+
+// scratch holds the big integers of Bernoulli trials on big numerators and
+// denominators, reused from one trial to the next.
+type scratch struct {
+	q, rem, k, dk, x big.Int
+	words            []big.Word
+}
+
+// bernoulliExp draws Bernoulli(exp(−n/d)) for integers n ≥ 0, d > 0
+// (Canonne et al., Algorithm 1): exp(−1) ⌊n/d⌋ times, then the fractional
+// part γ ∈ [0, 1) by counting the trials K of Bernoulli(γ/K) until the
+// first failure; the result is 1 when K is odd.
+func (s *scratch) bernoulliExp(n, d *big.Int, r *rand.Rand) bool {
+	s.q.QuoRem(n, d, &s.rem)
+	// Each exp(−1) trial goes on with probability e⁻¹, so no draw reaches
+	// the 2⁶⁴th: capping ⌊n/d⌋ there changes no draw.
+	q := uint64(math.MaxUint64)
+	if s.q.IsUint64() {
+		q = s.q.Uint64()
+	}
+	for range q {
+		if !bernoulliExpFracUint(1, 1, r) {
+			return false
+		}
+	}
+	if s.rem.IsUint64() && d.IsUint64() {
+		return bernoulliExpFracUint(s.rem.Uint64(), d.Uint64(), r)
+	}
+	return s.bernoulliExpFrac(&s.rem, d, r)
 }
 
 // bernoulliExpFrac draws Bernoulli(exp(−n/d)) for 0 ≤ n ≤ d.
-func bernoulliExpFrac(n, d *big.Int, r *rand.Rand) bool {
-	k := int64(1)
-	dk := new(big.Int)
-	for {
-		dk.Mul(d, big.NewInt(k))
-		if !bernoulli(n, dk, r) {
+func (s *scratch) bernoulliExpFrac(n, d *big.Int, r *rand.Rand) bool {
+	for k := int64(1); ; k++ {
+		s.dk.Mul(d, s.k.SetInt64(k))
+		if !s.bernoulli(n, &s.dk, r) {
 			return k%2 == 1
 		}
-		k++
 	}
 }
 
 // bernoulli draws Bernoulli(n/d): a uniform integer below d is below n.
-func bernoulli(n, d *big.Int, r *rand.Rand) bool {
+func (s *scratch) bernoulli(n, d *big.Int, r *rand.Rand) bool {
 	if n.Sign() == 0 {
 		return false
 	}
 	if d.IsUint64() {
 		return r.Uint64N(d.Uint64()) < n.Uint64()
 	}
-	return uniformBig(d, r).Cmp(n) < 0
+	return s.uniform(d, r).Cmp(n) < 0
 }
 
-// uniformBig draws uniformly from [0, d) by rejection of d's bit length.
-func uniformBig(d *big.Int, r *rand.Rand) *big.Int {
-	bits := d.BitLen()
-	words := make([]big.Word, (bits+63)/64)
+// uniform draws uniformly from [0, d) by rejection of d's bit length. The
+// result lives in the scratch until the next draw.
+func (s *scratch) uniform(d *big.Int, r *rand.Rand) *big.Int {
+	length := d.BitLen()
+	s.words = slices.Grow(s.words[:0], (length+63)/64)[:(length+63)/64]
 	for {
-		for i := range words {
-			words[i] = big.Word(r.Uint64())
+		for i := range s.words {
+			s.words[i] = big.Word(r.Uint64())
 		}
-		if extra := len(words)*64 - bits; extra > 0 {
-			words[len(words)-1] &= math.MaxUint64 >> extra
+		if extra := len(s.words)*64 - length; extra > 0 {
+			s.words[len(s.words)-1] &= math.MaxUint64 >> extra
 		}
-		x := new(big.Int).SetBits(words)
-		if x.Cmp(d) < 0 {
-			return x
+		if s.x.SetBits(s.words).Cmp(d) < 0 {
+			return &s.x
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package discretegaussian
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -83,7 +84,7 @@ func TestBernoulliExp(t *testing.T) {
 		r := stream(tc.num.Uint64() + 1)
 		hits := 0
 		for range n {
-			if bernoulliExp(tc.num, tc.den, r) {
+			if new(scratch).bernoulliExp(tc.num, tc.den, r) {
 				hits++
 			}
 		}
@@ -150,10 +151,118 @@ func TestNewRefusesBadVariances(t *testing.T) {
 	}
 }
 
+// The sampler draws exactly what the plain big-integer transcription of
+// Canonne et al.'s algorithms below draws — the same samples from the same
+// random numbers, and as many of them — for variances whose rationals are
+// small integers, dyadic, or need 53 bits (so that the acceptance test's
+// numbers exceed 64 and 128 bits), from tiny to large.
+func TestSamplerDrawsWhatThePlainAlgorithmDraws(t *testing.T) {
+	for _, sigma2 := range []float64{1e-3, 0.3, 0.7, 1, 2.5, 4, 17.3, 100, 1234.5678, 1 << 40, 3e15} {
+		s, err := New(sigma2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := stream(uint64(sigma2*7)+1), stream(uint64(sigma2*7)+1)
+		for i := range 3000 {
+			if got, want := s.Sample(a), oracleSample(sigma2, b); got != want {
+				t.Fatalf("σ² = %v, draw %d: %d, the plain algorithm %d", sigma2, i, got, want)
+			}
+		}
+		if a.Uint64() != b.Uint64() {
+			t.Fatalf("σ² = %v: the two consumed different numbers of random values", sigma2)
+		}
+	}
+}
+
+// oracleSample is Canonne et al.'s Algorithm 3 on math/big throughout,
+// allocating as it goes: the specification the sampler is checked against.
+func oracleSample(variance float64, r *rand.Rand) int64 {
+	v := new(big.Rat).SetFloat64(variance)
+	num, den := v.Num(), v.Denom()
+	t := new(big.Int).Sqrt(new(big.Int).Quo(num, den)).Int64() + 1
+	bt := big.NewInt(t)
+	tNum := new(big.Int).Mul(bt, den)
+	expDen := new(big.Int).Mul(num, den)
+	expDen.Mul(expDen, bt).Mul(expDen, bt).Lsh(expDen, 1)
+	one := big.NewInt(1)
+	for {
+		var y int64
+		for {
+			u := r.Int64N(t)
+			if !oracleBernoulliExp(big.NewInt(u), bt, r) {
+				continue
+			}
+			var k int64
+			for oracleBernoulliExp(one, one, r) {
+				k++
+			}
+			x := u + t*k
+			neg := r.Uint64()&1 == 1
+			if neg && x == 0 {
+				continue
+			}
+			if y = x; neg {
+				y = -x
+			}
+			break
+		}
+		a := new(big.Int).Mul(big.NewInt(abs(y)), tNum)
+		a.Sub(a, num)
+		a.Mul(a, a)
+		if oracleBernoulliExp(a, expDen, r) {
+			return y
+		}
+	}
+}
+
+func oracleBernoulliExp(n, d *big.Int, r *rand.Rand) bool {
+	q, rem := new(big.Int).QuoRem(n, d, new(big.Int))
+	one := big.NewInt(1)
+	for i := new(big.Int); i.Cmp(q) < 0; i.Add(i, one) {
+		if !oracleBernoulliExpFrac(one, one, r) {
+			return false
+		}
+	}
+	return oracleBernoulliExpFrac(rem, d, r)
+}
+
+func oracleBernoulliExpFrac(n, d *big.Int, r *rand.Rand) bool {
+	for k := int64(1); ; k++ {
+		dk := new(big.Int).Mul(d, big.NewInt(k))
+		if n.Sign() != 0 {
+			var x *big.Int
+			if dk.IsUint64() {
+				x = new(big.Int).SetUint64(r.Uint64N(dk.Uint64()))
+			} else {
+				words := make([]big.Word, (dk.BitLen()+63)/64)
+				for {
+					for i := range words {
+						words[i] = big.Word(r.Uint64())
+					}
+					if extra := len(words)*64 - dk.BitLen(); extra > 0 {
+						words[len(words)-1] &= math.MaxUint64 >> extra
+					}
+					if x = new(big.Int).SetBits(words); x.Cmp(dk) < 0 {
+						break
+					}
+				}
+			}
+			if x.Cmp(n) < 0 {
+				continue
+			}
+		}
+		return k%2 == 1
+	}
+}
+
 func BenchmarkSample(b *testing.B) {
-	s, _ := New(100)
-	r := stream(1)
-	for b.Loop() {
-		s.Sample(r)
+	for _, sigma2 := range []float64{100, 17.3} {
+		b.Run(fmt.Sprint(sigma2), func(b *testing.B) {
+			s, _ := New(sigma2)
+			r := stream(1)
+			for b.Loop() {
+				s.Sample(r)
+			}
+		})
 	}
 }
