@@ -23,6 +23,7 @@ type ServerState struct {
 	phase     Phase
 	err       error
 	answered  []bool
+	pending   int // clients expected in the phase that have not answered
 	survivors [PhaseCount][]int
 	keys      []PeerKeys // by client id, valid where it advertised
 	boxes     [][]Box    // boxes[to], in arrival order
@@ -56,6 +57,7 @@ func NewServer(cfg Config, r *rand.Rand) (*ServerState, error) {
 		cfg:      cfg,
 		graph:    g,
 		answered: make([]bool, cfg.Clients),
+		pending:  cfg.Clients,
 		keys:     make([]PeerKeys, cfg.Clients),
 		boxes:    make([][]Box, cfg.Clients),
 		selfMask: map[int][]shamir.Share{},
@@ -121,10 +123,8 @@ func (s *ServerState) Step(m Message) ([]Message, error) {
 		return nil, s.fail(err)
 	}
 	s.answered[u] = true
-	for v := range s.cfg.Clients {
-		if s.expected(v) && !s.answered[v] {
-			return nil, nil
-		}
+	if s.pending--; s.pending > 0 {
+		return nil, nil
 	}
 	return s.Close()
 }
@@ -222,6 +222,7 @@ func (s *ServerState) Close() ([]Message, error) {
 		return nil, s.fail(err)
 	}
 	s.phase++
+	s.pending = len(alive) // the survivors of this phase are the next one's expected
 	return out, nil
 }
 
