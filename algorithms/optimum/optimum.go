@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"maple/algorithms/data"
@@ -50,18 +51,21 @@ func leastSquares(ctx context.Context, src data.Source, weight func(k int) float
 	dim := src.Set(0).Dim
 	r := mat.NewSymDense(dim, nil)
 	b := mat.NewVecDense(dim, nil)
-	row := make([]float64, dim)
-	x := mat.NewVecDense(dim, row)
+	// The sums go straight to BLAS on the raw storage: what
+	// r.SymRankOne(r, scale, x) and b.AddScaledVec(b, scale·y_n, x) compute,
+	// without their checks of shapes and overlaps at every sample.
+	rs, bv := r.RawSymmetric(), b.RawVector()
+	x := blas64.Vector{N: dim, Inc: 1, Data: make([]float64, dim)}
 	err := data.Each(src, func(k int, s *data.Set) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("optimum: interrupted: %w", err)
 		}
 		scale := weight(k) / float64(s.Len())
 		for n := 0; n < s.Len(); n++ {
-			clear(row)
-			s.AddScaledRow(row, n, 1)
-			r.SymRankOne(r, scale, x)
-			b.AddScaledVec(b, scale*s.Y[n], x)
+			clear(x.Data)
+			s.AddScaledRow(x.Data, n, 1)
+			blas64.Syr(scale, x, rs)
+			blas64.Axpy(scale*s.Y[n], x, bv)
 		}
 		return nil
 	})

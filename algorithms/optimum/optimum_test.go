@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
 )
@@ -60,4 +62,73 @@ func TestLeastSquaresRejectsBadInput(t *testing.T) {
 	if _, err := LeastSquares([]*data.Set{zero}, []float64{1}, 0); err == nil {
 		t.Error("singular system accepted")
 	}
+}
+
+// The normal equations are summed on the raw storage through BLAS; the
+// minimizer is bit for bit the one of the matrix-level sums they replace
+// (mat's SymRankOne and AddScaledVec), for dense and sparse sets, weights
+// of every kind (1 and −1 included, where AddScaledVec takes other paths)
+// and labels that are 0.
+func TestLeastSquaresSumsAsTheMatrixCallsDo(t *testing.T) {
+	for dim := 1; dim <= 6; dim++ {
+		c := data.RegressionConfig{Agents: 4, SamplesMin: 1, SamplesMax: 9, Dim: dim, CovScale: 1, NoiseVarMin: 0.1, NoiseVarMax: 1}
+		sets, _ := data.Regression(c, uint64(dim))
+		sets[0].Y[0] = 0
+		sets = append(sets, sparseCopy(sets[1]))
+		for _, weights := range [][]float64{Uniform(5), {1, -1, 0.3, 2, 0.5}} {
+			got, err := LeastSquares(sets, weights, 0.01)
+			want, werr := matLeastSquares(sets, weights, 0.01)
+			if (err == nil) != (werr == nil) {
+				t.Fatalf("dim %d: errors %v and %v", dim, err, werr)
+			}
+			for j := range want {
+				if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+					t.Fatalf("dim %d, weights %v: coordinate %d is %v, the matrix calls give %v", dim, weights, j, got[j], want[j])
+				}
+			}
+		}
+	}
+}
+
+// matLeastSquares is LeastSquares with the matrix-level sums.
+func matLeastSquares(sets []*data.Set, weights []float64, rho float64) ([]float64, error) {
+	dim := sets[0].Dim
+	r, b := mat.NewSymDense(dim, nil), mat.NewVecDense(dim, nil)
+	row := make([]float64, dim)
+	x := mat.NewVecDense(dim, row)
+	for k, s := range sets {
+		scale := weights[k] / float64(s.Len())
+		for n := 0; n < s.Len(); n++ {
+			clear(row)
+			s.AddScaledRow(row, n, 1)
+			r.SymRankOne(r, scale, x)
+			b.AddScaledVec(b, scale*s.Y[n], x)
+		}
+	}
+	for j := 0; j < dim; j++ {
+		r.SetSym(j, j, r.At(j, j)+rho)
+	}
+	var chol mat.Cholesky
+	if !chol.Factorize(r) {
+		return nil, ErrSingular
+	}
+	var w mat.VecDense
+	if err := chol.SolveVecTo(&w, b); err != nil {
+		return nil, err
+	}
+	return w.RawVector().Data, nil
+}
+
+// sparseCopy returns s in compressed sparse rows, zeros left out.
+func sparseCopy(s *data.Set) *data.Set {
+	sp := &data.Set{Dim: s.Dim, Y: s.Y, RowPtr: []int{0}}
+	for n := 0; n < s.Len(); n++ {
+		for j, v := range s.Row(n) {
+			if v != 0 && j%2 == 0 {
+				sp.Col, sp.Val = append(sp.Col, int32(j)), append(sp.Val, v)
+			}
+		}
+		sp.RowPtr = append(sp.RowPtr, len(sp.Col))
+	}
+	return sp
 }
