@@ -142,6 +142,7 @@ func NewRun(opts Options) *Run {
 	if r.system == nil {
 		r.system, r.own = NewSystem(opts.Logger), true
 	}
+	r.free, r.inflight = r.system.lend()
 	r.root = actor.NewRootContext(r.system.actors, nil)
 	r.sub = r.system.actors.EventStream.Subscribe(r.onEvent)
 	return r
@@ -464,6 +465,8 @@ func (r *Run) Warnings() []string { return r.warnings }
 // after a failed Execute.
 func (r *Run) Close() {
 	r.system.actors.EventStream.Unsubscribe(r.sub)
+	r.system.keep(r.free, &r.inflight)
+	r.free, r.inflight = nil, queue{}
 	cells := r.cells
 	for _, rg := range r.lazy {
 		cells = append(cells, rg.hosts...)
@@ -491,8 +494,11 @@ func (r *Run) envelope() *Envelope {
 	return new(Envelope)
 }
 
+// recycle puts e on the free list. Every use of an envelope from it
+// overwrites it whole, so only its body, the one reference it holds, is
+// dropped here.
 func (r *Run) recycle(e *Envelope) {
-	*e = Envelope{}
+	e.Body = nil
 	r.free = append(r.free, e)
 }
 

@@ -363,3 +363,25 @@ func TestMessageToAStoppedActorFailsTheRun(t *testing.T) {
 		t.Fatalf("failure %v, want worker/0 in round 7 naming a stopped actor", r.failure)
 	}
 }
+
+// A Done from an actor the scheduler does not drive is a protocol error,
+// not an answer that closes the round.
+func TestSchedulerRejectsDoneFromANonTarget(t *testing.T) {
+	r := NewRun(Options{})
+	defer r.Close()
+	sched := &Scheduler{Rounds: 2}
+	sid := r.Spawn("scheduler", sched)
+	var outsider ID
+	sched.Targets = []ID{r.Spawn("target", behaviourFunc(func(ctx *Context, m proto.Message) error {
+		ctx.Send(outsider, &msg.Tick{})
+		return nil
+	}))}
+	outsider = r.Spawn("outsider", behaviourFunc(func(ctx *Context, m proto.Message) error {
+		ctx.Send(sid, &msg.Done{})
+		return nil
+	}))
+	err := r.Execute(sid, &msg.Start{})
+	if err == nil || !strings.Contains(err.Error(), "outsider, which is not a target") {
+		t.Fatalf("Execute returned %v, want a failure naming the outsider", err)
+	}
+}

@@ -2,6 +2,7 @@ package actors
 
 import (
 	"fmt"
+	"slices"
 
 	"google.golang.org/protobuf/proto"
 
@@ -21,8 +22,8 @@ type Scheduler struct {
 
 	round   int
 	pending int
-	done    map[ID]bool
-	tick    msg.Tick // the round's Tick, sent to every target: empty, immutable
+	state   []targetState // by actor ID
+	tick    msg.Tick      // the round's Tick, sent to every target: empty, immutable
 }
 
 // Receive implements Behaviour.
@@ -37,10 +38,14 @@ func (s *Scheduler) Receive(ctx *Context, m proto.Message) error {
 		if ctx.Round() != s.round {
 			return fmt.Errorf("received Done for round %d from %s while round %d is open", ctx.Round(), ctx.Name(ctx.Sender()), s.round)
 		}
-		if s.done[ctx.Sender()] {
-			return fmt.Errorf("second Done for round %d from %s", s.round, ctx.Name(ctx.Sender()))
+		from := ctx.Sender()
+		switch {
+		case from < 0 || int(from) >= len(s.state) || s.state[from] == notTarget:
+			return fmt.Errorf("Done for round %d from %s, which is not a target", s.round, ctx.Name(from))
+		case s.state[from] == answered:
+			return fmt.Errorf("second Done for round %d from %s", s.round, ctx.Name(from))
 		}
-		s.done[ctx.Sender()] = true
+		s.state[from] = answered
 		if s.pending--; s.pending > 0 {
 			return nil
 		}
@@ -58,12 +63,23 @@ func (s *Scheduler) Receive(ctx *Context, m proto.Message) error {
 func (s *Scheduler) open(ctx *Context, round int) {
 	s.round = round
 	s.pending = len(s.Targets)
-	if s.done == nil {
-		s.done = make(map[ID]bool, len(s.Targets))
+	if s.state == nil && len(s.Targets) > 0 {
+		s.state = make([]targetState, slices.Max(s.Targets)+1)
 	}
-	clear(s.done)
+	for _, t := range s.Targets {
+		s.state[t] = unanswered
+	}
 	ctx.SetRound(round)
 	for _, t := range s.Targets {
 		ctx.Send(t, &s.tick)
 	}
 }
+
+// targetState is where an actor stands in the scheduler's round.
+type targetState uint8
+
+const (
+	notTarget  targetState = iota // not one of the scheduler's targets
+	unanswered                    // a target that has not answered the round
+	answered                      // a target that answered Done
+)

@@ -15,6 +15,8 @@ import (
 // must not overlap in time: give each goroutine its own.
 type System struct {
 	actors *actor.ActorSystem
+	free   []*Envelope // the last run's envelopes, for the next run
+	queue  queue       // the last run's queue storage, empty
 }
 
 // NewSystem creates a System whose protoactor logs go to logger (nil
@@ -28,6 +30,24 @@ func NewSystem(logger *zap.Logger) *System {
 		return protoactorLogger(logger)
 	}))
 	return s
+}
+
+// lend hands the envelopes and the queue storage the last run on the
+// System left to the next one, which then allocates only beyond the last
+// run's peak of messages in flight.
+func (s *System) lend() ([]*Envelope, queue) {
+	free, q := s.free, s.queue
+	s.free, s.queue = nil, queue{}
+	return free, q
+}
+
+// keep takes back a closed run's free envelopes and its queue's storage;
+// the messages still in flight when a run ended early are let go.
+func (s *System) keep(free []*Envelope, q *queue) {
+	s.free = free
+	clear(q.run)
+	clear(q.entries)
+	s.queue = queue{run: q.run[:0], entries: q.entries[:0]}
 }
 
 // Close releases the System. Every run on it must have been closed.
