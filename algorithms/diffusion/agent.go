@@ -42,12 +42,14 @@ type Agent struct {
 	pos     int  // index in stageOrder of the current stage
 	started bool // the current stage's self term and draws are prepared
 
-	column  []term // the a_mp > 0 of column p, ascending m, self included
-	terms   []Term // the terms of the combination in progress
-	targets []int  // receivers ∪ {p}, ascending
-	recv    []int  // per target: its index among the receivers, −1 for p
-	sent    []bool // per target: the current stage's message is out
-	unsent  int    // targets not yet served in the current stage
+	column  []term    // the a_mp > 0 of column p, ascending m, self included
+	terms   []Term    // the terms of a combination on a live graph, reused
+	fixed   [3][]Term // per communicating stage: the terms of its combination on the network's graph
+	slot    []int32   // per agent m: its index among the senders, −1 if it is not one
+	targets []int     // receivers ∪ {p}, ascending
+	recv    []int     // per target: its index among the receivers, −1 for p
+	sent    []bool    // per target: the current stage's message is out
+	unsent  int       // targets not yet served in the current stage
 	inbox   [3][][]float64
 	got     [3][]bool
 	have    [3]int
@@ -125,9 +127,17 @@ func checkAgent(net *Network, p int, set *data.Set, l loss.Loss, w0 []float64) e
 	return nil
 }
 
-// layout allocates the per-stage buffers and the combination order.
+// layout allocates the per-stage buffers, the combination order and the
+// sender slots.
 func (a *Agent) layout() {
 	senders := a.net.senders[a.id]
+	a.slot = make([]int32, a.net.Agents())
+	for m := range a.slot {
+		a.slot[m] = -1
+	}
+	for s, m := range senders {
+		a.slot[m] = int32(s)
+	}
 	for m, slot := 0, 0; m < a.net.Agents(); m++ {
 		switch {
 		case m == a.id:
@@ -160,6 +170,13 @@ func (a *Agent) layout() {
 		if a.cfg.Privacy.Scheme == GraphHomomorphic {
 			a.draws[j] = make([]float64, len(a.w))
 		}
+		for _, c := range a.column {
+			x := a.self
+			if c.slot >= 0 {
+				x = a.inbox[j][c.slot]
+			}
+			a.fixed[j] = append(a.fixed[j], Term{Weight: c.a, X: x, Self: c.slot < 0})
+		}
 	}
 }
 
@@ -181,6 +198,10 @@ func (a *Agent) Shared(j int) []float64 { return a.shared[j] }
 // Counts returns the LGH set-up messages the agent sent in the last completed
 // round.
 func (a *Agent) Counts() SetupCounts { return a.last }
+
+// OutDegree returns the number of agents the agent sends its shares to
+// besides itself: the most shares it sends in one stage.
+func (a *Agent) OutDegree() int { return len(a.net.receivers[a.id]) }
 
 // Begin starts iteration i, which must be the one after the last completed.
 // It reports whether the iteration completed at once (it does when no stage
@@ -264,12 +285,15 @@ func (a *Agent) accept(m *Message) error {
 	if j < 0 || j > 2 || !a.net.uses[j] {
 		return fmt.Errorf("agent %d: share of stage %d from agent %d, which does not communicate", a.id, j, m.Peer)
 	}
-	if a.begun && slices.Index(stageOrder[:], j) < a.pos {
+	if a.begun && stagePos[j] < a.pos {
 		return fmt.Errorf("agent %d: share of stage %d from agent %d after that stage was combined", a.id, j, m.Peer)
 	}
-	s, ok := slices.BinarySearch(a.net.senders[a.id], m.Peer)
+	s := -1
+	if m.Peer >= 0 && m.Peer < len(a.slot) {
+		s = int(a.slot[m.Peer])
+	}
 	switch {
-	case !ok:
+	case s < 0:
 		return fmt.Errorf("agent %d: share from agent %d, which it does not listen to", a.id, m.Peer)
 	case a.begun && !a.senderLive(s):
 		return fmt.Errorf("agent %d: share of stage %d from agent %d, whose link is down this iteration", a.id, j, m.Peer)
@@ -296,9 +320,7 @@ func (a *Agent) pump() (bool, error) {
 		if !a.started {
 			a.startStage(j)
 		}
-		if err := a.emit(j); err != nil {
-			return false, err
-		}
+		a.emit(j)
 		if a.unsent > 0 || a.have[j] < a.expect {
 			return false, nil
 		}
@@ -350,7 +372,7 @@ func (a *Agent) startStage(j int) {
 // emit sends the messages of stage j that are ready and not yet sent, in
 // ascending receiver order. Under the random scheme that order is also the
 // order of the noise draws, the self term's (if any) at its own position.
-func (a *Agent) emit(j int) error {
+func (a *Agent) emit(j int) {
 	pr := &a.cfg.Privacy
 	for t, p := range a.targets {
 		if a.sent[t] {
@@ -362,9 +384,7 @@ func (a *Agent) emit(j int) error {
 			}
 		} else if a.live != nil && !a.live.Receivers[a.recv[t]] {
 			// the link to p is down this round: nothing is sent or drawn
-		} else if ready, err := a.payload(j, p); err != nil {
-			return err
-		} else if !ready {
+		} else if !a.payload(j, p, a.recv[t]) {
 			continue
 		} else {
 			a.msg = Message{Kind: Share, Peer: p, Stage: j, Values: a.out}
@@ -373,15 +393,14 @@ func (a *Agent) emit(j int) error {
 		a.sent[t] = true
 		a.unsent--
 	}
-	return nil
 }
 
-// payload writes the stage-j message for receiver p into a.out, or reports
-// that its masks are not ready yet.
-func (a *Agent) payload(j, p int) (bool, error) {
+// payload writes the stage-j message for receiver p, the r-th of the
+// agent's receivers, into a.out, or reports that its masks are not ready yet.
+func (a *Agent) payload(j, p, r int) bool {
 	pr := &a.cfg.Privacy
-	if pr.Scheme == LocalGraphHomomorphic && !a.lgh.ready(p, j) {
-		return false, nil
+	if pr.Scheme == LocalGraphHomomorphic && !a.lgh.ready(r, j) {
+		return false
 	}
 	copy(a.out, a.input(j))
 	switch pr.Scheme {
@@ -390,9 +409,9 @@ func (a *Agent) payload(j, p int) (bool, error) {
 	case GraphHomomorphic:
 		floats.AddScaled(a.out, homomorphic.EdgeCoefficient(a.net.a, pr.Form, a.id, p), a.draws[j])
 	case LocalGraphHomomorphic:
-		return true, a.lgh.apply(a.out, p, j)
+		a.lgh.apply(a.out, r, j)
 	}
-	return true, nil
+	return true
 }
 
 // combine forms the stage-j aggregate with the configuration's combination
@@ -404,24 +423,7 @@ func (a *Agent) combine(j int) {
 		}
 	}
 	z := a.output(j)
-	a.terms = a.terms[:0]
-	for _, c := range a.column {
-		x, w := a.self, c.a
-		switch {
-		case c.slot < 0 && a.live != nil:
-			w = a.live.Self
-		case c.slot >= 0 && a.live != nil:
-			if !a.live.Senders[c.slot] {
-				continue
-			}
-			w = a.live.Weights[c.slot]
-		}
-		if c.slot >= 0 {
-			x = a.inbox[j][c.slot]
-		}
-		a.terms = append(a.terms, Term{Weight: w, X: x, Self: c.slot < 0})
-	}
-	a.cfg.combiner().Combine(z, a.terms)
+	a.cfg.combiner().Combine(z, a.combination(j))
 	if a.rep.stage == j && !a.rep.rekey {
 		for s, ok := range a.rep.revealed {
 			if ok {
@@ -434,6 +436,29 @@ func (a *Agent) combine(j int) {
 	if j == Stage0 {
 		a.adapt(z)
 	}
+}
+
+// combination returns the terms of the stage-j combination: the network's,
+// built once, or those of the round's live graph (its live senders, with its
+// weights).
+func (a *Agent) combination(j int) []Term {
+	if a.live == nil {
+		return a.fixed[j]
+	}
+	a.terms = a.terms[:0]
+	for i, c := range a.column {
+		t := a.fixed[j][i]
+		switch {
+		case c.slot < 0:
+			t.Weight = a.live.Self
+		case !a.live.Senders[c.slot]:
+			continue
+		default:
+			t.Weight = a.live.Weights[c.slot]
+		}
+		a.terms = append(a.terms, t)
+	}
+	return a.terms
 }
 
 // combineLocal runs stage j with matrix I: a copy, plus the gradient step at

@@ -100,6 +100,10 @@ func (a *AsyncAgent) Model() []float64 { return a.w }
 // Steps returns the number of steps combined so far.
 func (a *AsyncAgent) Steps() int { return a.step }
 
+// OutDegree returns the number of agents the agent sends its iterates to
+// besides itself: the most shares it sends in one step.
+func (a *AsyncAgent) OutDegree() int { return len(a.net.receivers[a.id]) }
+
 // Adapt runs the adapt half of step Steps()+1 from the current iterate and,
 // unless silent (the agent dropped out of this step), sends ψ with its
 // privacy noise to every receiver, in ascending order (the order of the

@@ -400,10 +400,11 @@ func (l *lgh) onRelayedPaper(m *Message) error {
 	return nil
 }
 
-// ready reports whether the stage-j message to receiver k can be masked now.
-func (l *lgh) ready(k, j int) bool {
-	ln, err := l.link(k)
-	if err != nil || !ln.known {
+// ready reports whether the stage-j message to the agent's r-th receiver
+// can be masked now.
+func (l *lgh) ready(r, j int) bool {
+	ln := &l.links[r]
+	if !ln.known {
 		return false
 	}
 	for i := range ln.partners {
@@ -415,15 +416,12 @@ func (l *lgh) ready(k, j int) bool {
 	return true
 }
 
-// apply adds this agent's masks for receiver k at stage j of the iteration in
-// progress to dst: ±Σ_partners g/a_{ℓk}, partners in ascending order
-// (pairmask.ApplyMask).
-func (l *lgh) apply(dst []float64, k, j int) error {
-	r, ok := slices.BinarySearch(l.a.net.receivers[l.a.id], k)
-	if !ok {
-		return fmt.Errorf("agent %d: message from agent %d, which does not listen to it", l.a.id, k)
-	}
+// apply adds this agent's masks for its r-th receiver k at stage j of the
+// iteration in progress to dst: ±Σ_partners g/a_{ℓk}, partners in ascending
+// order (pairmask.ApplyMask).
+func (l *lgh) apply(dst []float64, r, j int) {
 	ln := &l.links[r]
+	k := ln.receiver
 	weight := ln.weight
 	live := l.a.live
 	if live != nil {
@@ -447,7 +445,6 @@ func (l *lgh) apply(dst []float64, k, j int) error {
 	if live != nil && ln.role != Unmasked {
 		l.report(k, j, l.delta)
 	}
-	return nil
 }
 
 // report tells the observer, outside the protocol, the masks this sender
