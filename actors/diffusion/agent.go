@@ -2,7 +2,6 @@ package diffusion
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 
@@ -89,11 +88,17 @@ const SetupRound = 0
 
 // Receive implements actors.Behaviour.
 func (a *Agent) Receive(ctx *actors.Context, m proto.Message) error {
+	a.box.open(ctx, a.First, a.GradientTime, a.Device, a.Core.OutDegree())
+	err := a.receive(ctx, m)
+	a.box.ctx = nil
+	return err
+}
+
+// receive is Receive with the outbox open.
+func (a *Agent) receive(ctx *actors.Context, m proto.Message) error {
 	if ctx.Round() == SetupRound && isSetup(m) {
 		ctx.SetRound(1) // what it sends in reply, but set-up, is iteration 1's
 	}
-	a.box = outbox{ctx: ctx, first: a.First, gradientTime: a.GradientTime, device: a.Device}
-	defer func() { a.box.ctx = nil }()
 	var complete bool
 	var err error
 	if _, ok := m.(*msg.Tick); ok {
@@ -104,6 +109,7 @@ func (a *Agent) Receive(ctx *actors.Context, m proto.Message) error {
 		complete, err = a.Core.BeginLive(ctx.Round(), &a.live, &a.box)
 	} else if err = a.decode(ctx, m); err == nil {
 		complete, err = a.Core.Step(ctx.Round(), &a.in, &a.box)
+		a.box.recycle() // the state machine has copied the values
 	}
 	if err != nil || !complete {
 		return err
@@ -176,16 +182,34 @@ func (a *Agent) report(ctx *actors.Context) {
 
 // outbox turns the state machine's messages into protobuf messages. Every
 // message gets its own copy of the vectors and keys, which the state machine
-// reuses; messages are immutable once sent. A share equal to the last one
-// sent while handling the same message — what an agent sends all its
-// neighbours in a stage without per-link noise — is sent as the same
-// message, as the FedAvg server sends one model to all its agents.
+// reuses; messages are immutable once sent. Shares, the bulk of the traffic,
+// are passed (Context.Pass), each to its one receiver, which keeps it for its
+// own shares once it has handled it if nobody else holds it (Context.Reuse:
+// no duplicate, no wiretap): in a run without faults or taps an agent's
+// shares are the ones it received, refilled, and a share allocates nothing.
 type outbox struct {
 	ctx          *actors.Context
 	first        actors.ID
 	gradientTime float64
 	device       *systems.Device
-	share        *msg.StageShare // the last share sent in this handling
+	spare        []*msg.StageShare // received shares nobody else holds, for the agent's own
+	keep         int               // the most spares kept: the agent's shares in one stage
+}
+
+// open readies the outbox for the handling of one message through ctx, for
+// an agent whose peers' IDs start at first and that keeps at most keep spare
+// shares.
+func (o *outbox) open(ctx *actors.Context, first actors.ID, gradientTime float64, device *systems.Device, keep int) {
+	o.ctx, o.first, o.gradientTime, o.device, o.keep = ctx, first, gradientTime, device, keep
+}
+
+// recycle keeps the message being handled, if it is a share that nobody
+// else holds, for one of the agent's own shares: call it once the state
+// machine is done with the message's values.
+func (o *outbox) recycle() {
+	if s, ok := o.ctx.Reuse().(*msg.StageShare); ok && len(o.spare) < o.keep {
+		o.spare = append(o.spare, s)
+	}
 }
 
 // Send implements diffusion.Outbox.
@@ -193,10 +217,15 @@ func (o *outbox) Send(m *diffusion.Message) {
 	var body proto.Message
 	switch m.Kind {
 	case diffusion.Share:
-		if s := o.share; s == nil || s.GetStage() != int32(m.Stage) || !sameBits(s.GetPayload(), m.Values) {
-			o.share = &msg.StageShare{Stage: int32(m.Stage), Payload: slices.Clone(m.Values)}
+		var s *msg.StageShare
+		if n := len(o.spare); n > 0 {
+			s, o.spare = o.spare[n-1], o.spare[:n-1]
+		} else {
+			s = &msg.StageShare{}
 		}
-		body = o.share
+		s.Stage, s.Payload = int32(m.Stage), append(s.Payload[:0], m.Values...)
+		o.ctx.Pass(o.first+actors.ID(m.Peer), s) // nobody else holds it
+		return
 	case diffusion.Role:
 		r := &msg.RoleAssign{Role: msg.MaskRoleOf(m.Role), Weight: m.Weight}
 		for _, p := range m.Partners {
@@ -237,19 +266,6 @@ func (o *outbox) Send(m *diffusion.Message) {
 		defer o.ctx.SetRound(round)
 	}
 	o.ctx.Send(o.first+actors.ID(m.Peer), body)
-}
-
-// sameBits reports whether a and b hold the same float64 bit patterns.
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i, x := range a {
-		if math.Float64bits(x) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // isSetup reports whether m is a set-up message, sent in SetupRound.
