@@ -72,11 +72,12 @@ type Agent struct {
 	// replaces GradientTime).
 	Device *systems.Device
 
-	in   diffusion.Message // the decoded incoming message, reused
-	box  outbox
-	live diffusion.Live // the round's live links, decoded from DiffusionLinks
-	now  [1]float64     // the KeyTime report, reused (observers copy)
-	done msg.Done       // the Done of every round: empty, immutable
+	in    diffusion.Message // the decoded incoming message other than a share, reused
+	share diffusion.Message // the decoded incoming share, reused
+	box   outbox
+	live  diffusion.Live // the round's live links, decoded from DiffusionLinks
+	now   [1]float64     // the KeyTime report, reused (observers copy)
+	done  msg.Done       // the Done of every round: empty, immutable
 }
 
 // SetupRound is the round of the local graph-homomorphic set-up messages
@@ -101,15 +102,19 @@ func (a *Agent) receive(ctx *actors.Context, m proto.Message) error {
 	}
 	var complete bool
 	var err error
-	if _, ok := m.(*msg.Tick); ok {
+	switch l := m.(type) {
+	case *msg.Tick:
 		complete, err = a.Core.Begin(ctx.Round(), &a.box)
-	} else if l, ok := m.(*msg.DiffusionLinks); ok {
+	case *msg.DiffusionLinks:
 		a.live = diffusion.Live{Down: l.GetDown(), Self: l.GetSelf(), Senders: l.GetSenders(), Weights: l.GetWeights(),
 			Receivers: l.GetReceivers(), Given: l.GetGiven()}
 		complete, err = a.Core.BeginLive(ctx.Round(), &a.live, &a.box)
-	} else if err = a.decode(ctx, m); err == nil {
-		complete, err = a.Core.Step(ctx.Round(), &a.in, &a.box)
-		a.box.recycle() // the state machine has copied the values
+	default:
+		var in *diffusion.Message
+		if in, err = a.decode(ctx, m); err == nil {
+			complete, err = a.Core.Step(ctx.Round(), in, &a.box)
+			a.box.recycle() // the state machine has copied the values
+		}
 	}
 	if err != nil || !complete {
 		return err
@@ -119,16 +124,19 @@ func (a *Agent) receive(ctx *actors.Context, m proto.Message) error {
 	return nil
 }
 
-// decode translates a protobuf message into a.in.
-func (a *Agent) decode(ctx *actors.Context, m proto.Message) error {
+// decode translates a protobuf message into a.share, for a share, or a.in,
+// and returns it.
+func (a *Agent) decode(ctx *actors.Context, m proto.Message) (*diffusion.Message, error) {
 	from := int(ctx.Sender() - a.First)
 	if from < 0 || from >= a.Agents {
-		return fmt.Errorf("%s from %s, which is not an agent", actors.MessageName(m), ctx.Name(ctx.Sender()))
+		return nil, fmt.Errorf("%s from %s, which is not an agent", actors.MessageName(m), ctx.Name(ctx.Sender()))
+	}
+	if m, ok := m.(*msg.StageShare); ok {
+		a.share.Kind, a.share.Peer, a.share.Stage, a.share.Values = diffusion.Share, from, int(m.GetStage()), m.GetPayload()
+		return &a.share, nil
 	}
 	a.in = diffusion.Message{Peer: from}
 	switch m := m.(type) {
-	case *msg.StageShare:
-		a.in.Kind, a.in.Stage, a.in.Values = diffusion.Share, int(m.GetStage()), m.GetPayload()
 	case *msg.RoleAssign:
 		a.in.Kind, a.in.Role, a.in.Weight = diffusion.Role, m.GetRole().Pairmask(), m.GetWeight()
 		for _, p := range m.GetPartners() {
@@ -157,9 +165,9 @@ func (a *Agent) decode(ctx *actors.Context, m proto.Message) error {
 	case *msg.DiffusionRekeyedShare:
 		a.in.Kind, a.in.Stage, a.in.Values = diffusion.RekeyedShare, int(m.GetStage()), m.GetPayload()
 	default:
-		return fmt.Errorf("agent cannot handle %s", actors.MessageName(m))
+		return nil, fmt.Errorf("agent cannot handle %s", actors.MessageName(m))
 	}
-	return nil
+	return &a.in, nil
 }
 
 // report tells the observer what the metrics need at the end of a round.

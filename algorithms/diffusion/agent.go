@@ -57,7 +57,8 @@ type Agent struct {
 	draws   [3][]float64 // the GH draw g_p of each stage
 	shared  [3][]float64 // the noise-free value y of each communicating stage
 	out     []float64    // the outgoing payload, reused
-	msg     Message      // the outgoing message, reused
+	msg     Message      // the outgoing set-up or repair message, reused
+	share   Message      // the outgoing share: Kind and Values (out) are set once
 	lgh     *lgh         // nil unless LGH with a communicating stage
 	counts  SetupCounts  // set-up messages of the round in progress
 	last    SetupCounts  // set-up messages of the last completed round
@@ -102,6 +103,7 @@ func NewAgent(net *Network, p int, set *data.Set, l loss.Loss, w0 []float64, str
 		phi:   make([]float64, dim), psi: make([]float64, dim), grad: make([]float64, dim),
 		self: make([]float64, dim), out: make([]float64, dim),
 	}
+	a.share = Message{Kind: Share, Values: a.out}
 	a.layout()
 	a.rep.stage = -1
 	if net.cfg.Privacy.Scheme == LocalGraphHomomorphic && net.Communicates() {
@@ -320,7 +322,9 @@ func (a *Agent) pump() (bool, error) {
 		if !a.started {
 			a.startStage(j)
 		}
-		a.emit(j)
+		if a.unsent > 0 {
+			a.emit(j)
+		}
 		if a.unsent > 0 || a.have[j] < a.expect {
 			return false, nil
 		}
@@ -344,11 +348,23 @@ func (a *Agent) pump() (bool, error) {
 // input and output return the vectors a stage reads and writes: stage 1
 // maps w to φ, stage 0 φ to ψ, stage 2 ψ to w.
 func (a *Agent) input(j int) []float64 {
-	return [3][]float64{Stage0: a.phi, Stage1: a.w, Stage2: a.psi}[j]
+	switch j {
+	case Stage0:
+		return a.phi
+	case Stage1:
+		return a.w
+	}
+	return a.psi
 }
 
 func (a *Agent) output(j int) []float64 {
-	return [3][]float64{Stage0: a.psi, Stage1: a.phi, Stage2: a.w}[j]
+	switch j {
+	case Stage0:
+		return a.psi
+	case Stage1:
+		return a.phi
+	}
+	return a.w
 }
 
 // startStage prepares the self term (with the GH self-correction) and the
@@ -387,8 +403,8 @@ func (a *Agent) emit(j int) {
 		} else if !a.payload(j, p, a.recv[t]) {
 			continue
 		} else {
-			a.msg = Message{Kind: Share, Peer: p, Stage: j, Values: a.out}
-			a.box.Send(&a.msg)
+			a.share.Peer, a.share.Stage = p, j
+			a.box.Send(&a.share)
 		}
 		a.sent[t] = true
 		a.unsent--

@@ -47,7 +47,7 @@ type AsyncAgent struct {
 	column                  []term
 	terms                   []Term // the terms of the combination in progress
 	targets                 []int
-	msg                     Message
+	msg                     Message // the outgoing share: all but Peer set once
 }
 
 // NewAsyncAgent returns the asynchronous state machine of agent p.
@@ -80,6 +80,7 @@ func NewAsyncAgent(net *Network, p int, set *data.Set, l loss.Loss, w0 []float64
 	}
 	a.targets = append(slices.Clone(net.receivers[p]), p)
 	slices.Sort(a.targets)
+	a.msg = Message{Kind: Share, Stage: Stage2, Values: a.out}
 	return a, nil
 }
 
@@ -129,7 +130,7 @@ func (a *AsyncAgent) Adapt(out Outbox, silent bool) {
 		if pr.Scheme == Random {
 			pr.Mechanism.Add(a.out, pr.Std, a.noise)
 		}
-		a.msg = Message{Kind: Share, Peer: p, Stage: Stage2, Values: a.out}
+		a.msg.Peer = p
 		out.Send(&a.msg)
 	}
 }
