@@ -133,13 +133,7 @@ func checkAgent(net *Network, p int, set *data.Set, l loss.Loss, w0 []float64) e
 // sender slots.
 func (a *Agent) layout() {
 	senders := a.net.senders[a.id]
-	a.slot = make([]int32, a.net.Agents())
-	for m := range a.slot {
-		a.slot[m] = -1
-	}
-	for s, m := range senders {
-		a.slot[m] = int32(s)
-	}
+	a.slot = senderSlots(a.net, a.id)
 	for m, slot := 0, 0; m < a.net.Agents(); m++ {
 		switch {
 		case m == a.id:
@@ -180,6 +174,28 @@ func (a *Agent) layout() {
 			a.fixed[j] = append(a.fixed[j], Term{Weight: c.a, X: x, Self: c.slot < 0})
 		}
 	}
+}
+
+// senderSlots returns, per agent m, m's index among agent p's senders, or −1
+// if m does not send to p: the slot of m's shares, found without a search.
+func senderSlots(net *Network, p int) []int32 {
+	slots := make([]int32, net.Agents())
+	for m := range slots {
+		slots[m] = -1
+	}
+	for s, m := range net.senders[p] {
+		slots[m] = int32(s)
+	}
+	return slots
+}
+
+// slotOf returns sender m's entry in slots, or −1 if m is not a sender (or
+// not an agent).
+func slotOf(slots []int32, m int) int {
+	if m < 0 || m >= len(slots) {
+		return -1
+	}
+	return int(slots[m])
 }
 
 // Model returns w_{p,i} after iteration i has completed (w_{p,0} before the
@@ -290,10 +306,7 @@ func (a *Agent) accept(m *Message) error {
 	if a.begun && stagePos[j] < a.pos {
 		return fmt.Errorf("agent %d: share of stage %d from agent %d after that stage was combined", a.id, j, m.Peer)
 	}
-	s := -1
-	if m.Peer >= 0 && m.Peer < len(a.slot) {
-		s = int(a.slot[m.Peer])
-	}
+	s := slotOf(a.slot, m.Peer)
 	switch {
 	case s < 0:
 		return fmt.Errorf("agent %d: share from agent %d, which it does not listen to", a.id, m.Peer)

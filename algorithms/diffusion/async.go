@@ -47,6 +47,7 @@ type AsyncAgent struct {
 	column                  []term
 	terms                   []Term // the terms of the combination in progress
 	targets                 []int
+	slot                    []int32 // per agent m: its index among the senders, −1 if it is not one
 	msg                     Message // the outgoing share: all but Peer set once
 }
 
@@ -80,6 +81,7 @@ func NewAsyncAgent(net *Network, p int, set *data.Set, l loss.Loss, w0 []float64
 	}
 	a.targets = append(slices.Clone(net.receivers[p]), p)
 	slices.Sort(a.targets)
+	a.slot = senderSlots(net, p)
 	a.msg = Message{Kind: Share, Stage: Stage2, Values: a.out}
 	return a, nil
 }
@@ -139,11 +141,11 @@ func (a *AsyncAgent) Adapt(out Outbox, silent bool) {
 // iterate unless a newer one has already arrived (a second copy, or an old
 // one overtaken on the link, is ignored).
 func (a *AsyncAgent) Receive(k int, m *Message) error {
-	s, ok := slices.BinarySearch(a.net.senders[a.id], m.Peer)
+	s := slotOf(a.slot, m.Peer)
 	switch {
 	case m.Kind != Share || m.Stage != Stage2:
 		return fmt.Errorf("agent %d: unexpected %v message of stage %d from agent %d in asynchronous ATC", a.id, m.Kind, m.Stage, m.Peer)
-	case !ok:
+	case s < 0:
 		return fmt.Errorf("agent %d: share from agent %d, which it does not listen to", a.id, m.Peer)
 	case len(m.Values) != len(a.w):
 		return fmt.Errorf("agent %d: share of dimension %d from agent %d, model has %d", a.id, len(m.Values), m.Peer, len(a.w))
