@@ -48,6 +48,7 @@ type Agent struct {
 	slot    []int32   // per agent m: its index among the senders, −1 if it is not one
 	targets []int     // receivers ∪ {p}, ascending
 	recv    []int     // per target: its index among the receivers, −1 for p
+	edge    []float64 // per receiver: the coefficient of the GH draw in its share (graph-homomorphic only)
 	sent    []bool    // per target: the current stage's message is out
 	unsent  int       // targets not yet served in the current stage
 	inbox   [3][][]float64
@@ -153,6 +154,11 @@ func (a *Agent) layout() {
 		a.recv = append(a.recv, r)
 	}
 	a.sent = make([]bool, len(a.targets))
+	if pr := &a.cfg.Privacy; pr.Scheme == GraphHomomorphic {
+		for _, p := range a.net.receivers[a.id] {
+			a.edge = append(a.edge, homomorphic.EdgeCoefficient(a.net.a, pr.Form, a.id, p))
+		}
+	}
 	for j := range 3 {
 		if !a.net.uses[j] {
 			continue
@@ -413,7 +419,7 @@ func (a *Agent) emit(j int) {
 			}
 		} else if a.live != nil && !a.live.Receivers[a.recv[t]] {
 			// the link to p is down this round: nothing is sent or drawn
-		} else if !a.payload(j, p, a.recv[t]) {
+		} else if !a.payload(j, a.recv[t]) {
 			continue
 		} else {
 			a.share.Peer, a.share.Stage = p, j
@@ -424,9 +430,9 @@ func (a *Agent) emit(j int) {
 	}
 }
 
-// payload writes the stage-j message for receiver p, the r-th of the
-// agent's receivers, into a.out, or reports that its masks are not ready yet.
-func (a *Agent) payload(j, p, r int) bool {
+// payload writes the stage-j message for its r-th receiver into a.out, or
+// reports that its masks are not ready yet.
+func (a *Agent) payload(j, r int) bool {
 	pr := &a.cfg.Privacy
 	if pr.Scheme == LocalGraphHomomorphic && !a.lgh.ready(r, j) {
 		return false
@@ -436,7 +442,7 @@ func (a *Agent) payload(j, p, r int) bool {
 	case Random:
 		pr.Mechanism.Add(a.out, pr.Std, a.noise)
 	case GraphHomomorphic:
-		floats.AddScaled(a.out, homomorphic.EdgeCoefficient(a.net.a, pr.Form, a.id, p), a.draws[j])
+		floats.AddScaled(a.out, a.edge[r], a.draws[j])
 	case LocalGraphHomomorphic:
 		a.lgh.apply(a.out, r, j)
 	}
