@@ -2,7 +2,6 @@ package diffusion
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 
@@ -73,11 +72,12 @@ type Agent struct {
 	// replaces GradientTime).
 	Device *systems.Device
 
-	in   diffusion.Message // the decoded incoming message, reused
-	box  outbox
-	live diffusion.Live // the round's live links, decoded from DiffusionLinks
-	now  [1]float64     // the KeyTime report, reused (observers copy)
-	done msg.Done       // the Done of every round: empty, immutable
+	in    diffusion.Message // the decoded incoming message other than a share, reused
+	share diffusion.Message // the decoded incoming share, reused
+	box   outbox
+	live  diffusion.Live // the round's live links, decoded from DiffusionLinks
+	now   [1]float64     // the KeyTime report, reused (observers copy)
+	done  msg.Done       // the Done of every round: empty, immutable
 }
 
 // SetupRound is the round of the local graph-homomorphic set-up messages
@@ -89,21 +89,32 @@ const SetupRound = 0
 
 // Receive implements actors.Behaviour.
 func (a *Agent) Receive(ctx *actors.Context, m proto.Message) error {
+	a.box.open(ctx, a.First, a.GradientTime, a.Device, a.Core.OutDegree())
+	err := a.receive(ctx, m)
+	a.box.ctx = nil
+	return err
+}
+
+// receive is Receive with the outbox open.
+func (a *Agent) receive(ctx *actors.Context, m proto.Message) error {
 	if ctx.Round() == SetupRound && isSetup(m) {
 		ctx.SetRound(1) // what it sends in reply, but set-up, is iteration 1's
 	}
-	a.box = outbox{ctx: ctx, first: a.First, gradientTime: a.GradientTime, device: a.Device}
-	defer func() { a.box.ctx = nil }()
 	var complete bool
 	var err error
-	if _, ok := m.(*msg.Tick); ok {
+	switch l := m.(type) {
+	case *msg.Tick:
 		complete, err = a.Core.Begin(ctx.Round(), &a.box)
-	} else if l, ok := m.(*msg.DiffusionLinks); ok {
+	case *msg.DiffusionLinks:
 		a.live = diffusion.Live{Down: l.GetDown(), Self: l.GetSelf(), Senders: l.GetSenders(), Weights: l.GetWeights(),
 			Receivers: l.GetReceivers(), Given: l.GetGiven()}
 		complete, err = a.Core.BeginLive(ctx.Round(), &a.live, &a.box)
-	} else if err = a.decode(ctx, m); err == nil {
-		complete, err = a.Core.Step(ctx.Round(), &a.in, &a.box)
+	default:
+		var in *diffusion.Message
+		if in, err = a.decode(ctx, m); err == nil {
+			complete, err = a.Core.Step(ctx.Round(), in, &a.box)
+			a.box.recycle() // the state machine has copied the values
+		}
 	}
 	if err != nil || !complete {
 		return err
@@ -113,16 +124,19 @@ func (a *Agent) Receive(ctx *actors.Context, m proto.Message) error {
 	return nil
 }
 
-// decode translates a protobuf message into a.in.
-func (a *Agent) decode(ctx *actors.Context, m proto.Message) error {
+// decode translates a protobuf message into a.share, for a share, or a.in,
+// and returns it.
+func (a *Agent) decode(ctx *actors.Context, m proto.Message) (*diffusion.Message, error) {
 	from := int(ctx.Sender() - a.First)
 	if from < 0 || from >= a.Agents {
-		return fmt.Errorf("%s from %s, which is not an agent", actors.MessageName(m), ctx.Name(ctx.Sender()))
+		return nil, fmt.Errorf("%s from %s, which is not an agent", actors.MessageName(m), ctx.Name(ctx.Sender()))
+	}
+	if m, ok := m.(*msg.StageShare); ok {
+		a.share.Kind, a.share.Peer, a.share.Stage, a.share.Values = diffusion.Share, from, int(m.GetStage()), m.GetPayload()
+		return &a.share, nil
 	}
 	a.in = diffusion.Message{Peer: from}
 	switch m := m.(type) {
-	case *msg.StageShare:
-		a.in.Kind, a.in.Stage, a.in.Values = diffusion.Share, int(m.GetStage()), m.GetPayload()
 	case *msg.RoleAssign:
 		a.in.Kind, a.in.Role, a.in.Weight = diffusion.Role, m.GetRole().Pairmask(), m.GetWeight()
 		for _, p := range m.GetPartners() {
@@ -151,9 +165,9 @@ func (a *Agent) decode(ctx *actors.Context, m proto.Message) error {
 	case *msg.DiffusionRekeyedShare:
 		a.in.Kind, a.in.Stage, a.in.Values = diffusion.RekeyedShare, int(m.GetStage()), m.GetPayload()
 	default:
-		return fmt.Errorf("agent cannot handle %s", actors.MessageName(m))
+		return nil, fmt.Errorf("agent cannot handle %s", actors.MessageName(m))
 	}
-	return nil
+	return &a.in, nil
 }
 
 // report tells the observer what the metrics need at the end of a round.
@@ -176,16 +190,34 @@ func (a *Agent) report(ctx *actors.Context) {
 
 // outbox turns the state machine's messages into protobuf messages. Every
 // message gets its own copy of the vectors and keys, which the state machine
-// reuses; messages are immutable once sent. A share equal to the last one
-// sent while handling the same message — what an agent sends all its
-// neighbours in a stage without per-link noise — is sent as the same
-// message, as the FedAvg server sends one model to all its agents.
+// reuses; messages are immutable once sent. Shares, the bulk of the traffic,
+// are passed (Context.Pass), each to its one receiver, which keeps it for its
+// own shares once it has handled it if nobody else holds it (Context.Reuse:
+// no duplicate, no wiretap): in a run without faults or taps an agent's
+// shares are the ones it received, refilled, and a share allocates nothing.
 type outbox struct {
 	ctx          *actors.Context
 	first        actors.ID
 	gradientTime float64
 	device       *systems.Device
-	share        *msg.StageShare // the last share sent in this handling
+	spare        []*msg.StageShare // received shares nobody else holds, for the agent's own
+	keep         int               // the most spares kept: the agent's shares in one stage
+}
+
+// open readies the outbox for the handling of one message through ctx, for
+// an agent whose peers' IDs start at first and that keeps at most keep spare
+// shares.
+func (o *outbox) open(ctx *actors.Context, first actors.ID, gradientTime float64, device *systems.Device, keep int) {
+	o.ctx, o.first, o.gradientTime, o.device, o.keep = ctx, first, gradientTime, device, keep
+}
+
+// recycle keeps the message being handled, if it is a share that nobody
+// else holds, for one of the agent's own shares: call it once the state
+// machine is done with the message's values.
+func (o *outbox) recycle() {
+	if s, ok := o.ctx.Reuse().(*msg.StageShare); ok && len(o.spare) < o.keep {
+		o.spare = append(o.spare, s)
+	}
 }
 
 // Send implements diffusion.Outbox.
@@ -193,10 +225,15 @@ func (o *outbox) Send(m *diffusion.Message) {
 	var body proto.Message
 	switch m.Kind {
 	case diffusion.Share:
-		if s := o.share; s == nil || s.GetStage() != int32(m.Stage) || !sameBits(s.GetPayload(), m.Values) {
-			o.share = &msg.StageShare{Stage: int32(m.Stage), Payload: slices.Clone(m.Values)}
+		var s *msg.StageShare
+		if n := len(o.spare); n > 0 {
+			s, o.spare = o.spare[n-1], o.spare[:n-1]
+		} else {
+			s = &msg.StageShare{}
 		}
-		body = o.share
+		s.Stage, s.Payload = int32(m.Stage), append(s.Payload[:0], m.Values...)
+		o.ctx.Pass(o.first+actors.ID(m.Peer), s) // nobody else holds it
+		return
 	case diffusion.Role:
 		r := &msg.RoleAssign{Role: msg.MaskRoleOf(m.Role), Weight: m.Weight}
 		for _, p := range m.Partners {
@@ -237,19 +274,6 @@ func (o *outbox) Send(m *diffusion.Message) {
 		defer o.ctx.SetRound(round)
 	}
 	o.ctx.Send(o.first+actors.ID(m.Peer), body)
-}
-
-// sameBits reports whether a and b hold the same float64 bit patterns.
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i, x := range a {
-		if math.Float64bits(x) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // isSetup reports whether m is a set-up message, sent in SetupRound.

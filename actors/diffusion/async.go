@@ -36,8 +36,14 @@ func (a *asyncAgent) Receive(ctx *actors.Context, m proto.Message) error {
 	if a.crashed {
 		return nil
 	}
-	a.box = outbox{ctx: ctx, first: a.first, gradientTime: a.gradient, device: a.device}
-	defer func() { a.box.ctx = nil }()
+	a.box.open(ctx, a.first, a.gradient, a.device, a.core.OutDegree())
+	err := a.receive(ctx, m)
+	a.box.ctx = nil
+	return err
+}
+
+// receive is Receive with the outbox open.
+func (a *asyncAgent) receive(ctx *actors.Context, m proto.Message) error {
 	switch m := m.(type) {
 	case *msg.Tick:
 		a.adapt(ctx)
@@ -47,7 +53,9 @@ func (a *asyncAgent) Receive(ctx *actors.Context, m proto.Message) error {
 			return fmt.Errorf("share from %s, which is not an agent", ctx.Name(ctx.Sender()))
 		}
 		a.in = diffusion.Message{Kind: diffusion.Share, Peer: from, Stage: int(m.GetStage()), Values: m.GetPayload()}
-		return a.core.Receive(ctx.Round(), &a.in)
+		err := a.core.Receive(ctx.Round(), &a.in)
+		a.box.recycle() // the state machine has copied the values, or ignored them
+		return err
 	case *msg.DiffusionWake:
 		a.core.Combine()
 		ctx.SetRound(a.core.Steps())

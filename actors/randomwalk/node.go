@@ -38,10 +38,11 @@ type Node struct {
 	// StepTime is the virtual compute time of one step.
 	StepTime float64
 
-	model  []float64 // the model of the walk being stepped
-	report []float64 // scratch for observations
+	step   []float64 // the KeyStep report [walk, bytes, model…], whose tail is the model of the walk being stepped
+	report []float64 // scratch for the other observations
 	out    *msg.WalkToken
 	spare  *msg.WalkToken // a received token this node may reuse (Context.Reuse)
+	done   msg.Done       // the Done of the set-up and of every walk: empty, immutable
 }
 
 // Receive implements actors.Behaviour.
@@ -67,16 +68,17 @@ func (n *Node) Receive(ctx *actors.Context, m proto.Message) error {
 			return err
 		}
 		if complete {
-			ctx.Send(n.Scheduler, &msg.Done{})
+			ctx.Send(n.Scheduler, &n.done)
 		}
 	case *msg.WalkStart:
 		if ctx.Sender() != n.Scheduler {
 			return fmt.Errorf("a WalkStart from %s, not the scheduler", ctx.Name(ctx.Sender()))
 		}
 		w := int(m.GetWalk())
-		n.model = append(n.model[:0], make([]float64, n.Core.Dim())...)
-		n.Core.InitialModel(n.model, rw.WalkInitPurpose(w))
-		n.observe(ctx, KeyStart, append([]float64{float64(w)}, n.model...)...)
+		model := n.model()
+		n.Core.InitialModel(model, rw.WalkInitPurpose(w))
+		n.report = append(append(n.report[:0], float64(w)), model...)
+		ctx.Observe(KeyStart, n.report)
 		return n.walk(ctx, w, 0)
 	case *msg.WalkToken:
 		if _, err := n.peer(ctx, m); err != nil {
@@ -86,7 +88,10 @@ func (n *Node) Receive(ctx *actors.Context, m proto.Message) error {
 		if k < 1 || k >= n.Iterations {
 			return fmt.Errorf("token of walk %d after step %d, outside [1, %d)", m.GetWalk(), k, n.Iterations)
 		}
-		n.model = append(n.model[:0], m.GetModel()...)
+		if len(m.GetModel()) != n.Core.Dim() {
+			return fmt.Errorf("token of walk %d with a model of dimension %d, expected %d", m.GetWalk(), len(m.GetModel()), n.Core.Dim())
+		}
+		copy(n.model(), m.GetModel())
 		n.spare, _ = ctx.Reuse().(*msg.WalkToken) // nil unless the token is ours now
 		return n.walk(ctx, int(m.GetWalk()), k)
 	default:
@@ -101,10 +106,10 @@ func (n *Node) walk(ctx *actors.Context, w, k int) error {
 	if !n.Core.Ready() {
 		return fmt.Errorf("walk %d reached the node before every neighbour announced itself", w)
 	}
-	if w < 0 || w >= n.Walks || len(n.model) != n.Core.Dim() {
-		return fmt.Errorf("walk %d with a model of dimension %d; expected one of %d walks and dimension %d", w, len(n.model), n.Walks, n.Core.Dim())
+	if w < 0 || w >= n.Walks {
+		return fmt.Errorf("walk %d; expected one of %d walks", w, n.Walks)
 	}
-	next, last := n.Core.Walk(w, k, n.Iterations, n.model, func(k, next int, model []float64) {
+	next, last := n.Core.Walk(w, k, n.Iterations, n.model(), func(k, next int, model []float64) {
 		ctx.Spend(n.StepTime)
 		ctx.SetRound(k)
 		bytes := 0
@@ -112,18 +117,26 @@ func (n *Node) walk(ctx *actors.Context, w, k int) error {
 			n.out = n.token(w, k, model)
 			bytes = tokenSize(w, k, len(model))
 		}
-		n.report = append(n.report[:0], float64(w), float64(bytes))
-		n.report = append(n.report, model...)
-		ctx.Observe(KeyStep, n.report)
+		n.step[0], n.step[1] = float64(w), float64(bytes) // model is n.step[2:]
+		ctx.Observe(KeyStep, n.step)
 	})
 	ctx.SetRound(last)
 	if next < 0 {
-		ctx.Send(n.Scheduler, &msg.Done{})
+		ctx.Send(n.Scheduler, &n.done)
 		return nil
 	}
 	ctx.Pass(n.First+actors.ID(next), n.out) // nobody else holds it
 	n.out = nil
 	return nil
+}
+
+// model returns the model of the walk being stepped: the tail of the KeyStep
+// report, so that a step is reported without a copy.
+func (n *Node) model() []float64 {
+	if len(n.step) != 2+n.Core.Dim() {
+		n.step = make([]float64, 2+n.Core.Dim())
+	}
+	return n.step[2:]
 }
 
 // token returns the token of walk w after step k: the token this node

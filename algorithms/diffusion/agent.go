@@ -42,12 +42,15 @@ type Agent struct {
 	pos     int  // index in stageOrder of the current stage
 	started bool // the current stage's self term and draws are prepared
 
-	column  []term // the a_mp > 0 of column p, ascending m, self included
-	terms   []Term // the terms of the combination in progress
-	targets []int  // receivers ∪ {p}, ascending
-	recv    []int  // per target: its index among the receivers, −1 for p
-	sent    []bool // per target: the current stage's message is out
-	unsent  int    // targets not yet served in the current stage
+	column  []term    // the a_mp > 0 of column p, ascending m, self included
+	terms   []Term    // the terms of a combination on a live graph, reused
+	fixed   [3][]Term // per communicating stage: the terms of its combination on the network's graph
+	slot    []int32   // per agent m: its index among the senders, −1 if it is not one
+	targets []int     // receivers ∪ {p}, ascending
+	recv    []int     // per target: its index among the receivers, −1 for p
+	edge    []float64 // per receiver: the coefficient of the GH draw in its share (graph-homomorphic only)
+	sent    []bool    // per target: the current stage's message is out
+	unsent  int       // targets not yet served in the current stage
 	inbox   [3][][]float64
 	got     [3][]bool
 	have    [3]int
@@ -55,7 +58,8 @@ type Agent struct {
 	draws   [3][]float64 // the GH draw g_p of each stage
 	shared  [3][]float64 // the noise-free value y of each communicating stage
 	out     []float64    // the outgoing payload, reused
-	msg     Message      // the outgoing message, reused
+	msg     Message      // the outgoing set-up or repair message, reused
+	share   Message      // the outgoing share: Kind and Values (out) are set once
 	lgh     *lgh         // nil unless LGH with a communicating stage
 	counts  SetupCounts  // set-up messages of the round in progress
 	last    SetupCounts  // set-up messages of the last completed round
@@ -100,6 +104,7 @@ func NewAgent(net *Network, p int, set *data.Set, l loss.Loss, w0 []float64, str
 		phi:   make([]float64, dim), psi: make([]float64, dim), grad: make([]float64, dim),
 		self: make([]float64, dim), out: make([]float64, dim),
 	}
+	a.share = Message{Kind: Share, Values: a.out}
 	a.layout()
 	a.rep.stage = -1
 	if net.cfg.Privacy.Scheme == LocalGraphHomomorphic && net.Communicates() {
@@ -125,9 +130,11 @@ func checkAgent(net *Network, p int, set *data.Set, l loss.Loss, w0 []float64) e
 	return nil
 }
 
-// layout allocates the per-stage buffers and the combination order.
+// layout allocates the per-stage buffers, the combination order and the
+// sender slots.
 func (a *Agent) layout() {
 	senders := a.net.senders[a.id]
+	a.slot = senderSlots(a.net, a.id)
 	for m, slot := 0, 0; m < a.net.Agents(); m++ {
 		switch {
 		case m == a.id:
@@ -147,6 +154,11 @@ func (a *Agent) layout() {
 		a.recv = append(a.recv, r)
 	}
 	a.sent = make([]bool, len(a.targets))
+	if pr := &a.cfg.Privacy; pr.Scheme == GraphHomomorphic {
+		for _, p := range a.net.receivers[a.id] {
+			a.edge = append(a.edge, homomorphic.EdgeCoefficient(a.net.a, pr.Form, a.id, p))
+		}
+	}
 	for j := range 3 {
 		if !a.net.uses[j] {
 			continue
@@ -160,7 +172,36 @@ func (a *Agent) layout() {
 		if a.cfg.Privacy.Scheme == GraphHomomorphic {
 			a.draws[j] = make([]float64, len(a.w))
 		}
+		for _, c := range a.column {
+			x := a.self
+			if c.slot >= 0 {
+				x = a.inbox[j][c.slot]
+			}
+			a.fixed[j] = append(a.fixed[j], Term{Weight: c.a, X: x, Self: c.slot < 0})
+		}
 	}
+}
+
+// senderSlots returns, per agent m, m's index among agent p's senders, or −1
+// if m does not send to p: the slot of m's shares, found without a search.
+func senderSlots(net *Network, p int) []int32 {
+	slots := make([]int32, net.Agents())
+	for m := range slots {
+		slots[m] = -1
+	}
+	for s, m := range net.senders[p] {
+		slots[m] = int32(s)
+	}
+	return slots
+}
+
+// slotOf returns sender m's entry in slots, or −1 if m is not a sender (or
+// not an agent).
+func slotOf(slots []int32, m int) int {
+	if m < 0 || m >= len(slots) {
+		return -1
+	}
+	return int(slots[m])
 }
 
 // Model returns w_{p,i} after iteration i has completed (w_{p,0} before the
@@ -181,6 +222,10 @@ func (a *Agent) Shared(j int) []float64 { return a.shared[j] }
 // Counts returns the LGH set-up messages the agent sent in the last completed
 // round.
 func (a *Agent) Counts() SetupCounts { return a.last }
+
+// OutDegree returns the number of agents the agent sends its shares to
+// besides itself: the most shares it sends in one stage.
+func (a *Agent) OutDegree() int { return len(a.net.receivers[a.id]) }
 
 // Begin starts iteration i, which must be the one after the last completed.
 // It reports whether the iteration completed at once (it does when no stage
@@ -264,12 +309,12 @@ func (a *Agent) accept(m *Message) error {
 	if j < 0 || j > 2 || !a.net.uses[j] {
 		return fmt.Errorf("agent %d: share of stage %d from agent %d, which does not communicate", a.id, j, m.Peer)
 	}
-	if a.begun && slices.Index(stageOrder[:], j) < a.pos {
+	if a.begun && stagePos[j] < a.pos {
 		return fmt.Errorf("agent %d: share of stage %d from agent %d after that stage was combined", a.id, j, m.Peer)
 	}
-	s, ok := slices.BinarySearch(a.net.senders[a.id], m.Peer)
+	s := slotOf(a.slot, m.Peer)
 	switch {
-	case !ok:
+	case s < 0:
 		return fmt.Errorf("agent %d: share from agent %d, which it does not listen to", a.id, m.Peer)
 	case a.begun && !a.senderLive(s):
 		return fmt.Errorf("agent %d: share of stage %d from agent %d, whose link is down this iteration", a.id, j, m.Peer)
@@ -296,8 +341,8 @@ func (a *Agent) pump() (bool, error) {
 		if !a.started {
 			a.startStage(j)
 		}
-		if err := a.emit(j); err != nil {
-			return false, err
+		if a.unsent > 0 {
+			a.emit(j)
 		}
 		if a.unsent > 0 || a.have[j] < a.expect {
 			return false, nil
@@ -322,11 +367,23 @@ func (a *Agent) pump() (bool, error) {
 // input and output return the vectors a stage reads and writes: stage 1
 // maps w to φ, stage 0 φ to ψ, stage 2 ψ to w.
 func (a *Agent) input(j int) []float64 {
-	return [3][]float64{Stage0: a.phi, Stage1: a.w, Stage2: a.psi}[j]
+	switch j {
+	case Stage0:
+		return a.phi
+	case Stage1:
+		return a.w
+	}
+	return a.psi
 }
 
 func (a *Agent) output(j int) []float64 {
-	return [3][]float64{Stage0: a.psi, Stage1: a.phi, Stage2: a.w}[j]
+	switch j {
+	case Stage0:
+		return a.psi
+	case Stage1:
+		return a.phi
+	}
+	return a.w
 }
 
 // startStage prepares the self term (with the GH self-correction) and the
@@ -350,7 +407,7 @@ func (a *Agent) startStage(j int) {
 // emit sends the messages of stage j that are ready and not yet sent, in
 // ascending receiver order. Under the random scheme that order is also the
 // order of the noise draws, the self term's (if any) at its own position.
-func (a *Agent) emit(j int) error {
+func (a *Agent) emit(j int) {
 	pr := &a.cfg.Privacy
 	for t, p := range a.targets {
 		if a.sent[t] {
@@ -362,37 +419,34 @@ func (a *Agent) emit(j int) error {
 			}
 		} else if a.live != nil && !a.live.Receivers[a.recv[t]] {
 			// the link to p is down this round: nothing is sent or drawn
-		} else if ready, err := a.payload(j, p); err != nil {
-			return err
-		} else if !ready {
+		} else if !a.payload(j, a.recv[t]) {
 			continue
 		} else {
-			a.msg = Message{Kind: Share, Peer: p, Stage: j, Values: a.out}
-			a.box.Send(&a.msg)
+			a.share.Peer, a.share.Stage = p, j
+			a.box.Send(&a.share)
 		}
 		a.sent[t] = true
 		a.unsent--
 	}
-	return nil
 }
 
-// payload writes the stage-j message for receiver p into a.out, or reports
-// that its masks are not ready yet.
-func (a *Agent) payload(j, p int) (bool, error) {
+// payload writes the stage-j message for its r-th receiver into a.out, or
+// reports that its masks are not ready yet.
+func (a *Agent) payload(j, r int) bool {
 	pr := &a.cfg.Privacy
-	if pr.Scheme == LocalGraphHomomorphic && !a.lgh.ready(p, j) {
-		return false, nil
+	if pr.Scheme == LocalGraphHomomorphic && !a.lgh.ready(r, j) {
+		return false
 	}
 	copy(a.out, a.input(j))
 	switch pr.Scheme {
 	case Random:
 		pr.Mechanism.Add(a.out, pr.Std, a.noise)
 	case GraphHomomorphic:
-		floats.AddScaled(a.out, homomorphic.EdgeCoefficient(a.net.a, pr.Form, a.id, p), a.draws[j])
+		floats.AddScaled(a.out, a.edge[r], a.draws[j])
 	case LocalGraphHomomorphic:
-		return true, a.lgh.apply(a.out, p, j)
+		a.lgh.apply(a.out, r, j)
 	}
-	return true, nil
+	return true
 }
 
 // combine forms the stage-j aggregate with the configuration's combination
@@ -404,24 +458,7 @@ func (a *Agent) combine(j int) {
 		}
 	}
 	z := a.output(j)
-	a.terms = a.terms[:0]
-	for _, c := range a.column {
-		x, w := a.self, c.a
-		switch {
-		case c.slot < 0 && a.live != nil:
-			w = a.live.Self
-		case c.slot >= 0 && a.live != nil:
-			if !a.live.Senders[c.slot] {
-				continue
-			}
-			w = a.live.Weights[c.slot]
-		}
-		if c.slot >= 0 {
-			x = a.inbox[j][c.slot]
-		}
-		a.terms = append(a.terms, Term{Weight: w, X: x, Self: c.slot < 0})
-	}
-	a.cfg.combiner().Combine(z, a.terms)
+	a.cfg.combiner().Combine(z, a.combination(j))
 	if a.rep.stage == j && !a.rep.rekey {
 		for s, ok := range a.rep.revealed {
 			if ok {
@@ -434,6 +471,29 @@ func (a *Agent) combine(j int) {
 	if j == Stage0 {
 		a.adapt(z)
 	}
+}
+
+// combination returns the terms of the stage-j combination: the network's,
+// built once, or those of the round's live graph (its live senders, with its
+// weights).
+func (a *Agent) combination(j int) []Term {
+	if a.live == nil {
+		return a.fixed[j]
+	}
+	a.terms = a.terms[:0]
+	for i, c := range a.column {
+		t := a.fixed[j][i]
+		switch {
+		case c.slot < 0:
+			t.Weight = a.live.Self
+		case !a.live.Senders[c.slot]:
+			continue
+		default:
+			t.Weight = a.live.Weights[c.slot]
+		}
+		a.terms = append(a.terms, t)
+	}
+	return a.terms
 }
 
 // combineLocal runs stage j with matrix I: a copy, plus the gradient step at

@@ -47,7 +47,8 @@ type AsyncAgent struct {
 	column                  []term
 	terms                   []Term // the terms of the combination in progress
 	targets                 []int
-	msg                     Message
+	slot                    []int32 // per agent m: its index among the senders, −1 if it is not one
+	msg                     Message // the outgoing share: all but Peer set once
 }
 
 // NewAsyncAgent returns the asynchronous state machine of agent p.
@@ -80,6 +81,8 @@ func NewAsyncAgent(net *Network, p int, set *data.Set, l loss.Loss, w0 []float64
 	}
 	a.targets = append(slices.Clone(net.receivers[p]), p)
 	slices.Sort(a.targets)
+	a.slot = senderSlots(net, p)
+	a.msg = Message{Kind: Share, Stage: Stage2, Values: a.out}
 	return a, nil
 }
 
@@ -99,6 +102,10 @@ func (a *AsyncAgent) Model() []float64 { return a.w }
 
 // Steps returns the number of steps combined so far.
 func (a *AsyncAgent) Steps() int { return a.step }
+
+// OutDegree returns the number of agents the agent sends its iterates to
+// besides itself: the most shares it sends in one step.
+func (a *AsyncAgent) OutDegree() int { return len(a.net.receivers[a.id]) }
 
 // Adapt runs the adapt half of step Steps()+1 from the current iterate and,
 // unless silent (the agent dropped out of this step), sends ψ with its
@@ -125,7 +132,7 @@ func (a *AsyncAgent) Adapt(out Outbox, silent bool) {
 		if pr.Scheme == Random {
 			pr.Mechanism.Add(a.out, pr.Std, a.noise)
 		}
-		a.msg = Message{Kind: Share, Peer: p, Stage: Stage2, Values: a.out}
+		a.msg.Peer = p
 		out.Send(&a.msg)
 	}
 }
@@ -134,11 +141,11 @@ func (a *AsyncAgent) Adapt(out Outbox, silent bool) {
 // iterate unless a newer one has already arrived (a second copy, or an old
 // one overtaken on the link, is ignored).
 func (a *AsyncAgent) Receive(k int, m *Message) error {
-	s, ok := slices.BinarySearch(a.net.senders[a.id], m.Peer)
+	s := slotOf(a.slot, m.Peer)
 	switch {
 	case m.Kind != Share || m.Stage != Stage2:
 		return fmt.Errorf("agent %d: unexpected %v message of stage %d from agent %d in asynchronous ATC", a.id, m.Kind, m.Stage, m.Peer)
-	case !ok:
+	case s < 0:
 		return fmt.Errorf("agent %d: share from agent %d, which it does not listen to", a.id, m.Peer)
 	case len(m.Values) != len(a.w):
 		return fmt.Errorf("agent %d: share of dimension %d from agent %d, model has %d", a.id, len(m.Values), m.Peer, len(a.w))

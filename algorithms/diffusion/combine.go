@@ -12,7 +12,8 @@ import "gonum.org/v1/gonum/floats"
 // so both engines run the same step. A Combiner is a value: it keeps no
 // state between calls. Graph-homomorphic and local graph-homomorphic noise
 // cancel only in the linear combination, so Config.Validate refuses any
-// other Combiner with them.
+// other Combiner with them. Combine must not modify terms: an agent builds
+// them once and passes the same slice every iteration.
 type Combiner interface {
 	Combine(z []float64, terms []Term)
 }

@@ -26,6 +26,9 @@ const (
 // stageOrder is the order in which the stages of one iteration run.
 var stageOrder = [3]int{Stage1, Stage0, Stage2}
 
+// stagePos is the inverse of stageOrder: stage j runs stagePos[j]-th.
+var stagePos = [3]int{Stage1: 0, Stage0: 1, Stage2: 2}
+
 // ParseStage returns the stage named s ("a0", "a1" or "a2", the matrix of
 // that stage in a scenario's list of stages that use A).
 func ParseStage(s string) (int, error) {

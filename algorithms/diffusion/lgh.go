@@ -31,7 +31,7 @@ type lgh struct {
 	share   []float64                       // a re-keyed share, reused
 	old     []float64                       // the masks a re-keyed share replaces
 	round   int                             // the iteration of the message being handled
-	rekeyed map[string]*pairmask.MaskStream // secure re-keys: by the partner's public key
+	agreed  map[string]*pairmask.MaskStream // secure: the mask stream shared with each public key's owner
 }
 
 // link is the agent's relation, as a sender, to one receiver.
@@ -346,11 +346,9 @@ func (l *lgh) onRelayedKey(m *Message) error {
 	if p.stream != nil {
 		return fmt.Errorf("agent %d: second public key of agent %d relayed by agent %d", l.a.id, m.Other, m.Peer)
 	}
-	secret, err := l.keys.Shared(m.Key)
-	if err != nil {
+	if p.stream, err = l.stream(m.Key); err != nil {
 		return fmt.Errorf("agent %d: public key of agent %d relayed by agent %d: %w", l.a.id, m.Other, m.Peer, err)
 	}
-	p.stream = pairmask.NewMaskStream(secret)
 	return nil
 }
 
@@ -400,10 +398,11 @@ func (l *lgh) onRelayedPaper(m *Message) error {
 	return nil
 }
 
-// ready reports whether the stage-j message to receiver k can be masked now.
-func (l *lgh) ready(k, j int) bool {
-	ln, err := l.link(k)
-	if err != nil || !ln.known {
+// ready reports whether the stage-j message to the agent's r-th receiver
+// can be masked now.
+func (l *lgh) ready(r, j int) bool {
+	ln := &l.links[r]
+	if !ln.known {
 		return false
 	}
 	for i := range ln.partners {
@@ -415,15 +414,12 @@ func (l *lgh) ready(k, j int) bool {
 	return true
 }
 
-// apply adds this agent's masks for receiver k at stage j of the iteration in
-// progress to dst: ±Σ_partners g/a_{ℓk}, partners in ascending order
-// (pairmask.ApplyMask).
-func (l *lgh) apply(dst []float64, k, j int) error {
-	r, ok := slices.BinarySearch(l.a.net.receivers[l.a.id], k)
-	if !ok {
-		return fmt.Errorf("agent %d: message from agent %d, which does not listen to it", l.a.id, k)
-	}
+// apply adds this agent's masks for its r-th receiver k at stage j of the
+// iteration in progress to dst: ±Σ_partners g/a_{ℓk}, partners in ascending
+// order (pairmask.ApplyMask).
+func (l *lgh) apply(dst []float64, r, j int) {
 	ln := &l.links[r]
+	k := ln.receiver
 	weight := ln.weight
 	live := l.a.live
 	if live != nil {
@@ -447,7 +443,6 @@ func (l *lgh) apply(dst []float64, k, j int) error {
 	if live != nil && ln.role != Unmasked {
 		l.report(k, j, l.delta)
 	}
-	return nil
 }
 
 // report tells the observer, outside the protocol, the masks this sender
@@ -634,24 +629,27 @@ func (l *lgh) onMaskRequest(m *Message) error {
 	return nil
 }
 
-// rekeyStream returns the mask stream of the pair this agent forms with the
+// stream returns the mask stream of the pair this agent forms with the
 // owner of the public key peer: the X25519 agreement and the HKDF
-// extraction are done the first time a re-key names that key and kept, since
-// failures re-pair the same agents again and again and the agreement is most
-// of a re-key's cost. The streams stay in the agent, as its key does.
-func (l *lgh) rekeyStream(peer []byte) (*pairmask.MaskStream, error) {
-	if ms, ok := l.rekeyed[string(peer)]; ok {
+// extraction are done the first time a relayed key or a re-key names that
+// key and kept, since the same agents are partners at several receivers, and
+// failures re-pair them again and again, and the agreement is most of the
+// set-up's cost. A stream keys every mask by its slot (receiver, iteration,
+// stage), so one serves the pair at every receiver. The streams stay in the
+// agent, as its key does.
+func (l *lgh) stream(peer []byte) (*pairmask.MaskStream, error) {
+	if ms, ok := l.agreed[string(peer)]; ok {
 		return ms, nil
 	}
 	secret, err := l.keys.Shared(peer)
 	if err != nil {
 		return nil, err
 	}
-	if l.rekeyed == nil {
-		l.rekeyed = map[string]*pairmask.MaskStream{}
+	if l.agreed == nil {
+		l.agreed = map[string]*pairmask.MaskStream{}
 	}
 	ms := pairmask.NewMaskStream(secret)
-	l.rekeyed[string(peer)] = ms
+	l.agreed[string(peer)] = ms
 	return ms, nil
 }
 
@@ -685,7 +683,7 @@ func (l *lgh) onRekey(m *Message) error {
 		}
 		var stream *pairmask.MaskStream
 		if l.mode == pairmask.Secure {
-			if stream, err = l.rekeyStream(m.Keys[i]); err != nil {
+			if stream, err = l.stream(m.Keys[i]); err != nil {
 				return fmt.Errorf("agent %d: public key of agent %d relayed by agent %d: %w", a.id, id, m.Peer, err)
 			}
 		} else {
