@@ -154,6 +154,7 @@ type StoreWriter struct {
 	// as a failed Write left out its record.
 	batches chan batch
 	free    chan batch
+	made    int // batches made so far
 	failed  atomic.Pointer[error]
 	done    chan struct{}
 	abandon bool
@@ -191,8 +192,10 @@ type entry struct {
 var errClosed = errors.New("trace store writer closed")
 
 // batchSize is the number of records per batch: enough to make the handing
-// over negligible, few enough for a batch to stay in cache.
-const batchSize = 1024
+// over negligible, few enough for a batch to stay in cache. A writer makes
+// maxBatches at most, reused: one being filled, one queued, one being
+// written.
+const batchSize, maxBatches = 1024, 3
 
 // NewStoreWriter returns a StoreWriter on w. Call Close when done (it stops
 // the writer's goroutine); it does not close w.
@@ -224,6 +227,7 @@ func (s *StoreWriter) Write(rec *Record) error {
 	b := &s.batch
 	if b.entries == nil {
 		b.entries = make([]entry, 0, batchSize)
+		s.made++
 	}
 	b.entries = b.entries[:len(b.entries)+1] // one copy of rec, in place
 	e := &b.entries[len(b.entries)-1]
@@ -264,16 +268,21 @@ func finite(rec *Record) bool {
 func (s *StoreWriter) send() {
 	if s.batches == nil {
 		// Two batches wait at most: one queued, one being written.
-		s.batches, s.free, s.done = make(chan batch, 1), make(chan batch, 2), make(chan struct{})
+		s.batches, s.free, s.done = make(chan batch, 1), make(chan batch, maxBatches), make(chan struct{})
 		go s.run()
 	}
 	s.batches <- s.batch
+	var b batch
 	select {
-	case b := <-s.free:
-		s.batch = batch{entries: b.entries[:0], text: b.text[:0]}
+	case b = <-s.free:
 	default:
-		s.batch = batch{}
+		if s.made < maxBatches {
+			s.batch = batch{} // Write makes it
+			return
+		}
+		b = <-s.free
 	}
+	s.batch = batch{entries: b.entries[:0], text: b.text[:0]}
 }
 
 // run is the goroutine: it adds the records of the batches it is handed to
@@ -296,10 +305,7 @@ func (s *StoreWriter) run() {
 				s.add(&e.rec, nil)
 			}
 		}
-		select {
-		case s.free <- b:
-		default:
-		}
+		s.free <- b
 	}
 	if !s.abandon && s.failed.Load() == nil {
 		s.flush()

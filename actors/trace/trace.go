@@ -145,10 +145,12 @@ type planField struct {
 	fd   protoreflect.FieldDescriptor
 	name string
 	key  string // `"name":`
-	// field is the index of a vector's Go struct field in the plan's
-	// goType, or -1: read directly, the vector is neither wrapped in a
-	// protoreflect.List (an allocation per message) nor read through it
-	// element by element.
+	// field is the index of the field's Go struct field in the plan's
+	// goType, or -1, for a vector and for a scalar without presence (a
+	// proto3 scalar, set when not zero): read directly, a vector is neither
+	// wrapped in a protoreflect.List (an allocation per message) nor read
+	// through it element by element, and a scalar costs no reflective
+	// Has and Get.
 	field int
 }
 
@@ -178,9 +180,12 @@ func newPlan(m proto.Message, md protoreflect.MessageDescriptor) *plan {
 		fd := fds.Get(i)
 		f := planField{fd: fd, name: string(fd.Name()), field: -1}
 		if isVector(fd) {
-			f.field = vectorField(p.goType, fd)
+			f.field = goField(p.goType, fd)
 			p.vectors = append(p.vectors, f)
 		} else {
+			if !fd.HasPresence() && !fd.IsList() && !fd.IsMap() && fd.Message() == nil {
+				f.field = goField(p.goType, fd)
+			}
 			p.others = append(p.others, f)
 		}
 	}
@@ -191,26 +196,91 @@ func newPlan(m proto.Message, md protoreflect.MessageDescriptor) *plan {
 	return p
 }
 
-// vectorField returns the index of the exported field of the struct t
-// points to that holds the vector fd as a []float64 or []float32, as
-// protoc-gen-go generates it (its tag names fd's number), or -1.
-func vectorField(t reflect.Type, fd protoreflect.FieldDescriptor) int {
+// goField returns the index of the exported field of the struct t points
+// to that holds fd, as protoc-gen-go generates it (its tag names fd's
+// number), if its Go type is the one expected of a vector ([]float64,
+// []float32) or of a scalar of fd's kind; otherwise -1.
+func goField(t reflect.Type, fd protoreflect.FieldDescriptor) int {
 	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return -1
-	}
-	want := reflect.TypeFor[[]float64]()
-	if fd.Kind() == protoreflect.FloatKind {
-		want = reflect.TypeFor[[]float32]()
 	}
 	st := t.Elem()
 	for i := range st.NumField() {
 		sf := st.Field(i)
 		tag := strings.Split(sf.Tag.Get("protobuf"), ",")
-		if sf.IsExported() && sf.Type == want && len(tag) > 1 && tag[1] == strconv.Itoa(int(fd.Number())) {
+		if sf.IsExported() && len(tag) > 1 && tag[1] == strconv.Itoa(int(fd.Number())) && goKindOf(fd) == goKind(sf.Type) {
 			return i
 		}
 	}
 	return -1
+}
+
+// goKind names a Go type by its kind, and a slice by its element's kind
+// too.
+func goKind(t reflect.Type) string {
+	if t.Kind() == reflect.Slice {
+		return "[]" + t.Elem().Kind().String()
+	}
+	return t.Kind().String()
+}
+
+// goKindOf is the goKind of the Go type protoc-gen-go gives fd: a vector
+// or a scalar without presence.
+func goKindOf(fd protoreflect.FieldDescriptor) string {
+	var k reflect.Kind
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		k = reflect.Bool
+	case protoreflect.EnumKind, protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		k = reflect.Int32
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		k = reflect.Int64
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		k = reflect.Uint32
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		k = reflect.Uint64
+	case protoreflect.FloatKind:
+		k = reflect.Float32
+	case protoreflect.DoubleKind:
+		k = reflect.Float64
+	case protoreflect.StringKind:
+		k = reflect.String
+	case protoreflect.BytesKind:
+		return "[]uint8"
+	default:
+		return ""
+	}
+	if fd.IsList() {
+		return "[]" + k.String()
+	}
+	return k.String()
+}
+
+// scalarField returns the value of a scalar without presence from its Go
+// field fv, and whether it is set: not zero (a negative zero is set), as
+// protobuf's Has says.
+func scalarField(fd protoreflect.FieldDescriptor, fv reflect.Value) (protoreflect.Value, bool) {
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return protoreflect.ValueOfBool(fv.Bool()), fv.Bool()
+	case protoreflect.EnumKind:
+		return protoreflect.ValueOfEnum(protoreflect.EnumNumber(fv.Int())), fv.Int() != 0
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return protoreflect.ValueOfInt32(int32(fv.Int())), fv.Int() != 0
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return protoreflect.ValueOfInt64(fv.Int()), fv.Int() != 0
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return protoreflect.ValueOfUint32(uint32(fv.Uint())), fv.Uint() != 0
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return protoreflect.ValueOfUint64(fv.Uint()), fv.Uint() != 0
+	case protoreflect.FloatKind:
+		return protoreflect.ValueOfFloat32(float32(fv.Float())), fv.Float() != 0 || math.Signbit(fv.Float())
+	case protoreflect.DoubleKind:
+		return protoreflect.ValueOfFloat64(fv.Float()), fv.Float() != 0 || math.Signbit(fv.Float())
+	case protoreflect.StringKind:
+		return protoreflect.ValueOfString(fv.String()), fv.Len() > 0
+	}
+	return protoreflect.ValueOfBytes(fv.Bytes()), fv.Len() > 0
 }
 
 // isVector reports whether fd is a vector: a repeated double or float.
@@ -249,10 +319,14 @@ func (d *Describer) describe(rec *Record, m proto.Message, payload, fields bool)
 		return
 	}
 	var sq float64
-	direct := reflect.TypeOf(m) == p.goType
+	var sv reflect.Value // the generated struct, if m is of the plan's type
+	if reflect.TypeOf(m) == p.goType && p.goType.Kind() == reflect.Pointer {
+		sv = reflect.ValueOf(m).Elem()
+	}
+	direct := sv.IsValid()
 	for _, f := range p.vectors {
 		if f.field >= 0 && direct {
-			sv := reflect.ValueOf(m).Elem().Field(f.field).Addr().Interface()
+			sv := sv.Field(f.field).Addr().Interface()
 			if v, ok := sv.(*[]float64); ok {
 				sq = addFloats(rec, f.name, *v, payload, sq)
 			} else {
@@ -269,10 +343,17 @@ func (d *Describer) describe(rec *Record, m proto.Message, payload, fields bool)
 	n := 0
 	ok := true
 	for _, f := range p.others {
-		if !pm.Has(f.fd) {
+		var v protoreflect.Value
+		if f.field >= 0 && direct {
+			var set bool
+			if v, set = scalarField(f.fd, sv.Field(f.field)); !set {
+				continue
+			}
+		} else if pm.Has(f.fd) {
+			v = pm.Get(f.fd)
+		} else {
 			continue
 		}
-		v := pm.Get(f.fd)
 		if n > 0 {
 			text = append(text, ',')
 		}
