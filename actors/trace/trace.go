@@ -326,11 +326,11 @@ func (d *Describer) describe(rec *Record, m proto.Message, payload, fields bool)
 	direct := sv.IsValid()
 	for _, f := range p.vectors {
 		if f.field >= 0 && direct {
-			sv := sv.Field(f.field).Addr().Interface()
-			if v, ok := sv.(*[]float64); ok {
+			vec := sv.Field(f.field).Addr().Interface() // a pointer: no allocation
+			if v, ok := vec.(*[]float64); ok {
 				sq = addFloats(rec, f.name, *v, payload, sq)
 			} else {
-				sq = addFloats(rec, f.name, *sv.(*[]float32), payload, sq)
+				sq = addFloats(rec, f.name, *vec.(*[]float32), payload, sq)
 			}
 		} else if pm.Has(f.fd) {
 			sq = addVector(rec, f.name, pm.Get(f.fd).List(), payload, sq)
