@@ -90,7 +90,7 @@ type Record struct {
 func (rec *Record) Clone() Record {
 	c := *rec
 	c.Fields = maps.Clone(rec.Fields)
-	c.fieldsText, c.fieldsCount = nil, 0 // the describer reuses the text
+	c.fieldsText = slices.Clone(rec.fieldsText) // the describer reuses its text
 	if rec.Payload != nil {
 		c.Payload = make(map[string][]float64, len(rec.Payload))
 		for k, v := range rec.Payload {
