@@ -70,6 +70,11 @@ type TraceOptions struct {
 	Sink func(*trace.Record) error
 	// Payload records the vectors of every message in full.
 	Payload bool
+	// Encoded says that the sink reads a record's fields only by writing
+	// it with a trace writer (trace.StoreWriter, trace.Writer): records
+	// then carry the JSON text of the message's other fields and a nil
+	// Fields map, which spares building a map per message.
+	Encoded bool
 }
 
 // Options configure a Run.
@@ -560,7 +565,11 @@ func (r *Run) newRecord(env *Envelope, start float64) *trace.Record {
 		Round: env.Round, From: r.Name(env.From), To: r.Name(env.To),
 		Sent: env.departed, Start: start, Cause: env.cause,
 		Lost: env.lost, Duplicate: env.copy, Timer: env.timer}
-	r.describer.Describe(rec, env.Body, r.opts.Trace.Payload)
+	if r.opts.Trace.Encoded {
+		r.describer.DescribeText(rec, env.Body, r.opts.Trace.Payload)
+	} else {
+		r.describer.Describe(rec, env.Body, r.opts.Trace.Payload)
+	}
 	return rec
 }
 

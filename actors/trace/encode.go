@@ -7,26 +7,50 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
-// appendRecord appends the JSON line of rec to b: byte for byte what a
-// json.Encoder (with its default HTML escaping) writes for it, newline
-// included, at a fraction of the cost — the encoder reflects over the
-// record's fields on every call, and a run traces every message. Field
-// values of kinds the fast path does not know, and floats that JSON cannot
-// represent (NaN, ±Inf, which make the encoder fail), go through
-// encoding/json itself, so the output and the errors stay the encoder's.
-func appendRecord(b []byte, rec *Record) ([]byte, error) {
-	var e encoder
-	return e.appendRecord(b, rec)
-}
-
-// encoder is appendRecord for a writer of many records: it remembers the
-// text of the last value of each of the record's times, which consecutive
-// records often share (the messages of a round arrive at the same time).
+// encoder writes records as JSON lines: byte for byte what a json.Encoder
+// (with its default HTML escaping) writes for a record, newline included,
+// at a fraction of the cost — the encoder reflects over the record's fields
+// on every call, and a run traces every message. Field values of kinds the
+// fast path does not know, and floats that JSON cannot represent (NaN,
+// ±Inf, which make the encoder fail), go through encoding/json itself, so
+// the output and the errors stay the encoder's.
+//
+// It remembers the text of what consecutive records often share: the last
+// value of each time (the messages of a round arrive at the same time), of
+// the run, round, size and dimension, the curve and the type, the names of
+// the actors it has met, and the last sequence number. The zero value is
+// ready to use.
 type encoder struct {
 	times       [4]formatted // t, sent, start, end
+	ints        [4]formatted // run, round, size, dim
+	seq         formatted    // the last Seq
 	curve, kind quoted       // the curve and the type, which change rarely
+	actors      [256]actor   // the senders and receivers met, see actor
+}
+
+// actor is an actor name an encoder has met: its JSON text and, for a
+// StoreWriter, its position in the store's table of names (-1 until
+// known).
+type actor struct {
+	name string
+	text []byte
+	at   int
+}
+
+// actor returns the entry of name, made the first time. Entries are found
+// by the address of the name's bytes, so that the names a run passes
+// again and again, always the same strings, are found without hashing
+// their text; the name is still compared, so that any string is correct.
+func (e *encoder) actor(name string) *actor {
+	p := uintptr(unsafe.Pointer(unsafe.StringData(name)))
+	a := &e.actors[(p>>3^p>>11)%uintptr(len(e.actors))]
+	if a.name != name || a.text == nil {
+		a.name, a.text, a.at = name, appendString(a.text[:0], name), -1
+	}
+	return a
 }
 
 // quoted is a string and its JSON text.
@@ -47,7 +71,8 @@ func (c *quoted) appendQuoted(b []byte, s string) []byte {
 	return b
 }
 
-// formatted is a float64 and its JSON text.
+// formatted is a number (the bits of a float64, or an integer) and its
+// JSON text.
 type formatted struct {
 	bits uint64
 	text []byte
@@ -68,13 +93,47 @@ func (e *encoder) appendTime(b []byte, i int, f float64) ([]byte, bool) {
 	return b, ok
 }
 
-// appendRecord is the package's appendRecord.
+// appendInt appends v, the i-th integer field, as strconv.AppendInt does.
+func (e *encoder) appendInt(b []byte, i int, v int) []byte {
+	c := &e.ints[i]
+	if !c.ok || c.bits != uint64(v) {
+		c.bits, c.text, c.ok = uint64(v), strconv.AppendInt(c.text[:0], int64(v), 10), true
+	}
+	return append(b, c.text...)
+}
+
+// appendSeq appends seq as strconv.AppendUint does. Records usually come in
+// sequence, and the text of the next number is the last one's with its
+// last digits carried.
+func (e *encoder) appendSeq(b []byte, seq uint64) []byte {
+	c := &e.seq
+	if c.ok && seq == c.bits+1 && seq != 0 {
+		t := c.text
+		i := len(t) - 1
+		for ; i >= 0 && t[i] == '9'; i-- {
+			t[i] = '0'
+		}
+		if i >= 0 {
+			t[i]++
+		} else { // 99…9 + 1
+			t = append(t, '0')
+			t[0] = '1'
+		}
+		c.text = t
+	} else {
+		c.text = strconv.AppendUint(c.text[:0], seq, 10)
+	}
+	c.bits, c.ok = seq, true
+	return append(b, c.text...)
+}
+
+// appendRecord appends the JSON line of rec to b.
 func (e *encoder) appendRecord(b []byte, rec *Record) ([]byte, error) {
 	start := len(b)
 	b = append(b, `{"seq":`...)
-	b = strconv.AppendUint(b, rec.Seq, 10)
+	b = e.appendSeq(b, rec.Seq)
 	b = append(b, `,"run":`...)
-	b = strconv.AppendInt(b, int64(rec.Run), 10)
+	b = e.appendInt(b, 0, rec.Run)
 	b = append(b, `,"curve":`...)
 	b = e.curve.appendQuoted(b, rec.Curve)
 	b = append(b, `,"t":`...)
@@ -83,18 +142,18 @@ func (e *encoder) appendRecord(b []byte, rec *Record) ([]byte, error) {
 		return slowRecord(b[:start], rec)
 	}
 	b = append(b, `,"round":`...)
-	b = strconv.AppendInt(b, int64(rec.Round), 10)
+	b = e.appendInt(b, 1, rec.Round)
 	b = append(b, `,"from":`...)
-	b = appendString(b, rec.From)
+	b = append(b, e.actor(rec.From).text...)
 	b = append(b, `,"to":`...)
-	b = appendString(b, rec.To)
+	b = append(b, e.actor(rec.To).text...)
 	b = append(b, `,"type":`...)
 	b = e.kind.appendQuoted(b, rec.Type)
 	b = append(b, `,"size":`...)
-	b = strconv.AppendInt(b, int64(rec.Size), 10)
+	b = e.appendInt(b, 2, rec.Size)
 	if rec.Dim != 0 {
 		b = append(b, `,"dim":`...)
-		b = strconv.AppendInt(b, int64(rec.Dim), 10)
+		b = e.appendInt(b, 3, rec.Dim)
 	}
 	if rec.Norm != 0 {
 		b = append(b, `,"norm":`...)
@@ -117,7 +176,10 @@ func (e *encoder) appendRecord(b []byte, rec *Record) ([]byte, error) {
 		b = append(b, `,"cause":`...)
 		b = strconv.AppendUint(b, rec.Cause, 10)
 	}
-	if len(rec.Fields) > 0 {
+	if len(rec.fieldsText) > 0 && len(rec.Fields) == rec.fieldsCount {
+		b = append(b, `,"fields":`...)
+		b = append(b, rec.fieldsText...)
+	} else if len(rec.Fields) > 0 {
 		b = append(b, `,"fields":`...)
 		if b, ok = appendValue(b, rec.Fields); !ok {
 			return slowRecord(b[:start], rec)

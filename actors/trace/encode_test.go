@@ -25,7 +25,7 @@ func TestAppendRecordIsEncodingJSON(t *testing.T) {
 		prev = rec
 		var want bytes.Buffer
 		wantErr := json.NewEncoder(&want).Encode(rec)
-		got, err := appendRecord([]byte("prefix"), rec)
+		got, err := new(encoder).appendRecord([]byte("prefix"), rec)
 		if again, errAgain := shared.appendRecord([]byte("prefix"), rec); string(again) != string(got) || (errAgain == nil) != (err == nil) {
 			t.Fatalf("record %d: a writer's encoder gives\n%s\nwhere a fresh one gives\n%s", i, again, got)
 		}

@@ -133,48 +133,86 @@ func must[T any](c T, err error) T {
 }
 
 // StoreWriter writes records to a store. Records are JSON-encoded exactly as
-// Writer encodes them, gathered into blocks, and each finished block is
-// compressed and written by a goroutine of the writer's own, so that the
-// caller — a run delivering messages — only pays for the encoding; Close
-// waits for it and writes the index. The output is a function of the
-// records alone.
+// Writer encodes them and gathered into blocks, which are compressed and
+// written, all by a goroutine of the writer's own: the caller — a run
+// delivering messages — only copies each record into a batch that the
+// goroutine takes in order. Close waits for it and writes the index. The
+// output is a function of the records alone.
 type StoreWriter struct {
-	w     io.Writer
+	w   io.Writer
+	err error // the first encoding error, or write error seen
+
+	// The caller's side: the batch being filled, the text its entries
+	// refer to, and an encoder for the records the goroutine is not handed
+	// as they are (see Write).
+	batch batch
+	enc   encoder
+
+	// The goroutine: the batches to write, in order; the batches it is done
+	// with; its first write error; done when it has finished. abandon, set
+	// before batches is closed, tells it to leave out the block it holds,
+	// as a failed Write left out its record.
+	batches chan batch
+	free    chan batch
+	made    int // batches made so far
+	failed  atomic.Pointer[error]
+	done    chan struct{}
+	abandon bool
+	closed  bool
+
+	// The goroutine's own.
 	raw   []byte // the JSON lines of the current block
-	index Index  // Blocks are filled in by the compressor
-	names names  // actors
+	index Index
+	names names // actors
 	types names
 	curve map[string]int
 	cur   *Block
-	enc   encoder // JSON
-	err   error
-
-	// The compressor: blocks to compress and write, in order; the raw
-	// buffers it is done with; its first write error; done when it has
-	// finished.
-	blocks  chan pending
-	free    chan []byte
-	failed  atomic.Pointer[error]
-	written chan []Block
+	out   encoder // JSON
+	frame []byte  // the compressed block
+	off   int64   // where the next block goes
 }
 
-// pending is a finished block on its way to the compressor.
-type pending struct {
-	raw   []byte
-	block Block
+// batch is records on their way to the goroutine, with the text of their
+// fields (and of the lines encoded by Write, if any).
+type batch struct {
+	entries []entry
+	text    []byte
 }
+
+// entry is a record of a batch: a copy of it without its maps, and where in
+// the batch's text the JSON of its fields is or, when Write encoded it, its
+// whole line.
+type entry struct {
+	rec          Record
+	fields, line [2]int
+	cut          bool // only end the block if rec would not belong to it
+}
+
+// errClosed is the error of a Write after Close.
+var errClosed = errors.New("trace store writer closed")
+
+// batchSize is the number of records per batch: enough to make the handing
+// over negligible, few enough for a batch to stay in cache. A writer makes
+// maxBatches at most, reused: one being filled, one queued, one being
+// written.
+const batchSize, maxBatches = 1024, 3
 
 // NewStoreWriter returns a StoreWriter on w. Call Close when done (it stops
 // the writer's goroutine); it does not close w.
 func NewStoreWriter(w io.Writer) *StoreWriter {
-	s := &StoreWriter{w: w, names: names{table: map[string]int{}}, types: names{table: map[string]int{}}, curve: map[string]int{},
-		raw: make([]byte, 0, blockTarget+blockTarget/2)}
+	s := &StoreWriter{w: w, names: names{table: map[string]int{}}, types: names{table: map[string]int{}}, curve: map[string]int{}}
 	s.index.Version = StoreVersion
 	return s
 }
 
 // Write appends one record. An error writing an earlier block is returned
 // by a later Write, or by Close.
+//
+// A record that Describer.DescribeText described (its fields as JSON text,
+// no Fields map, no Payload) and whose floats JSON can represent is handed
+// to the goroutine as it is, to be encoded there. Any other record is
+// encoded here, so that the error of one JSON cannot encode (a NaN) is
+// returned by its Write, and the goroutine is handed its line.
 func (s *StoreWriter) Write(rec *Record) error {
 	if s.err != nil {
 		return s.err
@@ -183,6 +221,101 @@ func (s *StoreWriter) Write(rec *Record) error {
 		s.err = *err
 		return s.err
 	}
+	if s.closed {
+		return errClosed
+	}
+	b := &s.batch
+	if b.entries == nil {
+		b.entries = make([]entry, 0, batchSize)
+		s.made++
+	}
+	b.entries = b.entries[:len(b.entries)+1] // one copy of rec, in place
+	e := &b.entries[len(b.entries)-1]
+	e.rec = *rec
+	e.rec.Fields, e.rec.Payload, e.rec.fieldsText = nil, nil, nil
+	e.cut = false
+	n := len(b.text)
+	if len(rec.Fields) == 0 && rec.Payload == nil && finite(rec) {
+		b.text = append(b.text, rec.fieldsText...)
+		e.fields, e.line = [2]int{n, len(b.text)}, [2]int{}
+	} else {
+		text, err := s.enc.appendRecord(b.text, rec)
+		if err != nil {
+			// The record is not written, but the block before it ends
+			// as if it had been.
+			e.cut = true
+			s.err = err
+			return err
+		}
+		b.text = text
+		e.fields, e.line = [2]int{}, [2]int{n, len(b.text)}
+	}
+	if len(b.entries) == batchSize {
+		s.send()
+	}
+	return nil
+}
+
+// finite reports whether the floats of rec are finite, as JSON requires.
+func finite(rec *Record) bool {
+	// x − x is 0 for a finite x, NaN for ±Inf and NaN.
+	return rec.Time-rec.Time == 0 && rec.Norm-rec.Norm == 0 && rec.Sent-rec.Sent == 0 &&
+		rec.Start-rec.Start == 0 && rec.End-rec.End == 0
+}
+
+// send hands the batch to the goroutine, starting it with the first batch,
+// and takes a batch it is done with (or a new one) for the next.
+func (s *StoreWriter) send() {
+	if s.batches == nil {
+		// Two batches wait at most: one queued, one being written.
+		s.batches, s.free, s.done = make(chan batch, 1), make(chan batch, maxBatches), make(chan struct{})
+		go s.run()
+	}
+	s.batches <- s.batch
+	var b batch
+	select {
+	case b = <-s.free:
+	default:
+		if s.made < maxBatches {
+			s.batch = batch{} // Write makes it
+			return
+		}
+		b = <-s.free
+	}
+	s.batch = batch{entries: b.entries[:0], text: b.text[:0]}
+}
+
+// run is the goroutine: it adds the records of the batches it is handed to
+// blocks, and compresses and writes each block as it ends. After a write
+// error it only records the error and drops what follows.
+func (s *StoreWriter) run() {
+	defer close(s.done)
+	for b := range s.batches {
+		for i := range b.entries {
+			if s.failed.Load() != nil {
+				break
+			}
+			e := &b.entries[i]
+			if e.cut {
+				s.cut(&e.rec)
+			} else if e.line != [2]int{} {
+				s.add(&e.rec, b.text[e.line[0]:e.line[1]])
+			} else {
+				e.rec.fieldsText = b.text[e.fields[0]:e.fields[1]]
+				s.add(&e.rec, nil)
+			}
+		}
+		s.free <- b
+	}
+	if !s.abandon && s.failed.Load() == nil {
+		s.flush()
+	}
+}
+
+// cut ends the current block if rec does not belong to it: another run or
+// curve, or a new round once the block has reached its target size. It
+// returns the position of rec's curve.
+func (s *StoreWriter) cut(rec *Record) int {
 	ci, ok := s.curve[rec.Curve]
 	if !ok {
 		ci = len(s.index.Curves)
@@ -193,13 +326,20 @@ func (s *StoreWriter) Write(rec *Record) error {
 		(len(s.raw) >= blockTarget && rec.Round != b.MaxRound)) {
 		s.flush()
 	}
+	return ci
+}
+
+// add appends rec to the current block, ending the block first where
+// blocks end. line is rec's JSON line if it is already encoded.
+func (s *StoreWriter) add(rec *Record, line []byte) {
+	ci := s.cut(rec)
 	n := len(s.raw)
-	raw, err := s.enc.appendRecord(s.raw, rec)
-	if err != nil {
-		s.err = err
-		return err
+	if line != nil {
+		s.raw = append(s.raw, line...)
+	} else {
+		// Write checked that the record encodes.
+		s.raw, _ = s.out.appendRecord(s.raw, rec)
 	}
-	s.raw = raw
 	b := s.cur
 	if b == nil {
 		b = &Block{Curve: ci, Run: rec.Run, FirstSeq: rec.Seq, MinRound: rec.Round, MaxRound: rec.Round, MinTime: rec.Time, MaxTime: rec.Time}
@@ -210,10 +350,14 @@ func (s *StoreWriter) Write(rec *Record) error {
 	b.LastSeq = rec.Seq
 	b.MinRound, b.MaxRound = min(b.MinRound, rec.Round), max(b.MaxRound, rec.Round)
 	b.MinTime, b.MaxTime = min(b.MinTime, rec.Time), max(b.MaxTime, rec.Time)
-	s.names.see(rec.From)
-	s.names.see(rec.To)
+	for _, name := range [2]string{rec.From, rec.To} {
+		a := s.out.actor(name)
+		if a.at < 0 {
+			a.at = intern(s.names.table, name)
+		}
+		s.names.mark(a.at)
+	}
 	s.types.see(rec.Type)
-	return nil
 }
 
 // intern returns the position of name in table, adding it if new.
@@ -253,6 +397,12 @@ func (ns *names) see(name string) {
 		ns.last[1], ns.lastAt[1] = ns.last[0], ns.lastAt[0]
 		ns.last[0], ns.lastAt[0] = name, i
 	}
+	ns.mark(i)
+}
+
+// mark marks the name at position i of the table as seen in the current
+// block.
+func (ns *names) mark(i int) {
 	if i >= len(ns.inBlock) {
 		ns.inBlock = append(ns.inBlock, make([]bool, i+1-len(ns.inBlock))...)
 	}
@@ -273,74 +423,37 @@ func (ns *names) endBlock() []int {
 	return seen
 }
 
-// flush hands the current block to the compressor, starting it with the
-// first block, and takes a buffer it is done with (or a new one) for the
-// next.
+// flush compresses and writes the current block and adds it to the index.
 func (s *StoreWriter) flush() {
 	b := s.cur
 	if b == nil {
 		return
 	}
-	b.Actors, b.Types = s.names.endBlock(), s.types.endBlock()
-	if s.blocks == nil {
-		// Two blocks wait at most: one queued, one being compressed.
-		s.blocks, s.free, s.written = make(chan pending, 1), make(chan []byte, 2), make(chan []Block, 1)
-		go s.compress()
-	}
-	s.blocks <- pending{raw: s.raw, block: *b}
 	s.cur = nil
-	select {
-	case buf := <-s.free:
-		s.raw = buf[:0]
-	default:
-		// A block ends soon after blockTarget bytes, at a round boundary.
-		s.raw = make([]byte, 0, blockTarget+blockTarget/2)
+	b.Actors, b.Types = s.names.endBlock(), s.types.endBlock()
+	s.frame = compressor().EncodeAll(s.raw, s.frame[:0])
+	s.raw = s.raw[:0]
+	if _, err := s.w.Write(s.frame); err != nil {
+		s.failed.Store(&err)
+		return
 	}
-}
-
-// compress compresses and writes the blocks it is handed, in order, and
-// sends their index entries on s.written when s.blocks is closed. After a
-// write error it only records the error and drops what follows.
-func (s *StoreWriter) compress() {
-	var (
-		written []Block
-		frame   []byte
-		off     int64
-	)
-	for p := range s.blocks {
-		if s.failed.Load() == nil {
-			frame = compressor().EncodeAll(p.raw, frame[:0])
-			if _, err := s.w.Write(frame); err != nil {
-				s.failed.Store(&err)
-			} else {
-				p.block.Offset, p.block.Length = off, int64(len(frame))
-				off += p.block.Length
-				written = append(written, p.block)
-			}
-		}
-		select {
-		case s.free <- p.raw:
-		default:
-		}
-	}
-	s.written <- written
+	b.Offset, b.Length = s.off, int64(len(s.frame))
+	s.off += b.Length
+	s.index.Blocks = append(s.index.Blocks, *b)
 }
 
 // Close writes the last block, the index and the trailer, after waiting for
 // the blocks before it to be written.
+// A second Close only returns the first one's error, if any.
 func (s *StoreWriter) Close() error {
-	if s.err == nil {
-		s.flush()
+	if s.closed {
+		return s.err
 	}
-	var off int64
-	if s.blocks != nil {
-		close(s.blocks)
-		s.index.Blocks = <-s.written
-		s.blocks = nil
-		for _, b := range s.index.Blocks {
-			off += b.Length
-		}
-	}
+	s.closed = true
+	s.send() // the last batch, and the goroutine if it has not started
+	s.abandon = s.err != nil
+	close(s.batches)
+	<-s.done
 	if s.err != nil {
 		return s.err
 	}
@@ -352,7 +465,7 @@ func (s *StoreWriter) Close() error {
 	// the index does not depend on the order names were first met in.
 	s.index.Actors = sortedTable(s.names.table, s.index.Blocks, func(b *Block) []int { return b.Actors })
 	s.index.Types = sortedTable(s.types.table, s.index.Blocks, func(b *Block) []int { return b.Types })
-	return writeIndex(s.w, off, &s.index)
+	return writeIndex(s.w, s.off, &s.index)
 }
 
 // sortedTable returns the names of table sorted, and rewrites the positions

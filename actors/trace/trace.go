@@ -18,7 +18,10 @@ import (
 	"io"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -61,7 +64,15 @@ type Record struct {
 	// handling to the messages it produced.
 	Cause uint64 `json:"cause,omitempty"`
 	// Fields lists the message's other populated fields; bytes are hex.
+	// A record described by Describer.DescribeText holds them only as
+	// JSON text, which writers write, and Fields is nil.
 	Fields map[string]any `json:"fields,omitempty"`
+	// fieldsText is the JSON of Fields as Describer.Describe rendered it,
+	// when it has, and fieldsCount the number of fields it holds: writers
+	// copy the text rather than encode the map again, unless the map has
+	// since changed size.
+	fieldsText  []byte
+	fieldsCount int
 	// Payload holds the vector fields in full, when payload recording is on.
 	Payload map[string][]float64 `json:"payload,omitempty"`
 	// Lost marks a message lost on its link: it is recorded at the time it
@@ -79,6 +90,7 @@ type Record struct {
 func (rec *Record) Clone() Record {
 	c := *rec
 	c.Fields = maps.Clone(rec.Fields)
+	c.fieldsText = slices.Clone(rec.fieldsText) // the describer reuses its text
 	if rec.Payload != nil {
 		c.Payload = make(map[string][]float64, len(rec.Payload))
 		for k, v := range rec.Payload {
@@ -99,62 +111,377 @@ func Describe(rec *Record, m proto.Message, payload bool) {
 }
 
 // Describer is Describe for a caller that describes many messages, one
-// after another: it keeps the state of the walk over a message's fields, so
-// that describing one allocates nothing beyond the field values it records.
-// The zero value is ready to use; it is not safe for concurrent use.
+// after another. It works out once per message type which fields to visit,
+// in which order, and the JSON keys of their values, and it renders the
+// fields' JSON as it fills the record's Fields map, so that a writer copies
+// that text instead of sorting and encoding the map again. The zero value
+// is ready to use; it is not safe for concurrent use.
 type Describer struct {
-	rec     *Record
-	payload bool
-	sq      float64
-	visit   func(protoreflect.FieldDescriptor, protoreflect.Value) bool // d.field, bound once
+	plans map[protoreflect.MessageDescriptor]*plan
+	last  *plan  // the plan of the last message described
+	text  []byte // the fields' JSON of the last record, reused
 }
 
-// Describe is the package's Describe.
+// plan is what a Describer works out once about a message type.
+type plan struct {
+	desc protoreflect.MessageDescriptor
+	name string // the message name, without package
+	// vectors are the repeated double and float fields, in the order in
+	// which protobuf's Range visits them (declaration order), so that the
+	// norm sums their squares in the same order; others are the remaining
+	// fields, sorted by name as encoding/json writes a map's keys.
+	vectors, others []planField
+	// ranged means the message can carry fields the plan does not list
+	// (extensions): it is walked by Range instead.
+	ranged bool
+	// goType is the Go type of the message the plan was worked out for: a
+	// generated struct, whose fields the vectors' field indexes refer to,
+	// or another implementation (dynamicpb) of the same descriptor.
+	goType reflect.Type
+}
+
+// planField is one field of a plan and its JSON key.
+type planField struct {
+	fd   protoreflect.FieldDescriptor
+	name string
+	key  string // `"name":`
+	// field is the index of the field's Go struct field in the plan's
+	// goType, or -1, for a vector and for a scalar without presence (a
+	// proto3 scalar, set when not zero): read directly, a vector is neither
+	// wrapped in a protoreflect.List (an allocation per message) nor read
+	// through it element by element, and a scalar costs no reflective
+	// Has and Get.
+	field int
+}
+
+// planFor returns the plan of m's type, of descriptor md, working it out
+// the first time.
+func (d *Describer) planFor(m proto.Message, md protoreflect.MessageDescriptor) *plan {
+	if p := d.last; p != nil && p.desc == md {
+		return p
+	}
+	p := d.plans[md]
+	if p == nil {
+		p = newPlan(m, md)
+		if d.plans == nil {
+			d.plans = map[protoreflect.MessageDescriptor]*plan{}
+		}
+		d.plans[md] = p
+	}
+	d.last = p
+	return p
+}
+
+// newPlan works out the plan of m's type, of descriptor md.
+func newPlan(m proto.Message, md protoreflect.MessageDescriptor) *plan {
+	p := &plan{desc: md, goType: reflect.TypeOf(m), name: string(md.Name()), ranged: md.ExtensionRanges().Len() > 0}
+	fds := md.Fields()
+	for i := range fds.Len() {
+		fd := fds.Get(i)
+		f := planField{fd: fd, name: string(fd.Name()), field: -1}
+		if isVector(fd) {
+			f.field = goField(p.goType, fd)
+			p.vectors = append(p.vectors, f)
+		} else {
+			if !fd.HasPresence() && !fd.IsList() && !fd.IsMap() && fd.Message() == nil {
+				f.field = goField(p.goType, fd)
+			}
+			p.others = append(p.others, f)
+		}
+	}
+	slices.SortFunc(p.others, func(a, b planField) int { return strings.Compare(a.name, b.name) })
+	for i := range p.others {
+		p.others[i].key = string(appendString(nil, p.others[i].name)) + ":"
+	}
+	return p
+}
+
+// goField returns the index of the exported field of the struct t points
+// to that holds fd, as protoc-gen-go generates it (its tag names fd's
+// number), if its Go type is the one expected of a vector ([]float64,
+// []float32) or of a scalar of fd's kind; otherwise -1.
+func goField(t reflect.Type, fd protoreflect.FieldDescriptor) int {
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return -1
+	}
+	st := t.Elem()
+	for i := range st.NumField() {
+		sf := st.Field(i)
+		tag := strings.Split(sf.Tag.Get("protobuf"), ",")
+		if sf.IsExported() && len(tag) > 1 && tag[1] == strconv.Itoa(int(fd.Number())) && goKindOf(fd) == goKind(sf.Type) {
+			return i
+		}
+	}
+	return -1
+}
+
+// goKind names a Go type by its kind, and a slice by its element's kind
+// too.
+func goKind(t reflect.Type) string {
+	if t.Kind() == reflect.Slice {
+		return "[]" + t.Elem().Kind().String()
+	}
+	return t.Kind().String()
+}
+
+// goKindOf is the goKind of the Go type protoc-gen-go gives fd: a vector
+// or a scalar without presence.
+func goKindOf(fd protoreflect.FieldDescriptor) string {
+	var k reflect.Kind
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		k = reflect.Bool
+	case protoreflect.EnumKind, protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		k = reflect.Int32
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		k = reflect.Int64
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		k = reflect.Uint32
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		k = reflect.Uint64
+	case protoreflect.FloatKind:
+		k = reflect.Float32
+	case protoreflect.DoubleKind:
+		k = reflect.Float64
+	case protoreflect.StringKind:
+		k = reflect.String
+	case protoreflect.BytesKind:
+		return "[]uint8"
+	default:
+		return ""
+	}
+	if fd.IsList() {
+		return "[]" + k.String()
+	}
+	return k.String()
+}
+
+// scalarField returns the value of a scalar without presence from its Go
+// field fv, and whether it is set: not zero (a negative zero is set), as
+// protobuf's Has says.
+func scalarField(fd protoreflect.FieldDescriptor, fv reflect.Value) (protoreflect.Value, bool) {
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return protoreflect.ValueOfBool(fv.Bool()), fv.Bool()
+	case protoreflect.EnumKind:
+		return protoreflect.ValueOfEnum(protoreflect.EnumNumber(fv.Int())), fv.Int() != 0
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return protoreflect.ValueOfInt32(int32(fv.Int())), fv.Int() != 0
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return protoreflect.ValueOfInt64(fv.Int()), fv.Int() != 0
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return protoreflect.ValueOfUint32(uint32(fv.Uint())), fv.Uint() != 0
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return protoreflect.ValueOfUint64(fv.Uint()), fv.Uint() != 0
+	case protoreflect.FloatKind:
+		return protoreflect.ValueOfFloat32(float32(fv.Float())), fv.Float() != 0 || math.Signbit(fv.Float())
+	case protoreflect.DoubleKind:
+		return protoreflect.ValueOfFloat64(fv.Float()), fv.Float() != 0 || math.Signbit(fv.Float())
+	case protoreflect.StringKind:
+		return protoreflect.ValueOfString(fv.String()), fv.Len() > 0
+	}
+	return protoreflect.ValueOfBytes(fv.Bytes()), fv.Len() > 0
+}
+
+// isVector reports whether fd is a vector: a repeated double or float.
+func isVector(fd protoreflect.FieldDescriptor) bool {
+	return fd.IsList() && (fd.Kind() == protoreflect.DoubleKind || fd.Kind() == protoreflect.FloatKind)
+}
+
+// Describe is the package's Describe. It also leaves in rec the JSON text
+// of its Fields, which writers copy until the next Describe into rec.
 func (d *Describer) Describe(rec *Record, m proto.Message, payload bool) {
-	clear(rec.Fields)
-	pm := m.ProtoReflect()
-	rec.Type = string(pm.Descriptor().Name())
-	rec.Size = proto.Size(m)
-	if d.visit == nil {
-		d.visit = d.field
-	}
-	d.rec, d.payload, d.sq = rec, payload, 0
-	pm.Range(d.visit)
-	if rec.Dim > 0 {
-		rec.Norm = math.Sqrt(d.sq)
-	}
-	d.rec = nil
+	d.describe(rec, m, payload, true)
 }
 
-// field records one populated field of the message being described.
-func (d *Describer) field(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-	rec := d.rec
-	name := string(fd.Name())
-	if fd.IsList() && (fd.Kind() == protoreflect.DoubleKind || fd.Kind() == protoreflect.FloatKind) {
-		list := v.List()
-		var vec []float64 // kept only when the payload is recorded
-		if d.payload {
-			vec = make([]float64, list.Len())
-			if rec.Payload == nil {
-				rec.Payload = map[string][]float64{}
-			}
-			rec.Payload[name] = vec
-		}
-		for i := range list.Len() {
-			x := list.Get(i).Float()
-			if d.payload {
-				vec[i] = x
-			}
-			d.sq += x * x
-		}
-		rec.Dim += list.Len()
-		return true
+// DescribeText is Describe for a record that only a writer reads (Writer,
+// StoreWriter): it renders the message's other fields as their JSON text
+// alone and leaves Fields nil, sparing a map per message. The text is what
+// Describe's Fields encode to, and the writer writes it in their place.
+func (d *Describer) DescribeText(rec *Record, m proto.Message, payload bool) {
+	d.describe(rec, m, payload, false)
+}
+
+// describe is Describe, filling Fields if fields is set.
+func (d *Describer) describe(rec *Record, m proto.Message, payload, fields bool) {
+	if fields {
+		clear(rec.Fields)
+	} else {
+		rec.Fields = nil
 	}
-	if rec.Fields == nil {
+	rec.fieldsText, rec.fieldsCount = nil, 0
+	pm := m.ProtoReflect()
+	p := d.planFor(m, pm.Descriptor())
+	rec.Type = p.name
+	rec.Size = proto.Size(m)
+	if p.ranged {
+		d.describeRanged(rec, pm, payload)
+		return
+	}
+	var sq float64
+	var sv reflect.Value // the generated struct, if m is of the plan's type
+	if reflect.TypeOf(m) == p.goType && p.goType.Kind() == reflect.Pointer {
+		sv = reflect.ValueOf(m).Elem()
+	}
+	direct := sv.IsValid()
+	for _, f := range p.vectors {
+		if f.field >= 0 && direct {
+			vec := sv.Field(f.field).Addr().Interface() // a pointer: no allocation
+			if v, ok := vec.(*[]float64); ok {
+				sq = addFloats(rec, f.name, *v, payload, sq)
+			} else {
+				sq = addFloats(rec, f.name, *vec.(*[]float32), payload, sq)
+			}
+		} else if pm.Has(f.fd) {
+			sq = addVector(rec, f.name, pm.Get(f.fd).List(), payload, sq)
+		}
+	}
+	if rec.Dim > 0 {
+		rec.Norm = math.Sqrt(sq)
+	}
+	text := append(d.text[:0], '{')
+	n := 0
+	ok := true
+	for _, f := range p.others {
+		var v protoreflect.Value
+		if f.field >= 0 && direct {
+			var set bool
+			if v, set = scalarField(f.fd, sv.Field(f.field)); !set {
+				continue
+			}
+		} else if pm.Has(f.fd) {
+			v = pm.Get(f.fd)
+		} else {
+			continue
+		}
+		if n > 0 {
+			text = append(text, ',')
+		}
+		n++
+		text = append(text, f.key...)
+		if fields {
+			val := fieldValue(f.fd, v)
+			if rec.Fields == nil {
+				rec.Fields = map[string]any{}
+			}
+			rec.Fields[f.name] = val
+			if ok {
+				text, ok = appendValue(text, val)
+			}
+		} else if ok {
+			text, ok = appendField(text, f.fd, v)
+		}
+	}
+	d.text = append(text, '}')
+	switch {
+	case n == 0:
+	case ok:
+		rec.fieldsText, rec.fieldsCount = d.text, len(rec.Fields)
+	case !fields:
+		// A float JSON cannot represent: the writer is to fail on the
+		// map, as encoding/json does.
 		rec.Fields = map[string]any{}
+		for _, f := range p.others {
+			if pm.Has(f.fd) {
+				rec.Fields[f.name] = fieldValue(f.fd, pm.Get(f.fd))
+			}
+		}
 	}
-	rec.Fields[name] = fieldValue(fd, v)
-	return true
+}
+
+// appendField appends the JSON of a non-vector field's value, as
+// appendValue appends fieldValue's rendering of it. It reports false for a
+// float JSON cannot represent.
+func appendField(b []byte, fd protoreflect.FieldDescriptor, v protoreflect.Value) ([]byte, bool) {
+	if fd.IsList() || fd.IsMap() {
+		return appendValue(b, fieldValue(fd, v))
+	}
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return strconv.AppendBool(b, v.Bool()), true
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
+		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return strconv.AppendInt(b, v.Int(), 10), true
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return strconv.AppendUint(b, v.Uint(), 10), true
+	case protoreflect.DoubleKind:
+		return appendFloat(b, v.Float(), 64)
+	case protoreflect.FloatKind:
+		return appendFloat(b, v.Float(), 32)
+	case protoreflect.StringKind:
+		return appendString(b, v.String()), true
+	case protoreflect.BytesKind:
+		b = append(b, '"')
+		b = hex.AppendEncode(b, v.Bytes())
+		return append(b, '"'), true
+	}
+	return appendValue(b, scalarValue(fd, v))
+}
+
+// addVector adds the vector field name, with value list, to rec's Dim and,
+// if payload is set, Payload, and returns sq plus its squared norm.
+func addVector(rec *Record, name string, list protoreflect.List, payload bool, sq float64) float64 {
+	var vec []float64 // kept only when the payload is recorded
+	if payload {
+		vec = make([]float64, list.Len())
+		if rec.Payload == nil {
+			rec.Payload = map[string][]float64{}
+		}
+		rec.Payload[name] = vec
+	}
+	for i := range list.Len() {
+		x := list.Get(i).Float()
+		if payload {
+			vec[i] = x
+		}
+		sq += x * x
+	}
+	rec.Dim += list.Len()
+	return sq
+}
+
+// addFloats is addVector for a vector read from its Go field; an empty
+// one, which protobuf does not report as set, is skipped.
+func addFloats[F float32 | float64](rec *Record, name string, v []F, payload bool, sq float64) float64 {
+	if len(v) == 0 {
+		return sq
+	}
+	var vec []float64
+	if payload {
+		vec = make([]float64, len(v))
+		if rec.Payload == nil {
+			rec.Payload = map[string][]float64{}
+		}
+		rec.Payload[name] = vec
+	}
+	for i, x := range v {
+		if payload {
+			vec[i] = float64(x)
+		}
+		sq += float64(x) * float64(x)
+	}
+	rec.Dim += len(v)
+	return sq
+}
+
+// describeRanged describes a message whose fields the plan cannot list,
+// visiting them by Range, and leaves the encoding of Fields to the writer.
+func (d *Describer) describeRanged(rec *Record, pm protoreflect.Message, payload bool) {
+	var sq float64
+	pm.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if isVector(fd) {
+			sq = addVector(rec, string(fd.Name()), v.List(), payload, sq)
+			return true
+		}
+		if rec.Fields == nil {
+			rec.Fields = map[string]any{}
+		}
+		rec.Fields[string(fd.Name())] = fieldValue(fd, v)
+		return true
+	})
+	if rec.Dim > 0 {
+		rec.Norm = math.Sqrt(sq)
+	}
 }
 
 // fieldValue renders a non-vector field for JSON: lists as arrays, maps as
@@ -206,6 +533,7 @@ func scalarValue(fd protoreflect.FieldDescriptor, v protoreflect.Value) any {
 type Writer struct {
 	w    *bufio.Writer
 	line []byte
+	enc  encoder
 }
 
 // NewWriter returns a Writer on w. Call Flush when done.
@@ -215,7 +543,7 @@ func NewWriter(w io.Writer) *Writer {
 
 // Write appends one record, as encoding/json's Encoder writes it.
 func (w *Writer) Write(rec *Record) error {
-	line, err := appendRecord(w.line[:0], rec)
+	line, err := w.enc.appendRecord(w.line[:0], rec)
 	if err != nil {
 		return err
 	}

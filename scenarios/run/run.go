@@ -379,7 +379,7 @@ func (j *Job) ActorOptions(obs actors.Observer, sink *TraceSink) actors.Options 
 		Done:     j.Context().Done(),
 	}
 	if sink != nil {
-		o.Trace = actors.TraceOptions{Sink: sink.write, Payload: j.Opts.TracePayload}
+		o.Trace = actors.TraceOptions{Sink: sink.write, Payload: j.Opts.TracePayload, Encoded: true}
 	}
 	return o
 }
