@@ -372,62 +372,178 @@ func (l *Loss) addDenseTerm(dst, w, x []float64, y, scale float64) {
 
 // SampleGradNorm returns ‖∇Q(w; x_n, y_n)‖ = √(gᵀg), the quantity optimal
 // importance sampling probabilities are proportional to. The gradient g is
-// computed into scratch (of length len(w)) exactly as Grad computes the
-// gradient of the single sample n, and gᵀg as floats.Dot sums it; the plain
-// square root is used rather than the overflow-safe scaling of floats.Norm,
-// which costs several times more, since gradients are far from overflow.
+// computed exactly as Grad computes the gradient of the single sample n, and
+// gᵀg as floats.Dot sums it (see scratchNorm for dense rows); the plain square
+// root is used rather than the overflow-safe scaling of floats.Norm, which
+// costs several times more, since gradients are far from overflow. scratch,
+// of length len(w), is work space whose contents are unspecified afterwards.
 // It does not allocate.
 func (l Loss) SampleGradNorm(w []float64, s *data.Set, n int, scratch []float64) float64 {
-	if l.GLM() {
-		// Grad with idx = [n]: the weight is 1/1, so the sample's term is
-		// ℓ'·x_n and the regularizer's factor 2ρ·1.
-		clear(scratch)
-		if s.X != nil {
-			l.addDenseTerm(scratch, w, s.Row(n), s.Y[n], 1) // 1·ℓ' is ℓ' exactly
-		} else {
-			s.AddScaledRow(scratch, n, l.deriv(s.Dot(n, w), s.Y[n]))
-		}
-		floats.AddScaled(scratch, 2*l.Rho, w)
-	} else {
+	switch {
+	case !l.GLM():
 		idx := [1]int{n}
 		l.multiGrad(scratch, w, s, idx[:], nil)
-	}
-	return math.Sqrt(floats.Dot(scratch, scratch))
-}
-
-// SampleGradNorms sets norms[n] = SampleGradNorm(w, s, n, scratch) for
-// every sample n of s, bit for bit. For dense generalized linear data of
-// fewer than four features — the regression figures of importance sampling,
-// where these norms are most of the work — the gradient stays in registers:
-// each coordinate is 0 + ℓ'·x_j + 2ρ·w_j as clear, AddScaledRow and
-// floats.AddScaled compute it, and gᵀg is summed from 0 in coordinate order,
-// which is what floats.Dot does for fewer than four elements on every
-// platform (gonum's assembly sums four lanes only from four elements on).
-func (l Loss) SampleGradNorms(norms, w []float64, s *data.Set, scratch []float64) {
-	if !l.GLM() || s.X == nil || s.Dim >= 4 {
-		for n := range norms {
-			norms[n] = l.SampleGradNorm(w, s, n, scratch)
-		}
-		return
-	}
-	r := 2 * l.Rho
-	w = w[:s.Dim]
-	for n := range norms {
+		return math.Sqrt(floats.Dot(scratch, scratch))
+	case s.X != nil:
 		x := s.Row(n)
 		var z float64
 		for j, v := range x {
 			z += v * w[j]
 		}
 		d := l.deriv(z, s.Y[n])
-		var sq float64
-		for j, v := range x {
-			g := 0.0
-			g += d * v
-			g += r * w[j]
-			sq += g * g
+		if len(x) < 4 {
+			return l.smallNorm(x, w, d)
 		}
-		norms[n] = math.Sqrt(sq)
+		return l.scratchNorm(x, w[:len(x)], d, scratch)
 	}
+	return l.rowNorm(w, s, n, l.deriv(s.Dot(n, w), s.Y[n]), scratch)
+}
+
+// scratchNorm returns the norm of a generalized linear loss's gradient
+// g = d·x + 2ρ·w at a dense row x with ℓ' = d, as SampleGradNorm defines it:
+// Grad with idx = [n] makes the weight 1/1, so g_j = (0 + (1·d)·x_j) +
+// (2ρ·1)·w_j, computed in scratch by clear, the row's term and
+// floats.AddScaled, and gᵀg is floats.Dot(g, g). smallNorm computes the same
+// below four features. len(w) must be len(x).
+func (l *Loss) scratchNorm(x, w []float64, d float64, scratch []float64) float64 {
+	scratch = scratch[:len(x)]
+	clear(scratch)
+	for j, v := range x {
+		scratch[j] += d * v
+	}
+	floats.AddScaled(scratch, 2*l.Rho, w)
+	return math.Sqrt(floats.Dot(scratch, scratch))
+}
+
+// smallNorm is scratchNorm for fewer than four features, with g in registers:
+// each coordinate is the same 0 + d·x_j + 2ρ·w_j, and gᵀg is summed from 0
+// in coordinate order, which is what floats.Dot does for fewer than four
+// elements on every platform (gonum's assembly sums four lanes only from
+// four elements on). It is small enough to be inlined into the per-sample
+// loops.
+func (l *Loss) smallNorm(x, w []float64, d float64) float64 {
+	r := 2 * l.Rho
+	w = w[:len(x)]
+	var sq float64
+	for j, v := range x {
+		g := 0.0
+		g += d * v
+		g += r * w[j]
+		sq += g * g
+	}
+	return math.Sqrt(sq)
+}
+
+// rowNorm is scratchNorm for a sparse or coded row n of s, with the gradient
+// in scratch (of length len(w)).
+func (l *Loss) rowNorm(w []float64, s *data.Set, n int, d float64, scratch []float64) float64 {
+	clear(scratch)
+	s.AddScaledRow(scratch, n, d)
+	floats.AddScaled(scratch, 2*l.Rho, w)
+	return math.Sqrt(floats.Dot(scratch, scratch))
+}
+
+// SampleGradNorms sets norms[n] = SampleGradNorm(w, s, n, scratch) for
+// every sample n of s, bit for bit.
+func (l Loss) SampleGradNorms(norms, w []float64, s *data.Set, scratch []float64) {
+	if !l.GLM() || s.X == nil {
+		for n := range norms {
+			norms[n] = l.SampleGradNorm(w, s, n, scratch)
+		}
+		return
+	}
+	m := s.Dim
+	w = w[:m]
+	for n := range norms {
+		x := s.X[n*m : (n+1)*m]
+		var z float64
+		for j, v := range x {
+			z += v * w[j]
+		}
+		d := l.deriv(z, s.Y[n])
+		if m < 4 {
+			norms[n] = l.smallNorm(x, w, d)
+		} else {
+			norms[n] = l.scratchNorm(x, w, d, scratch)
+		}
+	}
+}
+
+// NormsAndFullGrad sets norms[n] = SampleGradNorm(w, s, n, scratch) for every
+// sample n of s and dst to FullGrad(w, s), bit for bit what the two calls
+// give, in one pass over the samples: for the generalized linear losses each
+// sample's xᵀw and ℓ' are computed once and serve both — the dense rows four
+// at a time, their dot products interleaved and their terms added to each
+// dst[j] in sample order, as FullGrad does. dst must not alias w; scratch has
+// the length of w.
+func (l Loss) NormsAndFullGrad(norms, dst, w []float64, s *data.Set, scratch []float64) {
+	if !l.GLM() {
+		l.SampleGradNorms(norms, w, s, scratch)
+		l.FullGrad(dst, w, s)
+		return
+	}
+	clear(dst)
+	inv := 1 / float64(s.Len())
+	if s.X == nil {
+		for n := range s.Len() {
+			d := l.deriv(s.Dot(n, w), s.Y[n])
+			norms[n] = l.rowNorm(w, s, n, d, scratch)
+			s.AddScaledRow(dst, n, inv*d)
+		}
+		floats.AddScaled(dst, 2*l.Rho, w)
+		return
+	}
+	m, N := s.Dim, s.Len()
+	w, dst, norms = w[:m], dst[:m], norms[:N]
+	y := s.Y[:N]
+	n := 0
+	for ; n+4 <= N; n += 4 {
+		x := s.X[n*m : (n+4)*m]
+		x0, x1, x2, x3 := x[:m], x[m:2*m], x[2*m:3*m], x[3*m:]
+		x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
+		var z0, z1, z2, z3 float64
+		for j, v := range x0 {
+			wj := w[j]
+			z0 += v * wj
+			z1 += x1[j] * wj
+			z2 += x2[j] * wj
+			z3 += x3[j] * wj
+		}
+		d0, d1, d2, d3 := l.deriv(z0, y[n]), l.deriv(z1, y[n+1]), l.deriv(z2, y[n+2]), l.deriv(z3, y[n+3])
+		if m < 4 {
+			norms[n], norms[n+1] = l.smallNorm(x0, w, d0), l.smallNorm(x1, w, d1)
+			norms[n+2], norms[n+3] = l.smallNorm(x2, w, d2), l.smallNorm(x3, w, d3)
+		} else {
+			norms[n], norms[n+1] = l.scratchNorm(x0, w, d0, scratch), l.scratchNorm(x1, w, d1, scratch)
+			norms[n+2], norms[n+3] = l.scratchNorm(x2, w, d2, scratch), l.scratchNorm(x3, w, d3, scratch)
+		}
+		a0, a1, a2, a3 := inv*d0, inv*d1, inv*d2, inv*d3
+		dst := dst[:len(x0)]
+		for j, v := range x0 {
+			g := dst[j] + a0*v
+			g += a1 * x1[j]
+			g += a2 * x2[j]
+			dst[j] = g + a3*x3[j]
+		}
+	}
+	for ; n < N; n++ {
+		x := s.X[n*m : (n+1)*m]
+		var z float64
+		for j, v := range x {
+			z += v * w[j]
+		}
+		d := l.deriv(z, y[n])
+		if m < 4 {
+			norms[n] = l.smallNorm(x, w, d)
+		} else {
+			norms[n] = l.scratchNorm(x, w, d, scratch)
+		}
+		a := inv * d
+		for j, v := range x {
+			dst[j] += a * v
+		}
+	}
+	floats.AddScaled(dst, 2*l.Rho, w)
 }
 
 // TestError returns the fraction of samples of s that w misclassifies: a sign
