@@ -126,36 +126,23 @@ var ErrTooFewPositive = errors.New("fewer indices with a positive probability th
 // The capped indices are always those whose p_k reaches a threshold t, so the
 // loop only lowers t: t = S/(n − c), where c indices are capped and S is the
 // sum of the other p's. Each pass caps at least one more index, so there are
-// at most n passes of O(len(p)) and no allocation.
+// at most n passes of O(len(p)) and no allocation; a pass counts the capped
+// indices, sums the others and finds their largest, which decides whether
+// the next threshold caps one more (and the first pass counts the positive
+// p's too): without capping, one pass and the scaling.
 func Inclusion(dst, p []float64, n int) error {
-	positive := 0
-	for _, v := range p {
-		if v > 0 {
-			positive++
-		}
-	}
+	threshold := math.Inf(1)
+	capped, positive, rest, top := tally(p, threshold)
 	if positive < n {
 		return ErrTooFewPositive
 	}
-	threshold := math.Inf(1)
-	capped, rest := 0, 0.0
-	for {
-		capped, rest = 0, 0
-		for _, v := range p {
-			if v >= threshold {
-				capped++
-			} else {
-				rest += v
-			}
-		}
-		if capped == n {
-			break
-		}
+	for capped != n {
 		next := rest / float64(n-capped)
-		if !slices.ContainsFunc(p, func(v float64) bool { return v < threshold && v >= next }) {
+		if !(top >= next) { // no uncapped p_k ≥ next
 			break
 		}
 		threshold = next
+		capped, _, rest, top = tally(p, threshold)
 	}
 	scale := 0.0
 	if capped < n {
@@ -169,4 +156,26 @@ func Inclusion(dst, p []float64, n int) error {
 		}
 	}
 	return nil
+}
+
+// tally returns, for Inclusion's threshold t, the number of p's at or above
+// t (capped), the number of positive p's, the sum in index order of the
+// others (those below t, and NaNs) and the largest of those below t (−∞ if
+// none: NaNs are not compared).
+func tally(p []float64, threshold float64) (capped, positive int, rest, top float64) {
+	top = math.Inf(-1)
+	for _, v := range p {
+		if v > 0 {
+			positive++
+		}
+		if v >= threshold {
+			capped++
+			continue
+		}
+		rest += v
+		if v > top {
+			top = v
+		}
+	}
+	return capped, positive, rest, top
 }
