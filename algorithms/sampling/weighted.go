@@ -66,23 +66,22 @@ func Systematic(dst []int, pi []float64, order []int, r *rand.Rand) {
 }
 
 // systematicAt is Systematic for a given start d ∈ [0, 1), visiting the
-// indices in the given order (nil: ascending). The targets d + ℓ are scaled
-// by Σπ/n so that rounding in the totals cannot push the last one past the
-// end; should rounding put two targets in one index's interval (only
-// possible within ~1e-16 of a boundary) the second moves to the next index
-// with a positive π, so the selection stays n distinct indices.
+// indices in the given order (nil: ascending, systematicInOrder). The targets
+// d + ℓ are scaled by Σπ/n so that rounding in the totals cannot push the
+// last one past the end; should rounding put two targets in one index's
+// interval (only possible within ~1e-16 of a boundary) the second moves to
+// the next index with a positive π, so the selection stays n distinct
+// indices.
 func systematicAt(dst []int, pi []float64, order []int, d float64) {
-	at := func(j int) int {
-		if order == nil {
-			return j
-		}
-		return order[j]
+	if order == nil {
+		systematicInOrder(dst, pi, d)
+		return
 	}
 	var total float64
 	last := -1
-	for j := range pi {
-		total += pi[at(j)]
-		if pi[at(j)] > 0 {
+	for j, k := range order {
+		total += pi[k]
+		if pi[k] > 0 {
 			last = j
 		}
 	}
@@ -91,11 +90,35 @@ func systematicAt(dst []int, pi []float64, order []int, d float64) {
 	for l := range dst {
 		target := (d + float64(l)) * scale
 		prev := j
-		for (j <= prev || hi <= target || pi[at(j)] == 0) && j < last {
+		for (j <= prev || hi <= target || pi[order[j]] == 0) && j < last {
 			j++
-			hi += pi[at(j)]
+			hi += pi[order[j]]
 		}
-		dst[l] = at(j)
+		dst[l] = order[j]
+	}
+}
+
+// systematicInOrder is systematicAt visiting the indices in ascending order:
+// the same sums and comparisons, without the indirection.
+func systematicInOrder(dst []int, pi []float64, d float64) {
+	var total float64
+	last := -1
+	for k, v := range pi {
+		total += v
+		if v > 0 {
+			last = k
+		}
+	}
+	scale := total / float64(len(dst))
+	k, hi := -1, 0.0 // index k covers [hi − π_k, hi)
+	for l := range dst {
+		target := (d + float64(l)) * scale
+		prev := k
+		for (k <= prev || hi <= target || pi[k] == 0) && k < last {
+			k++
+			hi += pi[k]
+		}
+		dst[l] = k
 	}
 }
 

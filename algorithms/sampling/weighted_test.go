@@ -462,3 +462,45 @@ func BenchmarkImportanceDraw(b *testing.B) {
 		Systematic(dst, pi, nil, r)
 	}
 }
+
+// Systematic sampling in index order (systematicInOrder) selects what the
+// general walk selects with the identity order, on inclusion probabilities
+// with zeros and capped entries, for every sample size and many starts,
+// among them starts that put targets on interval boundaries.
+func TestSystematicInOrderIsTheIdentityOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for trial := range 200 {
+		p := make([]float64, 1+r.IntN(60))
+		for k := range p {
+			switch r.IntN(5) {
+			case 0:
+			case 1:
+				p[k] = 0.25
+			default:
+				p[k] = math.Exp(3 * r.NormFloat64())
+			}
+		}
+		identity := make([]int, len(p))
+		for k := range identity {
+			identity[k] = k
+		}
+		pi := make([]float64, len(p))
+		for n := 1; n <= len(p); n++ {
+			if Inclusion(pi, p, n) != nil {
+				break
+			}
+			got, want := make([]int, n), make([]int, n)
+			for i := range 20 {
+				d := r.Float64()
+				if i < 2 { // targets on the boundaries of capped entries
+					d = float64(i) / 2
+				}
+				systematicAt(got, pi, nil, d)
+				systematicAt(want, pi, identity, d)
+				if !slices.Equal(got, want) {
+					t.Fatalf("trial %d, n %d, d %v: in order %v, identity order %v", trial, n, d, got, want)
+				}
+			}
+		}
+	}
+}
