@@ -187,14 +187,15 @@ func sameBits(t *testing.T, what string, a, b []float64) {
 	}
 }
 
-// SampleGradNorms is SampleGradNorm sample by sample, bit for bit, for every
-// dimension (its register path below four features, the general one above)
-// and for dense and sparse data; and SampleGradNorm is √(floats.Dot(g, g))
-// of the single-sample gradient g that Grad computes.
+// SampleGradNorms is SampleGradNorm sample by sample, bit for bit, for
+// dimensions below four (the register path), from four on with every tail
+// of floats.Dot's four lanes, and for dense and sparse data (sparseNorm's
+// lanes against the stored gradient); and SampleGradNorm is
+// √(floats.Dot(g, g)) of the single-sample gradient g that Grad computes.
 func TestSampleGradNormsIsSampleGradNorm(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, kind := range []Kind{LeastSquares, Logistic} {
-		for dim := 1; dim <= 6; dim++ {
+		for _, dim := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 100, 1027} {
 			dense := randomSet(r, 30, dim, kind == Logistic)
 			sparse := &data.Set{Dim: dim, Y: dense.Y, RowPtr: make([]int, 31)}
 			for n := range 30 {
@@ -235,8 +236,10 @@ func TestSampleGradNormsIsSampleGradNorm(t *testing.T) {
 }
 
 // NormsAndFullGrad is SampleGradNorm for every sample and FullGrad, bit for
-// bit: for both generalized linear losses and a multi-class one, on dense,
-// sparse (with gaps) and coded sets, for dimensions 1 to 5 and 100 and
+// bit, and SampleGradNorms and its norms are √(floats.Dot(g, g)) of Grad's
+// single-sample gradients: for both generalized linear losses and a
+// multi-class one, on dense, sparse (with gaps, and with a repeated column)
+// and coded sets, for dimensions 1 to 5 and 100 and
 // sample counts that leave every tail of FullGrad's groups of four, with a
 // zero and a positive regularizer and models with zero, negative-zero and
 // large coordinates.
@@ -264,6 +267,9 @@ func TestNormsAndFullGradIsTheSeparateCalls(t *testing.T) {
 					}
 				}
 				sparse := &data.Set{Dim: dim, Y: dense.Y, RowPtr: make([]int, samples+1)}
+				// repeated: a sparse set whose last row repeats a column,
+				// which the kernels must treat as the generic path does.
+				repeated := &data.Set{Dim: dim, Y: dense.Y, RowPtr: make([]int, samples+1)}
 				coded := &data.Set{Dim: dim, Y: dense.Y, Coded: &data.CodedRows{Values: values}}
 				for n := range samples {
 					for j, v := range dense.Row(n) {
@@ -276,6 +282,10 @@ func TestNormsAndFullGradIsTheSeparateCalls(t *testing.T) {
 					sparse.RowPtr[n+1] = len(sparse.Val)
 					coded.Coded.Rows = append(coded.Coded.Rows, n)
 				}
+				repeated.Col = append(append([]int32(nil), sparse.Col...), 0, 0)
+				repeated.Val = append(append([]float64(nil), sparse.Val...), 0.7, -1.3)
+				copy(repeated.RowPtr, sparse.RowPtr)
+				repeated.RowPtr[samples] += 2
 				for _, rho := range []float64{0, 0.01} {
 					l := Loss{Kind: kind, Rho: rho, Classes: 3}
 					w := make([]float64, l.Dim(dim))
@@ -290,14 +300,26 @@ func TestNormsAndFullGradIsTheSeparateCalls(t *testing.T) {
 							w[j] = r.NormFloat64()
 						}
 					}
-					for _, set := range []*data.Set{dense, sparse, coded} {
+					for _, set := range []*data.Set{dense, sparse, repeated, coded} {
 						scratch := make([]float64, len(w))
 						norms, grad := make([]float64, samples), make([]float64, len(w))
 						l.NormsAndFullGrad(norms, grad, w, set, scratch)
+						g := make([]float64, len(w))
 						for n := range samples {
 							want := l.SampleGradNorm(w, set, n, scratch)
 							if math.Float64bits(norms[n]) != math.Float64bits(want) {
 								t.Fatalf("%v, dim %d, %d samples, ρ %v: norm %d is %v, SampleGradNorm %v", kind, dim, samples, rho, n, norms[n], want)
+							}
+							l.Grad(g, w, set, []int{n}, nil)
+							if plain := math.Sqrt(floats.Dot(g, g)); math.Float64bits(norms[n]) != math.Float64bits(plain) {
+								t.Fatalf("%v, dim %d, %d samples, ρ %v: norm %d is %v, √(floats.Dot) of Grad's %v", kind, dim, samples, rho, n, norms[n], plain)
+							}
+						}
+						separate := make([]float64, samples)
+						l.SampleGradNorms(separate, w, set, scratch)
+						for n := range samples {
+							if math.Float64bits(separate[n]) != math.Float64bits(norms[n]) {
+								t.Fatalf("%v, dim %d, %d samples, ρ %v: SampleGradNorms %v, NormsAndFullGrad %v", kind, dim, samples, rho, separate, norms)
 							}
 						}
 						want := make([]float64, len(w))
