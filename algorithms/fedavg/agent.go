@@ -112,25 +112,22 @@ func (a *Agent) drawSchedule() {
 // its policy would use at w. It changes no state. It also returns the number
 // of sample gradients computed.
 func (a *Agent) Probe(w []float64) (Report, int) {
-	sampleNorms(a.norms, a.loss, w, a.set, a.scratch)
+	// The sample-gradient norms and the full local gradient ∇J_k(w) in one
+	// pass over the data (a pooled buffer holds the gradient, see
+	// gradBuffers).
+	buf, g := gradBuffer(len(w))
+	defer gradBuffers.Put(buf)
+	a.loss.NormsAndFullGrad(a.norms, g, w, a.set, a.scratch)
 	if a.cfg.Importance.Data == Adaptive {
 		// The policy's probabilities at w (eq. 2.50). Respond recomputes
 		// them from its own model before using them, so they are not state.
 		sampling.Proportional(a.probs, a.norms)
 	}
 	return Report{
-		GradNorm: a.fullGradNorm(w),
+		GradNorm: floats.Norm(g, 2),
 		Sigma2:   dataVariance(a.norms, a.probs, a.epochs, a.batchSize),
 		Alpha:    alpha(a.epochs, a.batchSize),
 	}, 2 * a.set.Len()
-}
-
-// fullGradNorm returns ‖∇J_k(w)‖.
-func (a *Agent) fullGradNorm(w []float64) float64 {
-	buf, g := gradBuffer(len(w))
-	defer gradBuffers.Put(buf)
-	a.loss.FullGrad(g, w, a.set)
-	return floats.Norm(g, 2)
 }
 
 // Outcome is what Respond reports besides the reply vector.

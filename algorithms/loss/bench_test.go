@@ -100,3 +100,66 @@ func BenchmarkFullGrad(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNormsAndFullGrad times what an agent computes when importance
+// sampling's server probes it (fedavg.Agent.Probe): every sample's gradient
+// norm and the full gradient, as the two separate calls and as the fused
+// kernel, on the shapes of the importance-sampling figures — 100
+// two-dimensional regression samples (Figs. 2.1, 2.3–2.7), 400 logistic
+// samples of 22 features (Fig. 2.2, ijcnn1) and 500 sparse logistic samples
+// of 8 features among 1024 (Fig. 2.2, Avazu's stand-in).
+func BenchmarkNormsAndFullGrad(b *testing.B) {
+	for _, c := range []struct {
+		kind          Kind
+		samples, dims int
+		sparse        bool
+	}{{LeastSquares, 100, 2, false}, {Logistic, 400, 22, false}, {Logistic, 500, 1024, true}} {
+		r := rand.New(rand.NewPCG(1, 2))
+		s := randomSet(r, c.samples, c.dims, c.kind == Logistic)
+		if c.sparse {
+			s.X = nil
+			s.RowPtr = make([]int, c.samples+1)
+			for n := range c.samples {
+				for f := range 8 { // one feature per field of 128 slots
+					s.Col = append(s.Col, int32(f*c.dims/8+r.IntN(c.dims/8)))
+					s.Val = append(s.Val, 1)
+				}
+				s.RowPtr[n+1] = len(s.Col)
+			}
+		}
+		l := Loss{Kind: c.kind, Rho: 0.001}
+		w := randomVector(r, c.dims, 1)
+		norms, g, scratch := make([]float64, c.samples), make([]float64, c.dims), make([]float64, c.dims)
+		name := fmt.Sprintf("%v/%dx%d", c.kind, c.samples, c.dims)
+		if c.sparse {
+			name += "-sparse"
+		}
+		b.Run(name+"/separate", func(b *testing.B) {
+			for b.Loop() {
+				for n := range norms {
+					norms[n] = l.SampleGradNorm(w, s, n, scratch)
+				}
+				l.FullGrad(g, w, s)
+			}
+		})
+		b.Run(name+"/fused", func(b *testing.B) {
+			for b.Loop() {
+				l.NormsAndFullGrad(norms, g, w, s, scratch)
+			}
+		})
+	}
+}
+
+// BenchmarkSampleGradNorms times every sample's gradient norm on 100
+// two-dimensional regression samples, what an agent of the adaptive and
+// partial data policies computes once per round.
+func BenchmarkSampleGradNorms(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	s := randomSet(r, 100, 2, false)
+	l := Loss{Kind: LeastSquares, Rho: 0.001}
+	w := randomVector(r, 2, 1)
+	norms, scratch := make([]float64, 100), make([]float64, 2)
+	for b.Loop() {
+		l.SampleGradNorms(norms, w, s, scratch)
+	}
+}

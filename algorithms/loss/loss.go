@@ -372,62 +372,285 @@ func (l *Loss) addDenseTerm(dst, w, x []float64, y, scale float64) {
 
 // SampleGradNorm returns ‖∇Q(w; x_n, y_n)‖ = √(gᵀg), the quantity optimal
 // importance sampling probabilities are proportional to. The gradient g is
-// computed into scratch (of length len(w)) exactly as Grad computes the
-// gradient of the single sample n, and gᵀg as floats.Dot sums it; the plain
-// square root is used rather than the overflow-safe scaling of floats.Norm,
-// which costs several times more, since gradients are far from overflow.
-// It does not allocate.
+// the one Grad computes for the single sample n, and gᵀg is summed as
+// floats.Dot sums it (for dense rows without storing g: smallNorm and
+// laneNorm); the plain square root is used rather than the overflow-safe
+// scaling of floats.Norm, which costs several times more, since gradients
+// are far from overflow. scratch, of length len(w), is work space whose
+// contents are unspecified afterwards. It does not allocate.
 func (l Loss) SampleGradNorm(w []float64, s *data.Set, n int, scratch []float64) float64 {
-	if l.GLM() {
-		// Grad with idx = [n]: the weight is 1/1, so the sample's term is
-		// ℓ'·x_n and the regularizer's factor 2ρ·1.
-		clear(scratch)
-		if s.X != nil {
-			l.addDenseTerm(scratch, w, s.Row(n), s.Y[n], 1) // 1·ℓ' is ℓ' exactly
-		} else {
-			s.AddScaledRow(scratch, n, l.deriv(s.Dot(n, w), s.Y[n]))
-		}
-		floats.AddScaled(scratch, 2*l.Rho, w)
-	} else {
+	switch {
+	case !l.GLM():
 		idx := [1]int{n}
 		l.multiGrad(scratch, w, s, idx[:], nil)
-	}
-	return math.Sqrt(floats.Dot(scratch, scratch))
-}
-
-// SampleGradNorms sets norms[n] = SampleGradNorm(w, s, n, scratch) for
-// every sample n of s, bit for bit. For dense generalized linear data of
-// fewer than four features — the regression figures of importance sampling,
-// where these norms are most of the work — the gradient stays in registers:
-// each coordinate is 0 + ℓ'·x_j + 2ρ·w_j as clear, AddScaledRow and
-// floats.AddScaled compute it, and gᵀg is summed from 0 in coordinate order,
-// which is what floats.Dot does for fewer than four elements on every
-// platform (gonum's assembly sums four lanes only from four elements on).
-func (l Loss) SampleGradNorms(norms, w []float64, s *data.Set, scratch []float64) {
-	if !l.GLM() || s.X == nil || s.Dim >= 4 {
-		for n := range norms {
-			norms[n] = l.SampleGradNorm(w, s, n, scratch)
-		}
-		return
-	}
-	r := 2 * l.Rho
-	w = w[:s.Dim]
-	for n := range norms {
+		return math.Sqrt(floats.Dot(scratch, scratch))
+	case s.X != nil:
 		x := s.Row(n)
 		var z float64
 		for j, v := range x {
 			z += v * w[j]
 		}
 		d := l.deriv(z, s.Y[n])
-		var sq float64
-		for j, v := range x {
-			g := 0.0
-			g += d * v
-			g += r * w[j]
-			sq += g * g
+		if len(x) < 4 {
+			return l.smallNorm(x, w, d)
 		}
-		norms[n] = math.Sqrt(sq)
+		return l.laneNorm(x, w, d)
 	}
+	return l.rowNorm(w, s, n, l.deriv(s.Dot(n, w), s.Y[n]), scratch)
+}
+
+// The gradient of a generalized linear loss at a sample with ℓ' = d is, as
+// Grad computes it for idx = [n] (the weight 1/1), g_j = (0 + (1·d)·x_j) +
+// (2ρ·1)·w_j: clear, the row's term, then floats.AddScaled — whose assembly
+// on amd64 adds 2ρ·w_j to the stored coordinate, the same sum since
+// addition commutes. floats.Dot(g, g) then sums g_j² in dotLanes lanes:
+// gonum's amd64 assembly keeps four sums, lane j mod 4 for the j below the
+// last multiple of four, adds the remaining one to three products to lane 0
+// and returns (s₀ + s₂) + (s₁ + s₃); its pure-Go version (other platforms,
+// or the noasm, safe and gccgo builds) sums in coordinate order. smallNorm,
+// laneNorm and sparseNorm compute that sum without storing g; the tests
+// compare them with floats.Dot of Grad's gradient.
+
+// smallNorm is the norm of g at a dense row x of fewer than four features,
+// with g in registers: both of floats.Dot's orders are then the coordinate
+// order from 0. It is small enough to be inlined into the per-sample loops.
+func (l *Loss) smallNorm(x, w []float64, d float64) float64 {
+	r := 2 * l.Rho
+	w = w[:len(x)]
+	var sq float64
+	for j, v := range x {
+		g := 0.0
+		g += d * v
+		g += r * w[j]
+		sq += g * g
+	}
+	return math.Sqrt(sq)
+}
+
+// laneNorm is the norm of g at a dense row x, in floats.Dot's lanes.
+func (l *Loss) laneNorm(x, w []float64, d float64) float64 {
+	r := 2 * l.Rho
+	w = w[:len(x)]
+	var s0, s1, s2, s3 float64
+	j := 0
+	if dotLanes == 4 {
+		for ; j+4 <= len(x); j += 4 {
+			x, w := x[j:j+4], w[j:j+4]
+			g0, g1, g2, g3 := 0.0, 0.0, 0.0, 0.0
+			g0 += d * x[0]
+			g1 += d * x[1]
+			g2 += d * x[2]
+			g3 += d * x[3]
+			g0 += r * w[0]
+			g1 += r * w[1]
+			g2 += r * w[2]
+			g3 += r * w[3]
+			s0 += g0 * g0
+			s1 += g1 * g1
+			s2 += g2 * g2
+			s3 += g3 * g3
+		}
+	}
+	for ; j < len(x); j++ {
+		g := 0.0
+		g += d * x[j]
+		g += r * w[j]
+		s0 += g * g
+	}
+	return math.Sqrt((s0 + s2) + (s1 + s3))
+}
+
+// rowNorm is the norm of g at a sparse or coded row n of s, computed in
+// scratch (of length len(w)) as Grad computes it and summed by floats.Dot.
+func (l *Loss) rowNorm(w []float64, s *data.Set, n int, d float64, scratch []float64) float64 {
+	clear(scratch)
+	s.AddScaledRow(scratch, n, d)
+	floats.AddScaled(scratch, 2*l.Rho, w)
+	return math.Sqrt(floats.Dot(scratch, scratch))
+}
+
+// offSupport sets q_j = (2ρ·w_j)², the square of g_j at every coordinate
+// off a sparse row's support, for sparseNorm.
+func (l *Loss) offSupport(q, w []float64) {
+	r := 2 * l.Rho
+	w = w[:len(q)]
+	for j, v := range w {
+		u := r * v
+		q[j] = u * u
+	}
+}
+
+// sparseNorm is rowNorm for a sparse row n of s with strictly increasing
+// columns (increasingColumns), from q as offSupport leaves it: it writes the
+// squares of g on the row's support into q, sums q in floats.Dot's lanes and
+// restores q. (0 + 2ρ·w_j)² is (2ρ·w_j)², a zero's sign aside.
+func (l *Loss) sparseNorm(q, w []float64, s *data.Set, n int, d float64) float64 {
+	r := 2 * l.Rho
+	lo, hi := s.RowPtr[n], s.RowPtr[n+1]
+	cols, vals := s.Col[lo:hi], s.Val[lo:hi]
+	vals = vals[:len(cols)]
+	for k, c := range cols {
+		g := 0.0
+		g += d * vals[k]
+		g += r * w[c]
+		q[c] = g * g
+	}
+	var s0, s1, s2, s3 float64
+	j := 0
+	if dotLanes == 4 {
+		for ; j+4 <= len(q); j += 4 {
+			q := q[j : j+4]
+			s0 += q[0]
+			s1 += q[1]
+			s2 += q[2]
+			s3 += q[3]
+		}
+	}
+	for ; j < len(q); j++ {
+		s0 += q[j]
+	}
+	for _, c := range cols {
+		u := r * w[c]
+		q[c] = u * u
+	}
+	return math.Sqrt((s0 + s2) + (s1 + s3))
+}
+
+// increasingColumns reports whether s is sparse with strictly increasing
+// columns in every row, as sparseNorm needs (the data package's readers and
+// generators make them so; a repeated column would add two terms to one
+// coordinate of g before its square).
+func increasingColumns(s *data.Set) bool {
+	if !s.Sparse() {
+		return false
+	}
+	for n := range s.Len() {
+		cols := s.Col[s.RowPtr[n]:s.RowPtr[n+1]]
+		for k := 1; k < len(cols); k++ {
+			if cols[k] <= cols[k-1] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// SampleGradNorms sets norms[n] = SampleGradNorm(w, s, n, scratch) for
+// every sample n of s, bit for bit; on sparse data, scratch holds
+// offSupport's squares for sparseNorm.
+func (l Loss) SampleGradNorms(norms, w []float64, s *data.Set, scratch []float64) {
+	switch {
+	case l.GLM() && s.X != nil:
+		m := s.Dim
+		w = w[:m]
+		for n := range norms {
+			x := s.X[n*m : (n+1)*m]
+			var z float64
+			for j, v := range x {
+				z += v * w[j]
+			}
+			d := l.deriv(z, s.Y[n])
+			if m < 4 {
+				norms[n] = l.smallNorm(x, w, d)
+			} else {
+				norms[n] = l.laneNorm(x, w, d)
+			}
+		}
+	case l.GLM() && increasingColumns(s):
+		l.offSupport(scratch, w)
+		for n := range norms {
+			norms[n] = l.sparseNorm(scratch, w, s, n, l.deriv(s.Dot(n, w), s.Y[n]))
+		}
+	default:
+		for n := range norms {
+			norms[n] = l.SampleGradNorm(w, s, n, scratch)
+		}
+	}
+}
+
+// NormsAndFullGrad sets norms[n] = SampleGradNorm(w, s, n, scratch) for every
+// sample n of s and dst to FullGrad(w, s), bit for bit what the two calls
+// give, in one pass over the samples: for the generalized linear losses each
+// sample's xᵀw and ℓ' are computed once and serve both — the dense rows four
+// at a time, their dot products interleaved and their terms added to each
+// dst[j] in sample order, as FullGrad does. dst must not alias w; scratch has
+// the length of w.
+func (l Loss) NormsAndFullGrad(norms, dst, w []float64, s *data.Set, scratch []float64) {
+	if !l.GLM() {
+		l.SampleGradNorms(norms, w, s, scratch)
+		l.FullGrad(dst, w, s)
+		return
+	}
+	clear(dst)
+	inv := 1 / float64(s.Len())
+	if s.X == nil {
+		increasing := increasingColumns(s)
+		if increasing {
+			l.offSupport(scratch, w)
+		}
+		for n := range s.Len() {
+			d := l.deriv(s.Dot(n, w), s.Y[n])
+			if increasing {
+				norms[n] = l.sparseNorm(scratch, w, s, n, d)
+			} else {
+				norms[n] = l.rowNorm(w, s, n, d, scratch)
+			}
+			s.AddScaledRow(dst, n, inv*d)
+		}
+		floats.AddScaled(dst, 2*l.Rho, w)
+		return
+	}
+	m, N := s.Dim, s.Len()
+	w, dst, norms = w[:m], dst[:m], norms[:N]
+	y := s.Y[:N]
+	n := 0
+	for ; n+4 <= N; n += 4 {
+		x := s.X[n*m : (n+4)*m]
+		x0, x1, x2, x3 := x[:m], x[m:2*m], x[2*m:3*m], x[3*m:]
+		x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
+		var z0, z1, z2, z3 float64
+		for j, v := range x0 {
+			wj := w[j]
+			z0 += v * wj
+			z1 += x1[j] * wj
+			z2 += x2[j] * wj
+			z3 += x3[j] * wj
+		}
+		d0, d1, d2, d3 := l.deriv(z0, y[n]), l.deriv(z1, y[n+1]), l.deriv(z2, y[n+2]), l.deriv(z3, y[n+3])
+		if m < 4 {
+			norms[n], norms[n+1] = l.smallNorm(x0, w, d0), l.smallNorm(x1, w, d1)
+			norms[n+2], norms[n+3] = l.smallNorm(x2, w, d2), l.smallNorm(x3, w, d3)
+		} else {
+			norms[n], norms[n+1] = l.laneNorm(x0, w, d0), l.laneNorm(x1, w, d1)
+			norms[n+2], norms[n+3] = l.laneNorm(x2, w, d2), l.laneNorm(x3, w, d3)
+		}
+		a0, a1, a2, a3 := inv*d0, inv*d1, inv*d2, inv*d3
+		dst := dst[:len(x0)]
+		for j, v := range x0 {
+			g := dst[j] + a0*v
+			g += a1 * x1[j]
+			g += a2 * x2[j]
+			dst[j] = g + a3*x3[j]
+		}
+	}
+	for ; n < N; n++ {
+		x := s.X[n*m : (n+1)*m]
+		var z float64
+		for j, v := range x {
+			z += v * w[j]
+		}
+		d := l.deriv(z, y[n])
+		if m < 4 {
+			norms[n] = l.smallNorm(x, w, d)
+		} else {
+			norms[n] = l.laneNorm(x, w, d)
+		}
+		a := inv * d
+		for j, v := range x {
+			dst[j] += a * v
+		}
+	}
+	floats.AddScaled(dst, 2*l.Rho, w)
 }
 
 // TestError returns the fraction of samples of s that w misclassifies: a sign

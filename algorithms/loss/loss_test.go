@@ -187,13 +187,15 @@ func sameBits(t *testing.T, what string, a, b []float64) {
 	}
 }
 
-// SampleGradNorms is SampleGradNorm sample by sample, bit for bit, for every
-// dimension (its register path below four features, the general one above)
-// and for dense and sparse data; and SampleGradNorm's gᵀg is floats.Dot's.
+// SampleGradNorms is SampleGradNorm sample by sample, bit for bit, for
+// dimensions below four (the register path), from four on with every tail
+// of floats.Dot's four lanes, and for dense and sparse data (sparseNorm's
+// lanes against the stored gradient); and SampleGradNorm is
+// √(floats.Dot(g, g)) of the single-sample gradient g that Grad computes.
 func TestSampleGradNormsIsSampleGradNorm(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, kind := range []Kind{LeastSquares, Logistic} {
-		for dim := 1; dim <= 6; dim++ {
+		for _, dim := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 100, 1027} {
 			dense := randomSet(r, 30, dim, kind == Logistic)
 			sparse := &data.Set{Dim: dim, Y: dense.Y, RowPtr: make([]int, 31)}
 			for n := range 30 {
@@ -215,15 +217,117 @@ func TestSampleGradNormsIsSampleGradNorm(t *testing.T) {
 					}
 				}
 				for _, set := range []*data.Set{dense, sparse} {
-					got, g := make([]float64, 30), make([]float64, dim)
-					l.SampleGradNorms(got, w, set, g)
+					got, g, scratch := make([]float64, 30), make([]float64, dim), make([]float64, dim)
+					l.SampleGradNorms(got, w, set, scratch)
 					for n := range got {
-						want := l.SampleGradNorm(w, set, n, g)
+						want := l.SampleGradNorm(w, set, n, scratch)
 						if math.Float64bits(got[n]) != math.Float64bits(want) {
 							t.Fatalf("%v, dim %d, sample %d: SampleGradNorms %v, SampleGradNorm %v", kind, dim, n, got[n], want)
 						}
-						if want != math.Sqrt(floats.Dot(g, g)) {
-							t.Fatalf("%v, dim %d, sample %d: SampleGradNorm %v is not √(floats.Dot(g, g))", kind, dim, n, want)
+						l.Grad(g, w, set, []int{n}, nil)
+						if math.Float64bits(want) != math.Float64bits(math.Sqrt(floats.Dot(g, g))) {
+							t.Fatalf("%v, dim %d, sample %d: SampleGradNorm %v is not √(floats.Dot(g, g)) of Grad's g", kind, dim, n, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// NormsAndFullGrad is SampleGradNorm for every sample and FullGrad, bit for
+// bit, and SampleGradNorms and its norms are √(floats.Dot(g, g)) of Grad's
+// single-sample gradients: for both generalized linear losses and a
+// multi-class one, on dense, sparse (with gaps, and with a repeated column)
+// and coded sets, for dimensions 1 to 5 and 100 and
+// sample counts that leave every tail of FullGrad's groups of four, with a
+// zero and a positive regularizer and models with zero, negative-zero and
+// large coordinates.
+func TestNormsAndFullGradIsTheSeparateCalls(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	values := new([256]float64)
+	for i := range values {
+		values[i] = float64(i)/255 - 0.3
+	}
+	for _, kind := range []Kind{LeastSquares, Logistic, Softmax} {
+		for _, dim := range []int{1, 2, 3, 4, 5, 100} {
+			for _, samples := range []int{1, 2, 3, 4, 5, 23, 30} {
+				dense := randomSet(r, samples, dim, kind == Logistic)
+				if kind == Softmax {
+					for n := range dense.Y {
+						dense.Y[n] = float64(r.IntN(3))
+					}
+				}
+				for i := range dense.X {
+					switch r.IntN(8) {
+					case 0:
+						dense.X[i] = 0
+					case 1:
+						dense.X[i] = math.Copysign(0, -1)
+					}
+				}
+				sparse := &data.Set{Dim: dim, Y: dense.Y, RowPtr: make([]int, samples+1)}
+				// repeated: a sparse set whose last row repeats a column,
+				// which the kernels must treat as the generic path does.
+				repeated := &data.Set{Dim: dim, Y: dense.Y, RowPtr: make([]int, samples+1)}
+				coded := &data.Set{Dim: dim, Y: dense.Y, Coded: &data.CodedRows{Values: values}}
+				for n := range samples {
+					for j, v := range dense.Row(n) {
+						if v > 0 {
+							sparse.Col = append(sparse.Col, int32(j))
+							sparse.Val = append(sparse.Val, v)
+						}
+						coded.Coded.Codes = append(coded.Coded.Codes, byte(r.IntN(256)))
+					}
+					sparse.RowPtr[n+1] = len(sparse.Val)
+					coded.Coded.Rows = append(coded.Coded.Rows, n)
+				}
+				repeated.Col = append(append([]int32(nil), sparse.Col...), 0, 0)
+				repeated.Val = append(append([]float64(nil), sparse.Val...), 0.7, -1.3)
+				copy(repeated.RowPtr, sparse.RowPtr)
+				repeated.RowPtr[samples] += 2
+				for _, rho := range []float64{0, 0.01} {
+					l := Loss{Kind: kind, Rho: rho, Classes: 3}
+					w := make([]float64, l.Dim(dim))
+					for j := range w {
+						switch r.IntN(6) {
+						case 0:
+						case 1:
+							w[j] = math.Copysign(0, -1)
+						case 2:
+							w[j] = 50 * r.NormFloat64()
+						default:
+							w[j] = r.NormFloat64()
+						}
+					}
+					for _, set := range []*data.Set{dense, sparse, repeated, coded} {
+						scratch := make([]float64, len(w))
+						norms, grad := make([]float64, samples), make([]float64, len(w))
+						l.NormsAndFullGrad(norms, grad, w, set, scratch)
+						g := make([]float64, len(w))
+						for n := range samples {
+							want := l.SampleGradNorm(w, set, n, scratch)
+							if math.Float64bits(norms[n]) != math.Float64bits(want) {
+								t.Fatalf("%v, dim %d, %d samples, ρ %v: norm %d is %v, SampleGradNorm %v", kind, dim, samples, rho, n, norms[n], want)
+							}
+							l.Grad(g, w, set, []int{n}, nil)
+							if plain := math.Sqrt(floats.Dot(g, g)); math.Float64bits(norms[n]) != math.Float64bits(plain) {
+								t.Fatalf("%v, dim %d, %d samples, ρ %v: norm %d is %v, √(floats.Dot) of Grad's %v", kind, dim, samples, rho, n, norms[n], plain)
+							}
+						}
+						separate := make([]float64, samples)
+						l.SampleGradNorms(separate, w, set, scratch)
+						for n := range samples {
+							if math.Float64bits(separate[n]) != math.Float64bits(norms[n]) {
+								t.Fatalf("%v, dim %d, %d samples, ρ %v: SampleGradNorms %v, NormsAndFullGrad %v", kind, dim, samples, rho, separate, norms)
+							}
+						}
+						want := make([]float64, len(w))
+						l.FullGrad(want, w, set)
+						for j := range want {
+							if math.Float64bits(grad[j]) != math.Float64bits(want[j]) {
+								t.Fatalf("%v, dim %d, %d samples, ρ %v: gradient %v, FullGrad %v", kind, dim, samples, rho, grad, want)
+							}
 						}
 					}
 				}

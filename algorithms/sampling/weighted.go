@@ -66,23 +66,22 @@ func Systematic(dst []int, pi []float64, order []int, r *rand.Rand) {
 }
 
 // systematicAt is Systematic for a given start d ∈ [0, 1), visiting the
-// indices in the given order (nil: ascending). The targets d + ℓ are scaled
-// by Σπ/n so that rounding in the totals cannot push the last one past the
-// end; should rounding put two targets in one index's interval (only
-// possible within ~1e-16 of a boundary) the second moves to the next index
-// with a positive π, so the selection stays n distinct indices.
+// indices in the given order (nil: ascending, systematicInOrder). The targets
+// d + ℓ are scaled by Σπ/n so that rounding in the totals cannot push the
+// last one past the end; should rounding put two targets in one index's
+// interval (only possible within ~1e-16 of a boundary) the second moves to
+// the next index with a positive π, so the selection stays n distinct
+// indices.
 func systematicAt(dst []int, pi []float64, order []int, d float64) {
-	at := func(j int) int {
-		if order == nil {
-			return j
-		}
-		return order[j]
+	if order == nil {
+		systematicInOrder(dst, pi, d)
+		return
 	}
 	var total float64
 	last := -1
-	for j := range pi {
-		total += pi[at(j)]
-		if pi[at(j)] > 0 {
+	for j, k := range order {
+		total += pi[k]
+		if pi[k] > 0 {
 			last = j
 		}
 	}
@@ -91,11 +90,35 @@ func systematicAt(dst []int, pi []float64, order []int, d float64) {
 	for l := range dst {
 		target := (d + float64(l)) * scale
 		prev := j
-		for (j <= prev || hi <= target || pi[at(j)] == 0) && j < last {
+		for (j <= prev || hi <= target || pi[order[j]] == 0) && j < last {
 			j++
-			hi += pi[at(j)]
+			hi += pi[order[j]]
 		}
-		dst[l] = at(j)
+		dst[l] = order[j]
+	}
+}
+
+// systematicInOrder is systematicAt visiting the indices in ascending order:
+// the same sums and comparisons, without the indirection.
+func systematicInOrder(dst []int, pi []float64, d float64) {
+	var total float64
+	last := -1
+	for k, v := range pi {
+		total += v
+		if v > 0 {
+			last = k
+		}
+	}
+	scale := total / float64(len(dst))
+	k, hi := -1, 0.0 // index k covers [hi − π_k, hi)
+	for l := range dst {
+		target := (d + float64(l)) * scale
+		prev := k
+		for (k <= prev || hi <= target || pi[k] == 0) && k < last {
+			k++
+			hi += pi[k]
+		}
+		dst[l] = k
 	}
 }
 
@@ -126,36 +149,23 @@ var ErrTooFewPositive = errors.New("fewer indices with a positive probability th
 // The capped indices are always those whose p_k reaches a threshold t, so the
 // loop only lowers t: t = S/(n − c), where c indices are capped and S is the
 // sum of the other p's. Each pass caps at least one more index, so there are
-// at most n passes of O(len(p)) and no allocation.
+// at most n passes of O(len(p)) and no allocation; a pass counts the capped
+// indices, sums the others and finds their largest, which decides whether
+// the next threshold caps one more (and the first pass counts the positive
+// p's too): without capping, one pass and the scaling.
 func Inclusion(dst, p []float64, n int) error {
-	positive := 0
-	for _, v := range p {
-		if v > 0 {
-			positive++
-		}
-	}
+	threshold := math.Inf(1)
+	capped, positive, rest, top := tally(p, threshold)
 	if positive < n {
 		return ErrTooFewPositive
 	}
-	threshold := math.Inf(1)
-	capped, rest := 0, 0.0
-	for {
-		capped, rest = 0, 0
-		for _, v := range p {
-			if v >= threshold {
-				capped++
-			} else {
-				rest += v
-			}
-		}
-		if capped == n {
-			break
-		}
+	for capped != n {
 		next := rest / float64(n-capped)
-		if !slices.ContainsFunc(p, func(v float64) bool { return v < threshold && v >= next }) {
+		if !(top >= next) { // no uncapped p_k ≥ next
 			break
 		}
 		threshold = next
+		capped, _, rest, top = tally(p, threshold)
 	}
 	scale := 0.0
 	if capped < n {
@@ -169,4 +179,26 @@ func Inclusion(dst, p []float64, n int) error {
 		}
 	}
 	return nil
+}
+
+// tally returns, for Inclusion's threshold t, the number of p's at or above
+// t (capped), the number of positive p's, the sum in index order of the
+// others (those below t, and NaNs) and the largest of those below t (−∞ if
+// none: NaNs are not compared).
+func tally(p []float64, threshold float64) (capped, positive int, rest, top float64) {
+	top = math.Inf(-1)
+	for _, v := range p {
+		if v > 0 {
+			positive++
+		}
+		if v >= threshold {
+			capped++
+			continue
+		}
+		rest += v
+		if v > top {
+			top = v
+		}
+	}
+	return capped, positive, rest, top
 }

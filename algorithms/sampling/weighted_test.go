@@ -360,3 +360,147 @@ func TestProportional(t *testing.T) {
 		t.Errorf("all-zero weights give %v, want uniform", dst)
 	}
 }
+
+// plainInclusion is Inclusion as first written, one pass to count the
+// positive p's and, per threshold, one to tally and one to look for a p
+// between the next threshold and this one: Inclusion must give its results
+// bit for bit.
+func plainInclusion(dst, p []float64, n int) error {
+	positive := 0
+	for _, v := range p {
+		if v > 0 {
+			positive++
+		}
+	}
+	if positive < n {
+		return ErrTooFewPositive
+	}
+	threshold := math.Inf(1)
+	capped, rest := 0, 0.0
+	for {
+		capped, rest = 0, 0
+		for _, v := range p {
+			if v >= threshold {
+				capped++
+			} else {
+				rest += v
+			}
+		}
+		if capped == n {
+			break
+		}
+		next := rest / float64(n-capped)
+		if !slices.ContainsFunc(p, func(v float64) bool { return v < threshold && v >= next }) {
+			break
+		}
+		threshold = next
+	}
+	scale := 0.0
+	if capped < n {
+		scale = float64(n-capped) / rest
+	}
+	for k, v := range p {
+		if v >= threshold {
+			dst[k] = 1
+		} else {
+			dst[k] = v * scale
+		}
+	}
+	return nil
+}
+
+// Inclusion gives plainInclusion's inclusion probabilities bit for bit, and
+// its errors, on random weights with zeros, ties and a few large weights
+// that cap one index after another, for every sample size.
+func TestInclusionIsThePlainAlgorithm(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for trial := range 400 {
+		p := make([]float64, 1+r.IntN(120))
+		for k := range p {
+			switch r.IntN(10) {
+			case 0:
+				p[k] = 0
+			case 1:
+				p[k] = 0.5 // ties
+			case 2:
+				p[k] = math.Exp(10 * r.Float64()) // large: capped
+			default:
+				p[k] = r.Float64()
+			}
+		}
+		got, want := make([]float64, len(p)), make([]float64, len(p))
+		for n := 1; n <= len(p); n++ {
+			errGot, errWant := Inclusion(got, p, n), plainInclusion(want, p, n)
+			if errGot != errWant {
+				t.Fatalf("trial %d, n %d: error %v, plain %v", trial, n, errGot, errWant)
+			}
+			for k := range p {
+				if math.Float64bits(got[k]) != math.Float64bits(want[k]) {
+					t.Fatalf("trial %d, n %d: π = %v, plain %v", trial, n, got, want)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkImportanceDraw times a mini-batch draw of importance sampling
+// without replacement as a FedAvg agent makes it (fedavg's drawer): the
+// inclusion probabilities of 5 samples among 100 with unequal
+// probabilities, then Hartley–Rao systematic sampling in index order.
+func BenchmarkImportanceDraw(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	p := make([]float64, 100)
+	for k := range p {
+		p[k] = r.Float64()
+	}
+	Proportional(p, p)
+	pi, dst := make([]float64, len(p)), make([]int, 5)
+	for b.Loop() {
+		if err := Inclusion(pi, p, len(dst)); err != nil {
+			b.Fatal(err)
+		}
+		Systematic(dst, pi, nil, r)
+	}
+}
+
+// Systematic sampling in index order (systematicInOrder) selects what the
+// general walk selects with the identity order, on inclusion probabilities
+// with zeros and capped entries, for every sample size and many starts,
+// among them starts that put targets on interval boundaries.
+func TestSystematicInOrderIsTheIdentityOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for trial := range 200 {
+		p := make([]float64, 1+r.IntN(60))
+		for k := range p {
+			switch r.IntN(5) {
+			case 0:
+			case 1:
+				p[k] = 0.25
+			default:
+				p[k] = math.Exp(3 * r.NormFloat64())
+			}
+		}
+		identity := make([]int, len(p))
+		for k := range identity {
+			identity[k] = k
+		}
+		pi := make([]float64, len(p))
+		for n := 1; n <= len(p); n++ {
+			if Inclusion(pi, p, n) != nil {
+				break
+			}
+			got, want := make([]int, n), make([]int, n)
+			for i := range 20 {
+				d := r.Float64()
+				if i < 2 { // targets on the boundaries of capped entries
+					d = float64(i) / 2
+				}
+				systematicAt(got, pi, nil, d)
+				systematicAt(want, pi, identity, d)
+				if !slices.Equal(got, want) {
+					t.Fatalf("trial %d, n %d, d %v: in order %v, identity order %v", trial, n, d, got, want)
+				}
+			}
+		}
+	}
+}
