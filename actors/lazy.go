@@ -32,24 +32,12 @@ type Lazy interface {
 	Park(i int, b Behaviour)
 }
 
-// Keeper is implemented by Lazy ranges that may keep their actors awake:
-// when Keeps reports true, an actor once woken stays live until the run
-// ends — the engine never parks it and never calls Park — which spares
-// parking and waking it at every task where the range holds its state in
-// memory anyway. An actor draws the same numbers kept or parked, so keeping
-// changes no result.
-type Keeper interface {
-	// Keeps reports whether the range's actors stay awake once woken.
-	Keeps() bool
-}
-
 // lazyRange is the engine's side of a Lazy range.
 type lazyRange struct {
 	l        Lazy
 	first    ID
 	n        int
 	placed   bool
-	keep     bool // Keeper.Keeps: woken actors are never parked
 	live     map[ID]*cell
 	parked   map[ID]*parkedCell
 	hosts    []*cell // cells of parked actors, whose protoactor actors serve the next woken ones
@@ -77,9 +65,6 @@ func (r *Run) SpawnLazy(n int, placed bool, l Lazy) ID {
 		panic(fmt.Sprintf("actors: %d lazy actors after %d do not fit 32-bit IDs", n, r.next()))
 	}
 	rg := &lazyRange{l: l, first: r.next(), n: n, placed: placed, live: map[ID]*cell{}, parked: map[ID]*parkedCell{}}
-	if k, ok := l.(Keeper); ok {
-		rg.keep = k.Keeps()
-	}
 	r.lazy = append(r.lazy, rg)
 	return rg.first
 }
@@ -150,9 +135,6 @@ func (r *Run) release(c *cell) {
 		return
 	}
 	rg := r.lazyOf(c.id)
-	if rg.keep {
-		return
-	}
 	rg.l.Park(int(c.id-rg.first), c.behaviour)
 	p := &parkedCell{clock: c.clock}
 	for purpose, src := range c.sources {
@@ -197,9 +179,8 @@ func (r *Run) lazyName(id ID) (string, bool) {
 	return rg.l.Name(int(id - rg.first)), true
 }
 
-// lazyWaiting adds what the lazy ranges that implement LazyWaiter wait for:
-// a run stalls with nothing in flight, when their actors are parked or, in
-// a range that keeps them, idle.
+// lazyWaiting adds what the lazy ranges that implement LazyWaiter wait for.
+// Their actors are all parked: a run stalls with nothing in flight.
 func (r *Run) lazyWaiting(s *Stalled) {
 	for _, rg := range r.lazy {
 		if w, ok := rg.l.(LazyWaiter); ok {

@@ -67,10 +67,7 @@ type echoes struct {
 	counts       map[int]int
 	awake, peak  int
 	wakes, parks int
-	keep         bool // Keeps: once woken, never parked
 }
-
-func (l *echoes) Keeps() bool { return l.keep }
 
 func (l *echoes) Name(i int) string { return "echo/" + strconv.Itoa(i) }
 
@@ -99,9 +96,9 @@ func (o *recorder) Observe(_ ID, round int, key string, v []float64) {
 }
 
 // echoRun runs 30 rounds of the hub pinging 4 of n echoes, spawned eagerly
-// or held lazily (parked after every task, or kept once woken), with
-// jitter, and returns the observations, the trace and the run's duration.
-func echoRun(t *testing.T, n int, lazy, keep bool) ([][]float64, []trace.Record, float64, *echoes) {
+// or held lazily, with jitter, and returns the observations, the trace and
+// the run's duration.
+func echoRun(t *testing.T, n int, lazy bool) ([][]float64, []trace.Record, float64, *echoes) {
 	t.Helper()
 	obs := &recorder{}
 	var recs []trace.Record
@@ -114,7 +111,7 @@ func echoRun(t *testing.T, n int, lazy, keep bool) ([][]float64, []trace.Record,
 	hubID := r.Spawn("hub", h)
 	r.Place(hubID, nil)
 	sched.Targets = []ID{hubID}
-	l := &echoes{hub: hubID, counts: map[int]int{}, keep: keep}
+	l := &echoes{hub: hubID, counts: map[int]int{}}
 	if lazy {
 		if first := r.SpawnLazy(n, true, l); first != h.first {
 			t.Fatalf("first lazy ID %d, want %d", first, h.first)
@@ -139,8 +136,8 @@ func echoRun(t *testing.T, n int, lazy, keep bool) ([][]float64, []trace.Record,
 // and each is parked as often as it was woken.
 func TestLazyRangeRunsAsEagerActors(t *testing.T) {
 	const n = 50
-	wantObs, wantRecs, wantDur, _ := echoRun(t, n, false, false)
-	obs, recs, dur, l := echoRun(t, n, true, false)
+	wantObs, wantRecs, wantDur, _ := echoRun(t, n, false)
+	obs, recs, dur, l := echoRun(t, n, true)
 	if !reflect.DeepEqual(obs, wantObs) {
 		t.Errorf("observations differ")
 	}
@@ -157,20 +154,6 @@ func TestLazyRangeRunsAsEagerActors(t *testing.T) {
 	}
 	if l.peak > 4 || l.wakes != l.parks || l.wakes < 30 {
 		t.Errorf("peak %d awake, %d wakes, %d parks: want at most 4 awake and every wake parked", l.peak, l.wakes, l.parks)
-	}
-}
-
-// A range that keeps its actors runs as the eager actors too; each echo
-// is woken once, the first time it is pinged, and never parked.
-func TestKeptRangeRunsAsEagerActors(t *testing.T) {
-	const n = 50
-	wantObs, wantRecs, wantDur, _ := echoRun(t, n, false, false)
-	obs, recs, dur, l := echoRun(t, n, true, true)
-	if !reflect.DeepEqual(obs, wantObs) || !reflect.DeepEqual(recs, wantRecs) || dur != wantDur {
-		t.Errorf("the kept range's observations, trace or duration differ from the eager actors'")
-	}
-	if l.parks != 0 || l.wakes != l.awake || l.wakes > n || l.wakes < 30 {
-		t.Errorf("%d wakes, %d parks, %d awake: want every echo woken once and none parked", l.wakes, l.parks, l.awake)
 	}
 }
 

@@ -183,11 +183,6 @@ func (g *agentRange) Wake(k int) (actors.Behaviour, *systems.Device) {
 	return b, m.Device
 }
 
-// Keeps implements actors.Keeper: the agents stay awake once woken when the
-// pool keeps them whole (fedavg.Pool.Keeps), so that the engine does not
-// park and wake them at every task either.
-func (g *agentRange) Keeps() bool { return g.pool.Keeps() }
-
 // Park implements actors.Lazy: a secure-aggregation client in its round's
 // protocol is held whole, any other agent parked in the pool.
 func (g *agentRange) Park(k int, b actors.Behaviour) {
