@@ -39,6 +39,7 @@ type Envelope struct {
 	lost     bool    // lost on its link: traced at its arrival time, never delivered
 	copy     bool    // the second copy of a duplicated message
 	passed   bool    // its sender gave the body up (Context.Pass), and nothing else refers to it
+	target   *cell   // a lazy receiver's cell, woken when the message was sent; nil for the others
 }
 
 // Wire returns the protobuf form of the envelope, for crossing processes.

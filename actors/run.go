@@ -230,7 +230,10 @@ func (r *Run) Execute(to ID, m proto.Message) error {
 		default:
 		}
 		env := r.inflight.pop()
-		c := r.cell(env.To)
+		c := env.target
+		if c == nil {
+			c = r.cell(env.To)
+		}
 		if env.lost {
 			r.drop(env)
 			r.release(c)
@@ -423,6 +426,7 @@ func (r *Run) push(env *Envelope, fifo bool) {
 	if int(env.To) >= len(r.cells) {
 		if c := r.cell(env.To); c != nil {
 			c.pending++
+			env.target = c // it stays awake, on this cell, until the message is delivered
 		}
 	}
 	if fifo {
@@ -500,10 +504,10 @@ func (r *Run) envelope() *Envelope {
 }
 
 // recycle puts e on the free list. Every use of an envelope from it
-// overwrites it whole, so only its body, the one reference it holds, is
-// dropped here.
+// overwrites it whole, so only the references it holds, its body and its
+// receiver's cell, are dropped here.
 func (r *Run) recycle(e *Envelope) {
-	e.Body = nil
+	e.Body, e.target = nil, nil
 	r.free = append(r.free, e)
 }
 
