@@ -51,6 +51,11 @@ type Agent struct {
 	// GradientTime is the virtual compute time of one sample gradient when
 	// Device is nil.
 	GradientTime float64
+	// Start, if set, holds the model a task starts from while the agent
+	// trains into the storage of a model handed over to it (Context.Reuse).
+	// The run's agents handle one message at a time, so they may share it:
+	// it is scratch within a handling, never state.
+	Start *[]float64
 }
 
 // Receive implements actors.Behaviour.
@@ -91,10 +96,11 @@ func (a *Agent) train(ctx *actors.Context, m *msg.GlobalModel) error {
 	if err != nil || !ok {
 		return err
 	}
+	// The reply is the agent's to give up: the server may keep its storage.
 	if a.Share == fedavg.Updates {
-		ctx.Send(a.Server, &msg.LocalUpdate{Slot: m.GetSlot(), Update: reply, GradNorm: r.GradNorm, Sigma2: r.Sigma2, Alpha: r.Alpha})
+		ctx.Pass(a.Server, &msg.LocalUpdate{Slot: m.GetSlot(), Update: reply, GradNorm: r.GradNorm, Sigma2: r.Sigma2, Alpha: r.Alpha})
 	} else {
-		ctx.Send(a.Server, &msg.LocalModel{Slot: m.GetSlot(), Weights: reply, GradNorm: r.GradNorm, Sigma2: r.Sigma2, Alpha: r.Alpha})
+		ctx.Pass(a.Server, &msg.LocalModel{Slot: m.GetSlot(), Weights: reply, GradNorm: r.GradNorm, Sigma2: r.Sigma2, Alpha: r.Alpha})
 	}
 	return nil
 }
@@ -106,7 +112,14 @@ func (a *Agent) train(ctx *actors.Context, m *msg.GlobalModel) error {
 func (a *Agent) work(ctx *actors.Context, m *msg.GlobalModel) ([]float64, fedavg.Report, bool, error) {
 	d := a.Device
 	w0 := m.GetWeights()
-	reply := make([]float64, len(w0))
+	var reply []float64
+	if a.Start != nil && ctx.Reuse() != nil {
+		// The model is this agent's own copy: train into it, from a copy.
+		*a.Start = append((*a.Start)[:0], w0...)
+		reply, w0 = w0, *a.Start
+	} else {
+		reply = make([]float64, len(w0))
+	}
 	var out fedavg.Outcome
 	if a.Adversary == nil || a.Adversary.Trains() {
 		var err error

@@ -151,6 +151,14 @@ func ConfigureServer(cfg *fedavg.Config, name string, v params.Values) (any, err
 // replies are combined by Config.Rule (Core.Combine), as in the reference.
 type ruleServer struct{ ServerParts }
 
+// newRuleServer returns the rule server on p, which circulates the storage
+// of models and replies between rounds (ServerParts.circulate): it reads
+// the replies only until it has combined them.
+func newRuleServer(p ServerParts) *ruleServer {
+	p.circulate = true
+	return &ruleServer{p}
+}
+
 // Receive implements actors.Behaviour.
 func (s *ruleServer) Receive(ctx *actors.Context, m proto.Message) error {
 	complete, err := s.Handle(ctx, m)
@@ -159,5 +167,6 @@ func (s *ruleServer) Receive(ctx *actors.Context, m proto.Message) error {
 	}
 	s.Core.Combine()
 	s.EndRound(ctx)
+	s.recycle()
 	return nil
 }

@@ -43,6 +43,16 @@ type ServerParts struct {
 
 	round int  // the round in progress
 	open  bool // its replies are being collected
+
+	// With circulate set (the synchronous rule server), every agent gets a
+	// copy of the model of its own, passed (Context.Pass), and hands its
+	// reply over the same way; once a round is combined the server owns
+	// those replies' storage and copies the next models into it, so that a
+	// round allocates no vector once the first is over. The messages are
+	// the same; only their storage is reused.
+	circulate bool
+	held      [][]float64 // replies handed over since the last combination
+	spare     [][]float64 // storage of combined replies, for the next models
 }
 
 // Handle carries out the part of the protocol every synchronous server
@@ -81,8 +91,10 @@ func (s *ServerParts) Handle(ctx *actors.Context, m proto.Message) (complete boo
 		}
 		return false, s.begin(ctx)
 	case *msg.LocalModel:
+		s.hold(ctx, m.GetWeights())
 		return s.accept(ctx, m.GetSlot(), m.GetWeights(), fedavg.Report{GradNorm: m.GetGradNorm(), Sigma2: m.GetSigma2(), Alpha: m.GetAlpha()})
 	case *msg.LocalUpdate:
+		s.hold(ctx, m.GetUpdate())
 		return s.accept(ctx, m.GetSlot(), m.GetUpdate(), fedavg.Report{GradNorm: m.GetGradNorm(), Sigma2: m.GetSigma2(), Alpha: m.GetAlpha()})
 	case *msg.FedAvgDeadline:
 		if !s.open || ctx.Round() != s.round {
@@ -100,9 +112,19 @@ func (s *ServerParts) begin(ctx *actors.Context) error {
 	if err != nil {
 		return err
 	}
-	model := append([]float64(nil), s.Core.Model()...) // shared, immutable once sent
-	for slot, k := range draws {
-		ctx.Send(s.Agents.ID(k), &msg.GlobalModel{Slot: int32(slot), Weights: model, P: s.Core.Probability(slot)})
+	if s.circulate {
+		for slot, k := range draws {
+			var v []float64
+			if n := len(s.spare); n > 0 {
+				v, s.spare = s.spare[n-1][:0], s.spare[:n-1]
+			}
+			ctx.Pass(s.Agents.ID(k), &msg.GlobalModel{Slot: int32(slot), Weights: append(v, s.Core.Model()...), P: s.Core.Probability(slot)})
+		}
+	} else {
+		model := append([]float64(nil), s.Core.Model()...) // shared, immutable once sent
+		for slot, k := range draws {
+			ctx.Send(s.Agents.ID(k), &msg.GlobalModel{Slot: int32(slot), Weights: model, P: s.Core.Probability(slot)})
+		}
 	}
 	if t := s.Config.Collection().Timer(); t > 0 {
 		ctx.After(t, &msg.FedAvgDeadline{})
@@ -134,6 +156,23 @@ func (s *ServerParts) accept(ctx *actors.Context, slot int32, v []float64, r fed
 		return s.close(ctx), nil
 	}
 	return false, nil
+}
+
+// hold keeps the storage of a reply handed over to the server (Context.Reuse:
+// passed, not duplicated, no wiretap) for the models of a later round.
+func (s *ServerParts) hold(ctx *actors.Context, v []float64) {
+	if s.circulate && ctx.Reuse() != nil {
+		s.held = append(s.held, v)
+	}
+}
+
+// recycle makes the replies held so far spare storage: called once the
+// round is combined, when the server's state machine no longer reads them
+// (its next Draw forgets them).
+func (s *ServerParts) recycle() {
+	s.spare = append(s.spare, s.held...)
+	clear(s.held)
+	s.held = s.held[:0]
 }
 
 // close ends the round with the replies received so far.

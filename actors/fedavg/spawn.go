@@ -93,7 +93,7 @@ func Spawn(r *actors.Run, s Setup) (actors.ID, error) {
 	if l := fedavg.NewLedger(&cfg, len(s.W0), fedavg.LedgerSamples(&cfg, s.Data)); l.Active() {
 		parts.Ledger = l
 	}
-	var b actors.Behaviour = &ruleServer{parts}
+	var b actors.Behaviour = newRuleServer(parts)
 	switch {
 	case cfg.SecAgg != nil:
 		b = newSecAggServer(parts) // secagg.go
@@ -155,6 +155,7 @@ type agentRange struct {
 	gradientTime float64
 	wrap         func(k int, a *Agent) actors.Behaviour
 	awake        map[int]*Agent
+	start        []float64 // the agents' Start scratch
 
 	secAgg    *fedavg.Config           // the run's configuration under secure aggregation, nil otherwise
 	held      map[int]actors.Behaviour // the clients parked in a round's protocol
@@ -171,7 +172,7 @@ func (g *agentRange) Wake(k int) (actors.Behaviour, *systems.Device) {
 		return b, g.awake[k].Device
 	}
 	m := g.pool.Wake(k)
-	a := &Agent{Member: m, Share: g.share, Server: g.server, GradientTime: g.gradientTime}
+	a := &Agent{Member: m, Share: g.share, Server: g.server, GradientTime: g.gradientTime, Start: &g.start}
 	g.awake[k] = a
 	var b actors.Behaviour = a
 	if g.secAgg != nil {
