@@ -177,3 +177,28 @@ func BenchmarkLaplaceFill(b *testing.B) {
 		Laplace.Fill(dst, 1, r)
 	}
 }
+
+// The sign is applied without a branch; the variate is bit for bit the
+// branch's (a magnitude, negated when bit 63 is set), zeros included, for
+// every word: random ones, and the extremes of the 53 bits with either sign.
+func TestLaplaceFromUint64SignsAsTheBranchDoes(t *testing.T) {
+	branch := func(x uint64, b float64) float64 {
+		e := -b * math.Log(float64(x&(1<<53-1)+1)*0x1p-53)
+		if x>>63 != 0 {
+			return -e
+		}
+		return e
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	words := []uint64{0, 1<<53 - 1, 1 << 63, 1<<63 | (1<<53 - 1), math.MaxUint64}
+	for range 100000 {
+		words = append(words, r.Uint64())
+	}
+	for _, x := range words {
+		for _, b := range []float64{0.5, 2, 1e-300} {
+			if got, want := LaplaceFromUint64(x, b), branch(x, b); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("x = %#x, b = %g: %g, the branch gives %g", x, b, got, want)
+			}
+		}
+	}
+}
