@@ -367,7 +367,7 @@ func blame(sc *scenarios.Scenario, drivers []Driver, fields ...string) string {
 func (pc *planCost) check(opts *Options) error {
 	limit := opts.MemoryLimit
 	if limit == 0 {
-		limit = machineMemory()
+		limit = MachineMemory()
 	}
 	if limit > 0 && pc.memory > limit {
 		c := pc.largest(func(c curveCost) float64 { return c.runBytes })
@@ -428,10 +428,10 @@ func (pc *planCost) log(l *zap.Logger) {
 		zap.Int("workers", pc.workers), zap.String("trace", formatBytes(pc.trace)))
 }
 
-// machineMemory returns the memory this process can use: the physical
+// MachineMemory returns the memory this process can use: the physical
 // memory, or the cgroup (container) limit when it is lower. It returns 0 when
 // neither can be read, and the memory check is then skipped.
-func machineMemory() float64 {
+func MachineMemory() float64 {
 	var total float64
 	if f, err := os.Open("/proc/meminfo"); err == nil {
 		sc := bufio.NewScanner(f)
