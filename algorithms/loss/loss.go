@@ -323,6 +323,21 @@ func (l Loss) FullGrad(dst, w []float64, s *data.Set) {
 	floats.AddScaled(dst, 2*l.Rho, w)
 }
 
+// dot4 returns the dot products of w with four rows of its length, run
+// interleaved, each summed from the first feature to the last: what four
+// calls of a plain loop give, but four independent chains of additions.
+func dot4(x0, x1, x2, x3, w []float64) (z0, z1, z2, z3 float64) {
+	x1, x2, x3, w = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)], w[:len(x0)]
+	for j, v := range x0 {
+		wj := w[j]
+		z0 += v * wj
+		z1 += x1[j] * wj
+		z2 += x2[j] * wj
+		z3 += x3[j] * wj
+	}
+	return z0, z1, z2, z3
+}
+
 // addDenseTerms4 is addDenseTerm for four rows, in order: the four dot
 // products run interleaved, each still summed from the first feature to the
 // last, and each dst[j] receives the four terms in row order — the
@@ -332,15 +347,8 @@ func (l Loss) FullGrad(dst, w []float64, s *data.Set) {
 func (l *Loss) addDenseTerms4(dst, w []float64, x [4][]float64, y, scale [4]float64) {
 	x0 := x[0]
 	m := len(x0)
-	x1, x2, x3, w := x[1][:m], x[2][:m], x[3][:m], w[:m]
-	var z0, z1, z2, z3 float64
-	for j, v := range x0 {
-		wj := w[j]
-		z0 += v * wj
-		z1 += x1[j] * wj
-		z2 += x2[j] * wj
-		z3 += x3[j] * wj
-	}
+	x1, x2, x3 := x[1][:m], x[2][:m], x[3][:m]
+	z0, z1, z2, z3 := dot4(x0, x1, x2, x3, w)
 	a0 := scale[0] * l.deriv(z0, y[0])
 	a1 := scale[1] * l.deriv(z1, y[1])
 	a2 := scale[2] * l.deriv(z2, y[2])
@@ -608,14 +616,7 @@ func (l Loss) NormsAndFullGrad(norms, dst, w []float64, s *data.Set, scratch []f
 		x := s.X[n*m : (n+4)*m]
 		x0, x1, x2, x3 := x[:m], x[m:2*m], x[2*m:3*m], x[3*m:]
 		x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
-		var z0, z1, z2, z3 float64
-		for j, v := range x0 {
-			wj := w[j]
-			z0 += v * wj
-			z1 += x1[j] * wj
-			z2 += x2[j] * wj
-			z3 += x3[j] * wj
-		}
+		z0, z1, z2, z3 := dot4(x0, x1, x2, x3, w)
 		d0, d1, d2, d3 := l.deriv(z0, y[n]), l.deriv(z1, y[n+1]), l.deriv(z2, y[n+2]), l.deriv(z3, y[n+3])
 		if m < 4 {
 			norms[n], norms[n+1] = l.smallNorm(x0, w, d0), l.smallNorm(x1, w, d1)
