@@ -1,8 +1,11 @@
 package fedavg
 
 import (
+	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"google.golang.org/protobuf/proto"
 
 	"maple/actors"
 	"maple/actors/msg"
@@ -13,19 +16,31 @@ import (
 
 // The rule server sends each agent a model in the storage of an earlier
 // round's reply, and the agent trains into it: after the first round a
-// round allocates no model or reply vector. At dimension 2000 with 10
-// agents per round, vectors would be 10 models and 10 replies of 16 kB
-// each, 320 kB a round; what a round allocates besides (the messages'
-// structs, the agents' wakes) is a few kB, so the bound of two vectors
-// (32 kB) a round separates the two by a factor of ten.
+// round allocates no model or reply vector. At dimension 8000 with 10
+// agents per round a vector is 64 kB; without the reuse — as under a
+// wiretap, where Context.Reuse is nil — a round allocates a shared model
+// and 10 replies, 704 kB. The test compares the two runs' allocation per
+// round (over 40 rounds, after a warm-up run, so that one-time allocations
+// cancel) and requires the reuse to save at least five vectors a round,
+// whatever else a round allocates (the race detector adds its own).
 func TestRoundsReuseTheStorageOfModelsAndReplies(t *testing.T) {
-	const dim, agents = 2000, 10
-	sets, _ := data.Regression(data.RegressionConfig{Agents: agents, SamplesMin: 2, SamplesMax: 2, Dim: dim, CovScale: 1}, 3)
+	const dim, agents = 8000, 10
+	r := rand.New(rand.NewPCG(3, 4))
+	sets := make([]*data.Set, agents)
+	for k := range sets {
+		sets[k] = &data.Set{Dim: dim, X: make([]float64, 2*dim), Y: []float64{r.NormFloat64(), r.NormFloat64()}}
+		for j := range sets[k].X {
+			sets[k].X[j] = r.NormFloat64()
+		}
+	}
 	cfg := fedavg.Config{Agents: agents, Participants: agents, StepSize: 0.01, Epochs: fedavg.Range{Min: 1, Max: 1},
 		Batch: fedavg.Range{Min: 1, Max: 1}, Hold: fedavg.HoldKeep}
-	bytes := func(rounds int) uint64 {
+	bytes := func(rounds int, tapped bool) float64 {
 		r := actors.NewRun(actors.Options{RunSeed: 1})
 		defer r.Close()
+		if tapped {
+			r.Wiretap(r.Spawn("tap", listener{}), func(actors.ID, actors.ID) bool { return true })
+		}
 		sched, err := Spawn(r, Setup{Config: &cfg, Data: data.Sets(sets), Loss: loss.Loss{Kind: loss.LeastSquares},
 			W0: make([]float64, dim), Rounds: rounds, Server: "mean"})
 		if err != nil {
@@ -37,10 +52,19 @@ func TestRoundsReuseTheStorageOfModelsAndReplies(t *testing.T) {
 			t.Fatal(err)
 		}
 		runtime.ReadMemStats(&after)
-		return after.TotalAlloc - before.TotalAlloc
+		return float64(after.TotalAlloc - before.TotalAlloc)
 	}
-	few, many := bytes(3), bytes(23)
-	if perRound := float64(many-few) / 20; perRound > 2*8*dim {
-		t.Errorf("a round allocates %.0f bytes, more than two %d-dimensional vectors", perRound, dim)
+	perRound := func(tapped bool) float64 {
+		bytes(3, tapped) // warm-up
+		return (bytes(43, tapped) - bytes(3, tapped)) / 40
+	}
+	reused, copied := perRound(false), perRound(true)
+	if saved := copied - reused; saved < 5*8*dim {
+		t.Errorf("a round allocates %.0f bytes with the reuse and %.0f without: %.0f saved, less than five %d-dimensional vectors", reused, copied, saved, dim)
 	}
 }
+
+// listener is a wiretap that ignores what it hears.
+type listener struct{}
+
+func (listener) Receive(*actors.Context, proto.Message) error { return nil }
