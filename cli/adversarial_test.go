@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
 	"io/fs"
@@ -17,6 +16,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"maple/actors/trace"
+	"maple/algorithms/data/idxtest"
 	"maple/internal/fileio/fileiotest"
 )
 
@@ -290,19 +290,6 @@ func alterIndex(t *testing.T, path string) {
 // labels.gz. Scaling to [0, 1] needs unsigned pixels.
 func writeSignedIDX(t *testing.T) {
 	t.Helper()
-	write := func(name string, typ byte, dims []int, values []byte) {
-		var b bytes.Buffer
-		z := gzip.NewWriter(&b)
-		z.Write([]byte{0, 0, typ, byte(len(dims))})
-		for _, d := range dims {
-			binary.Write(z, binary.BigEndian, uint32(d))
-		}
-		z.Write(values)
-		z.Close()
-		if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	var pixels, labels []byte
 	for i := range 30 {
 		labels = append(labels, byte(i%3))
@@ -310,8 +297,8 @@ func writeSignedIDX(t *testing.T) {
 			pixels = append(pixels, byte((i+p)%50))
 		}
 	}
-	write("signed.gz", 0x09, []int{30, 3, 3}, pixels)
-	write("labels.gz", 0x08, []int{30}, labels)
+	idxtest.Write(t, "signed.gz", 0x09, []int{30, 3, 3}, pixels)
+	idxtest.Write(t, "labels.gz", idxtest.UnsignedBytes, []int{30}, labels)
 }
 
 // checkGammaAtHugeTheta checks maple privacy gamma at θ = 10³⁰⁸: δ is not
