@@ -93,6 +93,56 @@ type CurveSummary struct {
 	// Details are family-specific facts of run 0 (the optimum, the
 	// topology, privacy accounting, …).
 	Details map[string]any `json:"details,omitempty"`
+	// Audit is the empirical lower bound on ε of a curve with
+	// privacy.audit, beside its accountant's upper bound.
+	Audit *Audit `json:"audit,omitempty"`
+}
+
+// Audit is what a curve's privacy audit found: an empirical lower bound on
+// ε at each row of the metrics table, beside the accountant's upper bound
+// (docs/privacy.md, "Audits").
+type Audit struct {
+	// Method is one-run or many-run, Canary the neighbour inserted, View
+	// what the auditor saw.
+	Method string `json:"method"`
+	Canary string `json:"canary"`
+	View   string `json:"view"`
+	// Confidence is the probability with which each lower bound holds, and
+	// Delta the δ at which ε is bounded.
+	Confidence float64 `json:"confidence"`
+	Delta      float64 `json:"delta"`
+	// RunsIn and RunsOut are a many-run audit's runs with and without the
+	// canary.
+	RunsIn  int `json:"runs_in,omitempty"`
+	RunsOut int `json:"runs_out,omitempty"`
+	// Canaries, Included, Guesses and Correct describe a one-run audit at
+	// the last row: its canaries over all runs, how many were included, how
+	// many the auditor guessed on and how many guesses were right.
+	Canaries int `json:"canaries,omitempty"`
+	Included int `json:"included,omitempty"`
+	Guesses  int `json:"guesses,omitempty"`
+	Correct  int `json:"correct,omitempty"`
+	// Iterations are the rows' iterations; Lower is the lower bound after
+	// each; Upper the accountant's ε after each (absent without an
+	// accountant), named by Accountant, Relation and Sampling.
+	Iterations []int    `json:"iterations"`
+	Lower      []Number `json:"lower"`
+	Upper      []Number `json:"upper,omitempty"`
+	Accountant string   `json:"accountant,omitempty"`
+	Relation   string   `json:"relation,omitempty"`
+	Sampling   string   `json:"sampling,omitempty"`
+	// Statistic says how Lower was computed and what it assumes.
+	Statistic string `json:"statistic"`
+	// Strict, for a statistic that assumes the shape of the mechanism's
+	// trade-off curve, is the lower bound that assumes nothing, at each
+	// row, and StrictStatistic says how it was computed.
+	Strict          []Number `json:"strict,omitempty"`
+	StrictStatistic string   `json:"strict_statistic,omitempty"`
+	// LowerFinal and UpperFinal are the bounds after the last row, and
+	// Ratio LowerFinal/UpperFinal.
+	LowerFinal Number `json:"lower_final"`
+	UpperFinal Number `json:"upper_final,omitempty"`
+	Ratio      Number `json:"ratio,omitempty"`
 }
 
 // Trend is a dB metric that still changes at the end of a run: by Change dB

@@ -37,7 +37,7 @@ func defaults(algorithm, data string) *Scenario {
 		},
 		Loss:      Loss{Kind: "least-squares", Rho: 0.001},
 		Algorithm: Algorithm{Kind: algorithm, StepSize: 0.01},
-		Privacy:   Privacy{Scheme: "none", Mechanism: "laplace", Variance: 0.01, SecureAggregation: defaultSecureAggregation(), DP: defaultDP()},
+		Privacy:   Privacy{Scheme: "none", Mechanism: "laplace", Variance: 0.01, SecureAggregation: defaultSecureAggregation(), DP: defaultDP(), Audit: defaultAudit()},
 		Output:    Output{Every: 1, SteadyState: 0.1, Plot: true, XAxis: "iteration"},
 	}
 	switch data {
@@ -92,6 +92,7 @@ func fillDependentDefaults(c *CurveSpec) {
 	sc := c.Scenario
 	set := func(field string) bool { _, ok := c.pos[field]; return ok }
 	completePrivacy(sc, set)
+	completeAudit(sc, set)
 	if f, ok := LookupFamily(sc.Algorithm.Kind); ok && f.Complete != nil {
 		f.Complete(sc, set)
 	}

@@ -48,6 +48,10 @@ type Family struct {
 	// one is refused with this reason. Without it, a noisy scheme gets the
 	// papers' ε(i) accountant (privacy.accountant) by default.
 	OwnAccounting string
+	// Audit, if set, lists the audits the family implements
+	// (privacy.audit): a scenario whose family does not set it, or that
+	// asks for a method, canary or view it does not list, is refused.
+	Audit *AuditSupport
 	// Nodes, if set, returns the number of nodes of the topology and the
 	// field that sets it, for a family whose graph does not join the data
 	// holders (graph federated learning: the servers). Without it the
@@ -139,5 +143,6 @@ func (v *Validator) validateFamily(sc *Scenario) {
 	}
 	v.validateSystems(sc, f)
 	v.validatePrivacyFeatures(sc, f)
+	v.validateAudit(sc, f)
 	f.Validate(v, sc)
 }

@@ -258,6 +258,9 @@ type Privacy struct {
 	// (Family.Privacy).
 	SecureAggregation *SecureAggregation `yaml:"secure_aggregation,omitempty"`
 	DP                *DP                `yaml:"dp,omitempty"`
+	// Audit, if present, bounds the curve's ε from below with canaries
+	// (audit.go); families that can be audited say how (Family.Audit).
+	Audit *Audit `yaml:"audit,omitempty"`
 }
 
 // Accountant parameterizes the privacy report: the high-probability

@@ -42,6 +42,9 @@ func (j *Job) Outcome() (*Outcome, error) {
 			return nil, fmt.Errorf("curve %q, run %d: details %q: %w", j.Curve.Label, j.Run, k, err)
 		}
 	}
+	if err := j.encodeAudit(o.Details); err != nil {
+		return nil, fmt.Errorf("curve %q, run %d: audit: %w", j.Curve.Label, j.Run, err)
+	}
 	return o, nil
 }
 
@@ -54,7 +57,11 @@ func (j *Job) SetOutcome(o *Outcome) error {
 	}
 	j.Table = t
 	j.Stats = RunStats{messages: o.Messages, duration: o.Duration, Warnings: slices.Clone(o.Warnings), Details: map[string]any{}}
-	for k, v := range o.Details {
+	details := maps.Clone(o.Details)
+	if err := j.decodeAudit(details); err != nil {
+		return err
+	}
+	for k, v := range details {
 		j.Stats.Details[k] = v
 	}
 	return nil

@@ -133,6 +133,10 @@ type RunStats struct {
 	// 0 that summary.json reports under the curve's details.
 	Warnings []string
 	Details  map[string]any
+	// audit and auditUpper are what the run recorded for the curve's
+	// privacy.audit (audit.go).
+	audit      *AuditRecord
+	auditUpper *AuditUpper
 }
 
 // Execute runs the plan and writes the run directory outDir, which must
@@ -352,6 +356,9 @@ func (j *Job) execute() error {
 			return err
 		}
 		return fmt.Errorf("curve %q, run %d: %w", j.Curve.Label, j.Run, err)
+	}
+	if err := j.checkAudit(); err != nil {
+		return &InternalError{Value: fmt.Sprintf("curve %q, run %d: %v", j.Curve.Label, j.Run, err)}
 	}
 	if seededKeys(sc) {
 		j.Stats.Warnings = append(j.Stats.Warnings, SeededKeysWarning)

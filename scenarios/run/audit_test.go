@@ -1,0 +1,179 @@
+package run
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"maple/algorithms/rng"
+	"maple/privacy/accountant"
+	"maple/rundir"
+	"maple/scenarios"
+	"maple/scenarios/inputs"
+)
+
+// test-audit is a family whose run is one Gaussian mechanism per
+// iteration: the auditor sees x_i ~ N(s·b, 1) with b = 1 when the canary is
+// in and s = algorithm.test-audit.shift, so that the privacy of T
+// iterations is exactly that of one Gaussian mechanism of sensitivity
+// s·√T (accountant.GaussianComposedMu), and the best score is Σ x_i.
+type testAudit struct {
+	Shift float64 `yaml:"shift"`
+}
+
+func init() {
+	Register(Family{
+		Family: scenarios.Family{
+			Kind: "test-audit", Summary: "test family with an audit", Schemes: []string{"none"},
+			Defaults: func(*scenarios.Scenario) any { return &testAudit{Shift: 0.5} },
+			Validate: func(*scenarios.Validator, *scenarios.Scenario) {},
+			Audit: &scenarios.AuditSupport{Methods: []string{scenarios.AuditManyRun, scenarios.AuditOneRun},
+				Canaries: []string{"shift"}, Views: []string{"every-release", "last-release"}},
+		},
+		Columns: func(*scenarios.Scenario) []rundir.Column { return []rundir.Column{{Name: "x"}} },
+		Run:     runTestAudit,
+	})
+}
+
+// runTestAudit runs the test family: a many-run audit scores the run by
+// Σ x_i, a one-run audit has canaries each with its own mechanism.
+func runTestAudit(j *Job, _ *inputs.Problem, _ *TraceSink) error {
+	sc := j.Curve.Scenario
+	s := sc.Algorithm.Params.(*testAudit).Shift
+	a := j.Audit()
+	r := rng.New(j.RunSeed, "test", "audit")
+	t := rundir.NewTable(sc.Iterations, sc.Output.Every, 1)
+	j.Table = t
+	rows := len(t.Iterations)
+	upper := make([]float64, rows)
+	for k, it := range t.Iterations {
+		if it > 0 {
+			upper[k] = accountant.GaussianEpsilon(accountant.GaussianComposedMu(s, 1, it), 1e-5)
+		}
+	}
+	j.RecordAuditUpper(AuditUpper{Accountant: "exact Gaussian", Relation: "add-remove", Sampling: "none", Delta: 1e-5, Epsilon: upper})
+	if a == nil {
+		return nil
+	}
+	switch a.Method {
+	case scenarios.AuditManyRun:
+		b := 0.0
+		if j.CanaryIn() {
+			b = 1
+		}
+		scores := make([]float64, rows)
+		sum, k := 0.0, 1
+		for it := 1; it <= sc.Iterations; it++ {
+			x := s*b + r.NormFloat64()
+			sum += x
+			if k < rows && t.Iterations[k] == it {
+				t.Set(k, 0, x)
+				scores[k] = sum
+				k++
+			}
+		}
+		j.RecordAudit(AuditRecord{Scores: scores})
+	case scenarios.AuditOneRun:
+		m := a.Canaries
+		rec := AuditRecord{Included: make([]bool, m), CanaryScores: make([][]float64, rows)}
+		for c := range rec.Included {
+			rec.Included[c] = r.Float64() < 0.5
+		}
+		sums := make([]float64, m)
+		rec.CanaryScores[0] = make([]float64, m)
+		k := 1
+		for it := 1; it <= sc.Iterations; it++ {
+			for c := range sums {
+				b := 0.0
+				if rec.Included[c] {
+					b = 1
+				}
+				sums[c] += s*b + r.NormFloat64()
+			}
+			if k < rows && t.Iterations[k] == it {
+				rec.CanaryScores[k] = append([]float64(nil), sums...)
+				k++
+			}
+		}
+		j.RecordAudit(rec)
+	}
+	return nil
+}
+
+const auditBase = `name: audited
+data: {kind: regression, agents: 2, samples: 2, dim: 1}
+loss: {optimum: none}
+algorithm: {kind: test-audit}
+`
+
+// The section's defaults come from the family, and what it does not offer,
+// or what does not fit the method, is refused by name.
+func TestAuditSectionIsValidatedAgainstTheFamily(t *testing.T) {
+	p := plan(t, auditBase+"runs: 4\nprivacy: {audit: {}}\n")
+	a := p.Curves[0].Scenario.Privacy.Audit
+	if a == nil || a.Method != scenarios.AuditManyRun || a.Canary != "shift" || a.View != "every-release" || a.Confidence != 0.95 {
+		t.Fatalf("defaults: %+v", a)
+	}
+	for _, c := range []struct{ src, want string }{
+		{"runs: 1\nprivacy: {audit: {}}\n", "runs: a many-run audit compares runs with the canary and runs without: at least 2 runs, got 1"},
+		{"privacy: {audit: {view: wire}}\n", `privacy.audit.view: unknown value "wire" (expected one of: every-release, last-release)`},
+		{"privacy: {audit: {method: one-run, guesses: 2000}}\n", "privacy.audit.guesses: guesses on at most the 1000 canaries, got 2000"},
+		{"runs: 2\nprivacy: {audit: {canaries: 10}}\n", "privacy.audit.canaries: does not apply: a many-run audit has one canary"},
+		{"runs: 2\nprivacy: {audit: {confidence: 1}}\n", "privacy.audit.confidence: must lie in (0, 1), got 1"},
+		{"privacy: {audit: {method: twice}}\n", `privacy.audit.method: unknown value "twice"`},
+	} {
+		_, err := scenarios.Parse([]byte(auditBase+c.src), "t.yaml", t.TempDir(), nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err = %v, want %q", c.src, err, c.want)
+		}
+	}
+	// A family without audits refuses the section.
+	_, err := scenarios.Parse([]byte("name: x\nalgorithm: {kind: test-msd-only}\nprivacy: {audit: {}}\n"), "t.yaml", t.TempDir(), nil)
+	if err == nil || !strings.Contains(err.Error(), "privacy.audit: algorithm.kind test-msd-only cannot be audited (audits are modelled by: ") {
+		t.Errorf("family without audits: err = %v", err)
+	}
+}
+
+// A run's audit record travels through an Outcome (to and from another
+// process) exactly, infinite bounds included.
+func TestAuditRecordCrossesAnOutcome(t *testing.T) {
+	p := plan(t, auditBase+"runs: 2\niterations: 3\nprivacy: {audit: {method: one-run, canaries: 3}}\n")
+	j := Jobs(p, &Options{}, "")[1]
+	j.Table = rundir.NewTable(3, 1, 1)
+	j.Stats.Details = map[string]any{"x": 1}
+	rec := AuditRecord{Included: []bool{true, false, true}, CanaryScores: [][]float64{{0, 0, 0}, {1, -2, math.Inf(-1)}, {0.5, math.SmallestNonzeroFloat64, 3}, {1, 2, 3}}}
+	up := AuditUpper{Accountant: "a", Relation: "r", Sampling: "s", Delta: 1e-5, Epsilon: []float64{0, 1, math.Inf(1), 2}}
+	j.RecordAudit(rec)
+	j.RecordAuditUpper(up)
+	o, err := j.Outcome()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := Jobs(p, &Options{}, "")[1]
+	if err := k.SetOutcome(o); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(*k.Stats.audit, rec) || !reflect.DeepEqual(*k.Stats.auditUpper, up) {
+		t.Errorf("after the outcome: %+v, %+v", *k.Stats.audit, *k.Stats.auditUpper)
+	}
+	if _, leaked := k.Stats.Details[auditDetail]; leaked || len(k.Stats.Details) != 1 {
+		t.Errorf("details after the outcome: %v", k.Stats.Details)
+	}
+}
+
+// A family that accepts the section but records nothing fails the run
+// loudly instead of passing it as unaudited.
+func TestAnIgnoredAuditIsAnInternalError(t *testing.T) {
+	p := plan(t, auditBase+"runs: 2\niterations: 2\nprivacy: {audit: {}}\n")
+	j := Jobs(p, &Options{}, "")[0]
+	j.Table = rundir.NewTable(2, 1, 1)
+	if err := j.checkAudit(); err == nil || !strings.Contains(err.Error(), "recorded no audit") {
+		t.Errorf("err = %v", err)
+	}
+	j.RecordAudit(AuditRecord{Scores: []float64{0, 1}})
+	j.RecordAuditUpper(AuditUpper{Delta: 1e-5})
+	if err := j.checkAudit(); err == nil || !strings.Contains(err.Error(), "recorded 2 scores for 3 rows") {
+		t.Errorf("err = %v", err)
+	}
+}
