@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"maple/privacy/accountant"
+	"maple/privacy/auditscore"
 	"maple/privacy/internal/stattest"
 )
 
@@ -485,5 +486,68 @@ func TestGDPNeedsItsAssumption(t *testing.T) {
 				t.Errorf("%s ε = %v, audit %d: GDP %.3f (μ⁻ = %.3f), strict %.3f", mech.name, mech.truth, a, g.Epsilon, g.Mu, st.Epsilon)
 			}
 		}
+	}
+}
+
+// A score fitted on runs (auditscore.FitLinear) keeps the bound's coverage
+// when it is fitted on the runs that choose the threshold, and only then.
+// The views are 100-dimensional Gaussian-mechanism releases, N(0, I) out
+// and shifted by μ = 1 along the first axis in; 150 runs each. Fitted on
+// the first SelectCount(150) = 75 of each, the score is a fixed linear map
+// of the counted runs, whose in- and out-scores are then Gaussians with
+// separation at most μ (a projection cannot separate more), so the GDP
+// bound holds: at 80 % it may exceed ε in at most
+// stattest.MaxExceedances(100, 0.2, 0.001) = 33 of 100 audits, and exceeds
+// it in none. Fitted on all runs, the score has learnt the counted runs'
+// noise (100 coordinates from 150 runs) and the bound exceeds ε in 57 of
+// the 100, five standard deviations beyond what is allowed: the check has
+// power.
+func TestFittedScoreKeepsCoverage(t *testing.T) {
+	const audits, n, dim, conf = 100, 150, 100, 0.8
+	mech := gaussian(1, 1e-5)
+	allowed := stattest.MaxExceedances(audits, 1-conf, 0.001)
+	over, naiveOver := 0, 0
+	for a := range audits {
+		r := rand.New(rand.NewPCG(uint64(a), 20))
+		views := func(shift float64) [][]float64 {
+			v := make([][]float64, n)
+			for i := range v {
+				v[i] = make([]float64, dim)
+				for j := range v[i] {
+					v[i][j] = r.NormFloat64()
+				}
+				v[i][0] += shift
+			}
+			return v
+		}
+		in, out := views(1), views(0)
+		bound := func(l auditscore.Linear) float64 {
+			s := Samples{make([]float64, n), make([]float64, n)}
+			for i := range n {
+				s.In[i], _ = l.Score(in[i])
+				s.Out[i], _ = l.Score(out[i])
+			}
+			b, err := LowerBound(GDP, s, mech.delta, conf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b.Epsilon
+		}
+		k := SelectCount(n)
+		split, err := auditscore.FitLinear(in[:k], out[:k], false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, _ := auditscore.FitLinear(in, out, false)
+		if bound(split) > mech.truth {
+			over++
+		}
+		if bound(all) > mech.truth {
+			naiveOver++
+		}
+	}
+	t.Logf("fitted on the selection runs: above ε in %d of %d audits (allowed %d); fitted on all runs: %d", over, audits, allowed, naiveOver)
+	if over > allowed || naiveOver <= allowed {
+		t.Errorf("fitted on the selection runs: %d, on all runs: %d of %d audits above ε, allowed %d", over, naiveOver, audits, allowed)
 	}
 }
