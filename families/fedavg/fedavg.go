@@ -50,7 +50,9 @@ func init() {
 		Tiny: []string{fedavgTiny, fedavgTiny + "    server: {kind: trimmed-mean, trim: 0.34}\n",
 			fedavgTiny + "    collect: {kind: deadline, seconds: 1}\nnetwork: {step_time: {kind: fixed, value: 0.3}}\n",
 			fedavgTiny + "privacy: {secure_aggregation: {protocol: secagg+, clip: 2, bits: 16}, dp: {mode: distributed, clip: 0.5}}\n",
-			fedavgTiny + "privacy: {dp: {clip: 0.5, adaptive_clip: {quantile: 0.4}, audit: {canaries: 2}}}\n"},
+			fedavgTiny + "privacy: {dp: {clip: 0.5, adaptive_clip: {quantile: 0.4}, audit: {canaries: 2}}}\n",
+			fedavgTiny + "    participation: poisson\nprivacy: {dp: {clip: 0.5, audit: {canaries: 2}}}\n",
+			fedavgTiny + "    participation: poisson\nprivacy: {secure_aggregation: {protocol: secagg+, clip: 2, bits: 16}}\n"},
 	})
 }
 
