@@ -5,6 +5,9 @@ import (
 	"slices"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
+	"maple/actors/msg"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/rng"
 	"maple/privacy/noise"
@@ -187,5 +190,23 @@ func TestPoissonSecAggDecodesTheQuantizedSum(t *testing.T) {
 	}
 	if len(sizes) < 2 {
 		t.Errorf("round sizes %v: the seeds should give rounds of several sizes", sizes)
+	}
+}
+
+// The bytes the server reports for a round's models under Poisson
+// participation with secure aggregation (fedavg.Config.ModelBytes, which
+// counts the announced number of clients) are the protobuf sizes of the
+// GlobalModels it sends.
+func TestPoissonModelBytesMatchProtobuf(t *testing.T) {
+	cfg := poissonBase(4)
+	cfg.SecAgg = &fedavg.SecureAggregation{Bits: 32, Clip: 4}
+	for _, n := range []int{2, 3, 12, 200} {
+		want := 0
+		for slot := range n {
+			want += proto.Size(&msg.GlobalModel{Slot: int32(slot), Weights: make([]float64, 7), Clients: int32(n)})
+		}
+		if got := cfg.ModelBytes(n, 7); got != want {
+			t.Errorf("%d clients: ModelBytes %d, protobuf %d", n, got, want)
+		}
 	}
 }
