@@ -163,7 +163,7 @@ func inspectable(dir string, withReport bool, res *run.Result) error {
 	}
 	res.Files = append(res.Files, rundir.ProvenanceFile)
 	if withReport {
-		if _, err := htmlreport.Write(dir); err != nil {
+		if _, _, err := htmlreport.Write(dir); err != nil {
 			return err
 		}
 		res.Files = append(res.Files, htmlreport.File)
