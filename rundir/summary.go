@@ -2,6 +2,7 @@ package rundir
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 
 	"maple/scenarios"
@@ -179,6 +180,10 @@ func (n *Number) UnmarshalJSON(b []byte) error {
 	}
 	var f float64
 	if err := json.Unmarshal(b, &f); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			te.Offset = -1 // an offset in b, not in the document: unknown
+		}
 		return err
 	}
 	*n = Number(f)
