@@ -345,7 +345,7 @@ func TestSecAggParkedClientsKeepTheirNumbers(t *testing.T) {
 		{name: "central-dp-canaries", change: func(c *fedavg.Config) {
 			c.SecAgg = nil
 			c.Share, c.DP = fedavg.Updates, dp(fedavg.CentralDP)
-			c.DP.Canaries = 4
+			c.DP.Audit.Canaries = 4
 		}},
 		{name: "faults", model: faulty, change: func(c *fedavg.Config) {
 			c.Collect = fedavg.Deadline{Seconds: 5, Reweighted: true}

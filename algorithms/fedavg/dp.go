@@ -71,9 +71,8 @@ type DP struct {
 	Beta float64
 	// Delta is the δ of the (ε, δ) guarantee reported.
 	Delta float64
-	// Canaries, if positive, makes about that many agents canaries for the
-	// one-run audit (audit.go).
-	Canaries int
+	// Audit inserts the canary clients of an audit (audit.go).
+	Audit Audit
 }
 
 // Why DP-FedAvg with secure aggregation is refused under Poisson
@@ -128,8 +127,8 @@ func (c *Config) validateDP() error {
 		return errors.New(PoissonDistributedDP)
 	case d.Mode == CentralDP && c.SecAgg != nil && c.Participation == Poisson:
 		return errors.New(PoissonSecureDP)
-	case d.Canaries < 0 || d.Canaries > c.Agents:
-		return fmt.Errorf("canaries: must lie in [0, %d], got %d", c.Agents, d.Canaries)
+	case d.Audit.Canaries < 0 || d.Audit.Canaries > c.Agents:
+		return fmt.Errorf("canaries: must lie in [0, %d], got %d", c.Agents, d.Audit.Canaries)
 	case d.Adaptive != nil && c.Participation == Poisson:
 		return errors.New(PoissonAdaptiveClip)
 	case d.Adaptive != nil && (d.Mode != CentralDP || c.SecAgg != nil):

@@ -1,15 +1,9 @@
 package fedavg
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
-
-	"gonum.org/v1/gonum/floats"
 
 	"maple/algorithms/fedavg"
-	"maple/algorithms/rng"
-	"maple/privacy/onerun"
 	"maple/scenarios/run"
 )
 
@@ -89,79 +83,4 @@ func participationWords(cfg *fedavg.Config, m fedavg.RoundMechanism) string {
 		return fmt.Sprintf("all %d agents in every round (q = 1)", cfg.Agents)
 	}
 	return fmt.Sprintf("%d of %d agents per round without replacement (fixed-size sampling), q = %g", cfg.Draws(), cfg.Agents, m.Rate)
-}
-
-// auditor is the one-run audit of DP-FedAvg (algorithms/fedavg/audit.go):
-// it knows the canaries from their streams, scores each by how far the
-// released models moved along its direction, and guesses.
-type auditor struct {
-	canaries []fedavg.Canary
-	scores   []float64
-	prev     []float64
-	delta    []float64
-}
-
-// newAuditor opens every agent's StreamCanary stream, as the agents do.
-func newAuditor(cfg *fedavg.Config, runSeed uint64, w0 []float64) *auditor {
-	a := &auditor{prev: append([]float64(nil), w0...), delta: make([]float64, len(w0))}
-	for k := range cfg.Agents {
-		if c := cfg.CanaryOf(rng.New(runSeed, fedavg.AgentName(k), fedavg.StreamCanary), len(w0)); c.Canary {
-			a.canaries = append(a.canaries, c)
-		}
-	}
-	a.scores = make([]float64, len(a.canaries))
-	return a
-}
-
-// release scores the canaries on a released model: the step w_{i−1} − w_i
-// along each direction (an included canary pushes the model by −C·u/L when
-// drawn).
-func (a *auditor) release(w []float64) {
-	floats.SubTo(a.delta, a.prev, w)
-	for i, c := range a.canaries {
-		a.scores[i] += floats.Dot(a.delta, c.Direction)
-	}
-	copy(a.prev, w)
-}
-
-// report guesses "in" for the guesses/2 best scores and "out" for as many
-// of the worst (guesses 0: every canary, split at the median), counts the
-// right guesses, and writes the lower bound on ε beside the accountant's.
-func (a *auditor) report(j *run.Job, cfg *fedavg.Config, guesses int, confidence, upper float64) error {
-	m := len(a.canaries)
-	d := map[string]any{"canaries": m, "confidence": confidence, "delta": cfg.DP.Delta, "epsilon_upper_bound": upper,
-		"method": "one-run audit (Steinke, Nasr & Jagielski 2023, Thm 3.1 with δ): canaries ranked by the released models' steps along their directions"}
-	if m == 0 {
-		d["epsilon_lower_bound"] = 0.0
-		j.Stats.Details["audit"] = d
-		return nil
-	}
-	if guesses == 0 || guesses > m {
-		guesses = m
-	}
-	order := make([]int, m)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(a.scores[y], a.scores[x]) })
-	in, out := (guesses+1)/2, guesses/2
-	correct, included := 0, 0
-	for rank, i := range order {
-		c := a.canaries[i]
-		if c.Included {
-			included++
-		}
-		switch {
-		case rank < in && c.Included, rank >= m-out && !c.Included:
-			correct++
-		}
-	}
-	o := onerun.Outcome{Canaries: m, Guesses: in + out, Correct: correct}
-	lower, err := onerun.LowerBound(o, cfg.DP.Delta, confidence)
-	if err != nil {
-		return err
-	}
-	d["included"], d["guesses"], d["correct"], d["epsilon_lower_bound"] = included, o.Guesses, correct, lower
-	j.Stats.Details["audit"] = d
-	return nil
 }

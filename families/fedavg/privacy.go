@@ -66,6 +66,7 @@ func completeFedAvgPrivacy(sc *scenarios.Scenario, set func(string) bool) {
 // validateFedAvgPrivacy checks the privacy sections against the rest of
 // the scenario, naming the field at fault.
 func validateFedAvgPrivacy(v *scenarios.Validator, sc *scenarios.Scenario, fa *FedAvg, draft *fedavg.Config) {
+	validateFedAvgAudit(v, sc)
 	sa, d := sc.Privacy.SecureAggregation, sc.Privacy.DP
 	secure := sa != nil && sa.Protocol != "none"
 	n := draws(sc)
@@ -237,9 +238,6 @@ func validateDP(v *scenarios.Validator, sc *scenarios.Scenario, d *scenarios.DP,
 			v.Fail(field+".adaptive_clip.count_noise", "σ_b must exceed z/2 = %v, or the count takes the whole noise budget (Andrew et al. 2021, §3.1), got %v", d.NoiseMultiplier/2, a.CountNoise)
 		}
 	}
-	if a := d.Audit; a != nil && a.Canaries > sc.Data.Agents {
-		v.Fail(field+".audit.canaries", "at most data.agents = %d of the agents can be canaries, got %d", sc.Data.Agents, a.Canaries)
-	}
 }
 
 // applyPrivacy translates the privacy sections into cfg.
@@ -258,9 +256,6 @@ func applyPrivacy(c *scenarios.CurveSpec, cfg *fedavg.Config) {
 	cfg.DP = fedavg.DP{Mode: mode, Clip: d.Clip, NoiseMultiplier: d.NoiseMultiplier, Beta: d.Beta, Delta: d.Delta}
 	if a := d.AdaptiveClip; a != nil {
 		cfg.DP.Adaptive = &clip.Adaptive{Quantile: a.Quantile, LearningRate: a.LearningRate, CountNoise: a.CountNoise}
-	}
-	if a := d.Audit; a != nil {
-		cfg.DP.Canaries = a.Canaries
 	}
 }
 

@@ -1,0 +1,183 @@
+package fedavg
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+
+	"maple/algorithms/fedavg"
+	"maple/algorithms/rng"
+	"maple/privacy/auditscore"
+	"maple/scenarios"
+	"maple/scenarios/run"
+)
+
+// This file is FedAvg's side of privacy.audit (scenarios/audit.go): the
+// canary clients of DP-FedAvg (algorithms/fedavg/audit.go) and the auditor
+// that scores them on the models the server releases.
+
+// The canaries and views FedAvg audits.
+const (
+	// canaryClient is a client that trains no data and replies C·u along
+	// its own direction u when it is in: the worst-case client of
+	// DP-FedAvg's client-level guarantee.
+	canaryClient = "client"
+	// viewWhiteBox is every model the server releases, one per round —
+	// what DP-FedAvg's guarantee covers (the composition of its rounds).
+	viewWhiteBox = "white-box"
+	// viewFinal is the last model only.
+	viewFinal = "final"
+)
+
+// fedavgAudit lists the audits FedAvg implements.
+var fedavgAudit = &scenarios.AuditSupport{
+	Methods:  []string{scenarios.AuditManyRun, scenarios.AuditOneRun},
+	Canaries: []string{canaryClient},
+	Views:    []string{viewWhiteBox, viewFinal},
+}
+
+// validateFedAvgAudit checks privacy.audit against the rest of a FedAvg
+// scenario: canary clients need DP-FedAvg, whose guarantee they test.
+func validateFedAvgAudit(v *scenarios.Validator, sc *scenarios.Scenario) {
+	a := sc.Privacy.Audit
+	if a == nil || a.Canary != canaryClient {
+		return
+	}
+	if sc.Privacy.DP == nil {
+		v.Fail(scenarios.FieldAudit+".canary", "canary clients test DP-FedAvg's client-level guarantee: they need privacy.dp")
+	}
+	if a.Method == scenarios.AuditOneRun && a.Canaries > sc.Data.Agents {
+		v.Fail(scenarios.FieldAudit+".canaries", "at most data.agents = %d of the agents can be canaries, got %d", sc.Data.Agents, a.Canaries)
+	}
+}
+
+// applyAudit translates privacy.audit into cfg for run r of a curve: a
+// many-run audit makes agent 0 the canary, in the odd runs; a one-run audit
+// makes about Canaries agents canaries. A canary that is out replies −C·u
+// when the guarantee is stated for replace-one neighbours.
+func applyAudit(a *scenarios.Audit, cfg *fedavg.Config, in bool) {
+	if a == nil || a.Canary != canaryClient {
+		return
+	}
+	au := fedavg.Audit{Opposite: cfg.RoundMechanism(0, cfg.Draws()).Relation == fedavg.ReplaceOne}
+	if a.Method == scenarios.AuditManyRun {
+		au.Single, au.In = true, in
+	} else {
+		au.Canaries = a.Canaries
+	}
+	cfg.DP.Audit = au
+}
+
+// auditor scores the canary clients on the released models. In round i the
+// server moves the model by w_{i−1} − w_i = (μ/L)·(S_i + noise), S_i the
+// sum of the clipped updates; a canary that is in and drawn adds C·u/μ to
+// S_i in update units, so x = ⟨w_{i−1} − w_i, u⟩·L/μ is C·b_i plus the
+// noise N(0, (zC/μ)²·μ²)… in the units of C: x ~ C·b_i + N(0, (zC)²) when
+// the other clients' updates are orthogonal to u (random directions in
+// many dimensions nearly are). The white-box score is the log-likelihood
+// ratio of these projections — the Neyman–Pearson test between b_i ~
+// Bernoulli(q) and b_i = 0 (add/remove) or −b_i (replace-one); the final
+// view scores the projection of w_0 − w_T, the sum of the x_i.
+type auditor struct {
+	a        *scenarios.Audit
+	canaries []fedavg.Canary
+	scale    float64 // L/μ
+	clip     float64 // C
+	sigma    float64 // zC
+	rate     float64 // q
+	opposite bool
+	w0, prev []float64
+	step     []float64
+	score    []float64 // per canary: the running score (white-box) or projection (final)
+	rows     [][]float64
+	table    interface{ Row(int) int }
+}
+
+// newAuditor opens every agent's StreamCanary stream, as the agents do, to
+// know the canaries.
+func newAuditor(a *scenarios.Audit, cfg *fedavg.Config, runSeed uint64, w0 []float64, rows int, table interface{ Row(int) int }) *auditor {
+	au := &auditor{a: a, scale: float64(cfg.Draws()) / cfg.StepSize, clip: cfg.DP.Clip, sigma: cfg.DP.NoiseMultiplier * cfg.DP.Clip,
+		rate: min(cfg.Rate(), 1), opposite: cfg.DP.Audit.Opposite,
+		w0: append([]float64(nil), w0...), prev: append([]float64(nil), w0...), step: make([]float64, len(w0)),
+		rows: make([][]float64, rows), table: table}
+	for k := range cfg.Agents {
+		if c := cfg.CanaryOf(k, rng.New(runSeed, fedavg.AgentName(k), fedavg.StreamCanary), len(w0)); c.Canary {
+			au.canaries = append(au.canaries, c)
+		}
+		if cfg.DP.Audit.Single {
+			break // agent 0 is the only one
+		}
+	}
+	au.score = make([]float64, len(au.canaries))
+	au.rows[0] = make([]float64, len(au.canaries))
+	return au
+}
+
+// release scores the canaries on the model w the server released in round
+// i.
+func (au *auditor) release(round int, w []float64) {
+	if round <= 0 {
+		return
+	}
+	if au.a.View == viewFinal {
+		floats.SubTo(au.step, au.w0, w)
+		for c, can := range au.canaries {
+			au.score[c] = floats.Dot(au.step, can.Direction) * au.scale
+		}
+	} else {
+		floats.SubTo(au.step, au.prev, w)
+		copy(au.prev, w)
+		for c, can := range au.canaries {
+			x := []float64{floats.Dot(au.step, can.Direction) * au.scale}
+			au.score[c] += au.roundScore(x)
+		}
+	}
+	if row := au.table.Row(round); row > 0 {
+		au.rows[row] = append([]float64(nil), au.score...)
+	}
+}
+
+// roundScore is the log-likelihood ratio of one round's projection.
+func (au *auditor) roundScore(x []float64) float64 {
+	if au.opposite {
+		in, _ := auditscore.Gaussian(x, au.clip, au.sigma, au.rate)
+		out, _ := auditscore.Gaussian(x, -au.clip, au.sigma, au.rate)
+		return in - out
+	}
+	s, _ := auditscore.Gaussian(x, au.clip, au.sigma, au.rate) // the arguments are finite and validated
+	return s
+}
+
+// record gives the runner the run's audit: the canary's scores after every
+// row (many-run) or every canary's (one-run), and the ledger's ε beside
+// them.
+func (au *auditor) record(j *run.Job, l *privacyLog) {
+	for k := range au.rows {
+		if au.rows[k] == nil {
+			au.rows[k] = au.rows[k-1] // a row no released model reached
+		}
+	}
+	if au.a.Method == scenarios.AuditManyRun {
+		s := make([]float64, len(au.rows))
+		for k, r := range au.rows {
+			s[k] = r[0]
+		}
+		j.RecordAudit(run.AuditRecord{Scores: s})
+	} else {
+		in := make([]bool, len(au.canaries))
+		for c, can := range au.canaries {
+			in[c] = can.Included
+		}
+		j.RecordAudit(run.AuditRecord{Included: in, CanaryScores: au.rows})
+	}
+	m := l.cfg.RoundMechanism(l.dim, l.cfg.Draws())
+	eps := make([]float64, len(au.rows))
+	for k, it := range l.t.Iterations {
+		eps[k] = l.eps[it][0]
+		if math.IsNaN(eps[k]) {
+			eps[k] = math.Inf(1)
+		}
+	}
+	j.RecordAuditUpper(run.AuditUpper{Accountant: l.cfg.RoundAccountant().Bound(m), Relation: m.Relation.String(),
+		Sampling: m.Sampling.String(), Delta: l.cfg.DP.Delta, Epsilon: eps})
+}
