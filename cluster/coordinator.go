@@ -70,8 +70,8 @@ func NewCoordinator(cfg Config) (*Coordinator, error) {
 		return nil, errors.New("no worker listed")
 	}
 	for _, w := range cfg.Workers {
-		if _, _, err := net.SplitHostPort(w); err != nil {
-			return nil, fmt.Errorf("worker %q: expected host:port", w)
+		if err := CheckWorker(w); err != nil {
+			return nil, fmt.Errorf("worker %q: %v", w, err)
 		}
 	}
 	if len(cfg.Secret) < MinSecretBytes {

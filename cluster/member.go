@@ -53,7 +53,8 @@ const maxMessage = 64 << 20
 // memberConfig configures a protoactor cluster member.
 type memberConfig struct {
 	// host is the address remote listens on (and is reached at, unless
-	// advertise is set), port its port (0: any free one).
+	// advertise is set), port its port (0: any free one, not with
+	// advertise, which is reached at port).
 	host      string
 	port      int
 	advertise string
@@ -107,7 +108,7 @@ func startMember(cfg memberConfig) (m *member, err error) {
 	m.provider = automanaged.NewWithTesting(refreshInterval, healthPort, m.server, cfg.hosts...)
 	opts := []remote.ConfigOption{remote.WithServerOptions(grpc.MaxRecvMsgSize(maxMessage))}
 	if cfg.advertise != "" {
-		opts = append(opts, remote.WithAdvertisedHost(net.JoinHostPort(cfg.advertise, "0")))
+		opts = append(opts, remote.WithAdvertisedHost(net.JoinHostPort(cfg.advertise, strconv.Itoa(cfg.port))))
 	}
 	rc := remote.Configure(cfg.host, cfg.port, opts...)
 	config := cluster.Configure(Name, m.provider, disthash.New(), rc, cluster.WithKinds(cfg.kinds...))

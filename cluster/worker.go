@@ -35,6 +35,12 @@ var requestTimeout = 30 * time.Second
 // are fetched in chunks.
 const inlineLimit = 256 << 10
 
+// MaxSlots is the most slots a worker takes: each slot runs one job at a
+// time, on an actor system of its own, and a job keeps a core busy, so a
+// number of slots far beyond any machine's cores is a mistake that would
+// only exhaust the worker's memory.
+const MaxSlots = 1024
+
 // WorkerConfig configures a worker.
 type WorkerConfig struct {
 	// Health is the listener of the worker's health endpoint: the address
@@ -43,14 +49,16 @@ type WorkerConfig struct {
 	Health net.Listener
 	// Host is the address the worker's actors listen on for coordinators'
 	// messages (remote), Port its port (0: any free one). Advertise, if
-	// set, is the host coordinators reach them at (when Host is 0.0.0.0).
+	// set, is the host coordinators reach them at (when Host is 0.0.0.0),
+	// at Port, which must then be given.
 	Host      string
 	Port      int
 	Advertise string
 	// Secret is the cluster's shared secret: the worker executes nothing
 	// for a coordinator that does not hold it.
 	Secret []byte
-	// Slots is the number of jobs run at once; 0 means GOMAXPROCS.
+	// Slots is the number of jobs run at once, at most MaxSlots; 0 means
+	// GOMAXPROCS.
 	Slots int
 	// Cache is the directory of the files coordinators ship, kept by
 	// content hash across plans; "" uses a temporary directory removed by
@@ -127,6 +135,12 @@ func StartWorker(cfg WorkerConfig) (*Worker, error) { return startWorker(cfg, wo
 func startWorker(cfg WorkerConfig, hooks workerHooks) (*Worker, error) {
 	if len(cfg.Secret) < MinSecretBytes {
 		return nil, fmt.Errorf("the shared secret has %d bytes, fewer than %d", len(cfg.Secret), MinSecretBytes)
+	}
+	if cfg.Slots > MaxSlots {
+		return nil, fmt.Errorf("%d slots, more than %d", cfg.Slots, MaxSlots)
+	}
+	if cfg.Advertise != "" && cfg.Port == 0 {
+		return nil, errors.New("an advertised host needs the port of the worker's actors")
 	}
 	if cfg.Slots <= 0 {
 		cfg.Slots = runtime.GOMAXPROCS(0)
