@@ -169,6 +169,25 @@ wait:
 	}
 }
 
+// A coordinator whose workers hold another secret says so, naming each
+// worker, as soon as the worker refuses its seal and in its final error.
+func TestCoordinatorSaysWorkersRefusedItsSeal(t *testing.T) {
+	worker := startWorkerProcess(t, "--secret-file", private(t, "the worker's own secret, not the cluster's\n"))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := mapleProcess(t, ctx, "run", "--out", filepath.Join(t.TempDir(), "out"), "--cluster", worker, "--cluster-wait", "1s",
+		"--set", "runs=1", "--set", "iterations=3")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	why := "worker " + worker + " refused this coordinator's seal: the two do not hold the same cluster secret"
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	last := lines[len(lines)-1]
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.HasPrefix(last, "maple: no worker of the cluster took the plan's jobs for 1s") ||
+		!strings.Contains(last, why) || strings.Count(string(out), why) != 2 {
+		t.Errorf("maple run --cluster: %v\n%s\nwant exit 1 and, logged then in the last line: %s", err, out, why)
+	}
+}
+
 // Cluster flags that cannot apply are refused with exit status 2, naming
 // the flag.
 func TestClusterFlagsAreCheckedAsInput(t *testing.T) {

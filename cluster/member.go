@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net"
@@ -19,6 +20,7 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 	"go.uber.org/zap/zapcore"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 )
 
 // Name is the name of maple's protoactor cluster: members of clusters of
@@ -67,6 +69,9 @@ type memberConfig struct {
 	logger *zap.Logger
 	// topology, if set, receives every topology the member sees.
 	topology func(*cluster.ClusterTopology)
+	// tap, if set (by tests), wraps every connection the member dials to
+	// another member's remote: a wiretap of what it sends on the links.
+	tap func(net.Conn) net.Conn
 }
 
 // member is a running protoactor cluster member: an actor system with
@@ -107,6 +112,16 @@ func startMember(cfg memberConfig) (m *member, err error) {
 	})
 	m.provider = automanaged.NewWithTesting(refreshInterval, healthPort, m.server, cfg.hosts...)
 	opts := []remote.ConfigOption{remote.WithServerOptions(grpc.MaxRecvMsgSize(maxMessage))}
+	if cfg.tap != nil {
+		opts = append(opts, remote.WithDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+				c, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+				if err != nil {
+					return nil, err
+				}
+				return cfg.tap(c), nil
+			})))
+	}
 	if cfg.advertise != "" {
 		opts = append(opts, remote.WithAdvertisedHost(net.JoinHostPort(cfg.advertise, strconv.Itoa(cfg.port))))
 	}

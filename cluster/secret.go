@@ -2,15 +2,9 @@ package cluster
 
 import (
 	"bytes"
-	"crypto/hmac"
-	"crypto/sha256"
-	"errors"
 	"fmt"
 	"os"
 
-	"google.golang.org/protobuf/proto"
-
-	"maple/cluster/wire"
 	"maple/internal/fileio"
 )
 
@@ -59,38 +53,4 @@ func ReadSecret(file string) ([]byte, error) {
 		return nil, fmt.Errorf("the shared secret has %d bytes, fewer than %d (generate one with: head -c 32 /dev/urandom | base64)", len(secret), MinSecretBytes)
 	}
 	return secret, nil
-}
-
-// errForged is the error of a message whose MAC does not match: its sender
-// does not hold the cluster's secret, or it was altered on the way.
-var errForged = errors.New("message not sealed with the cluster's secret")
-
-// sealer seals and opens messages with the cluster's secret.
-type sealer struct{ key []byte }
-
-// seal encodes b and signs it.
-func (s sealer) seal(b *wire.Body) *wire.Sealed {
-	body, err := proto.MarshalOptions{Deterministic: true}.Marshal(b)
-	if err != nil {
-		panic(fmt.Sprintf("cluster: encoding %T: %v", b.Kind, err)) // every field is encodable
-	}
-	return &wire.Sealed{Body: body, Mac: s.mac(body)}
-}
-
-// open checks m's MAC and decodes its body.
-func (s sealer) open(m *wire.Sealed) (*wire.Body, error) {
-	if !hmac.Equal(m.Mac, s.mac(m.Body)) {
-		return nil, errForged
-	}
-	b := &wire.Body{}
-	if err := proto.Unmarshal(m.Body, b); err != nil {
-		return nil, err
-	}
-	return b, nil
-}
-
-func (s sealer) mac(body []byte) []byte {
-	h := hmac.New(sha256.New, s.key)
-	h.Write(body)
-	return h.Sum(nil)
 }
