@@ -256,7 +256,9 @@ func TestNoiseMultiplier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := func(z float64) float64 { return gauss(z, 0.01, 120, accountant.Poisson, accountant.AddRemove).Epsilon(1e-5) }
+	at := func(z float64) float64 {
+		return gauss(z, 0.01, 120, accountant.Poisson, accountant.AddRemove).Epsilon(1e-5)
+	}
 	if at(z) > 2 || at(z*(1-1e-5)) <= 2 {
 		t.Errorf("z = %v: ε = %v, ε just below = %v", z, at(z), at(z*(1-1e-5)))
 	}
