@@ -9,9 +9,15 @@ import (
 // maxPoints bounds the length of every discretized distribution, composed
 // or not (2²¹ losses: 16 MiB, about 210 in loss at the default interval).
 // What does not fit is moved pessimistically (see pmf.truncate and
-// selfCompose), so the bound only costs tightness, where ε is far beyond
-// any meaningful value.
+// selfCompose), up to counting a whole composition at infinite loss, so the
+// bound only costs tightness where ε is far beyond any meaningful value.
 const maxPoints = 1 << 21
+
+// capLoss is the largest composed loss the accountant resolves: when all
+// but a negligible mass of a composition lies above it, the composition is
+// counted as infinite loss, and ε is reported as +Inf (any ε above it is a
+// guarantee of nothing).
+const capLoss = 500
 
 // maxPower is the largest count composed by one power of the Fourier
 // transform. Beyond it the phase k·arg F(f) loses digits (k·2⁻⁵² of a
@@ -51,10 +57,11 @@ func logMGF(probs []float64, t float64) float64 {
 }
 
 // chernoffOrders are the t·len(probs) at which window evaluates the
-// moment generating function: 2⁻¹² … 32 and their negatives.
+// moment generating function: 2⁻⁴⁰ … 32 and their negatives (the best t
+// shrinks as 1/√k for k compositions).
 var chernoffOrders = func() []float64 {
 	var ts []float64
-	for e := -12; e <= 5; e++ {
+	for e := -40; e <= 5; e++ {
 		ts = append(ts, math.Ldexp(1, e), -math.Ldexp(1, e))
 	}
 	return ts
@@ -71,14 +78,15 @@ func (p *pmf) mgf() []float64 {
 	return p.logMGF
 }
 
-// window returns indices lo ≤ hi (relative to k·offset) between which the
-// k-fold composition of p holds all but tail/2 of its mass on each side,
-// by the Chernoff bound P(S ≥ u) ≤ e^{−tu}·M(t)^k over a range of t
-// (Google's dp_accounting does the same, supplementary material eq. 5).
-func window(p *pmf, k int64, tail float64) (lo, hi int64) {
+// window returns losses lo ≤ hi, in units of the interval and relative to
+// k·offset, between which the k-fold composition of p holds all but tail/2
+// of its mass on each side, by the Chernoff bound P(S ≥ u) ≤ e^{−tu}·M(t)^k
+// over a range of t (Google's dp_accounting does the same, supplementary
+// material eq. 5). They are floats: for huge k they exceed any integer.
+func window(p *pmf, k int64, tail float64) (lo, hi float64) {
 	n := float64(len(p.probs))
 	kf := float64(k)
-	hiF, loF := kf*(n-1), 0.0
+	hi, lo = kf*(n-1), 0
 	for i, lm := range p.mgf() {
 		s := chernoffOrders[i] / n
 		b := (kf*lm + math.Log(2/tail)) / s
@@ -86,15 +94,12 @@ func window(p *pmf, k int64, tail float64) (lo, hi int64) {
 			continue
 		}
 		if s > 0 {
-			hiF = min(hiF, math.Ceil(b))
+			hi = min(hi, math.Ceil(b))
 		} else {
-			loF = max(loF, math.Floor(b))
+			lo = max(lo, math.Floor(b))
 		}
 	}
-	if loF > hiF {
-		loF = hiF
-	}
-	return int64(loF), int64(hiF)
+	return min(lo, hi), hi
 }
 
 // selfCompose returns the k-fold composition of p (k ≥ 1), truncated
@@ -102,6 +107,23 @@ func window(p *pmf, k int64, tail float64) (lo, hi int64) {
 func selfCompose(p *pmf, k int64, tail float64) *pmf {
 	if k == 1 {
 		return &pmf{interval: p.interval, offset: p.offset, probs: append([]float64(nil), p.probs...), inf: p.inf}
+	}
+	if len(p.probs) > 1 && p.inf < 1 {
+		lo, hi := window(p, k, tail)
+		base := float64(k) * float64(p.offset)
+		switch {
+		case (base+lo)*p.interval > capLoss || hi-lo+1 > maxPoints:
+			// All but tail/2 of the finite mass lies above capLoss, or it
+			// spreads over more losses than the grid holds: count all of
+			// it at +∞ (an upper bound; such a composition guarantees
+			// nothing worth a number).
+			return &pmf{interval: p.interval, probs: []float64{0}, inf: 1}
+		case (base+hi)*p.interval <= 0 && k > maxPower:
+			// All but tail/2 lies at losses ≤ 0, which no δ(ε ≥ 0) sees:
+			// move it up to 0 and the rest to +∞.
+			inf := -math.Expm1(float64(k) * math.Log1p(-p.inf))
+			return &pmf{interval: p.interval, probs: []float64{max(0, 1-inf-tail/2)}, inf: min(1, inf+tail/2)}
+		}
 	}
 	if k > maxPower {
 		h := selfCompose(p, k/2, tail)
@@ -115,12 +137,8 @@ func selfCompose(p *pmf, k int64, tail float64) *pmf {
 	if len(p.probs) == 1 || p.inf >= 1 {
 		return &pmf{interval: p.interval, offset: k * p.offset, probs: []float64{math.Exp(float64(k) * math.Log(max(0, p.probs[0])))}, inf: inf}
 	}
-	lo, hi := window(p, k, tail)
-	if hi-lo+1 > maxPoints {
-		// Mass below the window wraps around into it, at higher losses:
-		// pessimistic.
-		lo = hi - maxPoints + 1
-	}
+	lof, hif := window(p, k, tail) // within maxPoints of each other, see above
+	lo, hi := int64(lof), int64(hif)
 	n := fastLen(int(max(hi-lo+1, int64(len(p.probs)))))
 	t := p.transform(n)
 	n = t.fft.Len()

@@ -90,7 +90,9 @@ func (p *shiftPair) delta(eps float64) float64 {
 		return 0
 	}
 	x, ok := p.mu.inverse(p, eps)
-	if !ok || math.IsNaN(x) {
+	if !ok || math.IsNaN(x) || math.IsInf(x, 0) {
+		// No closed form, or one that overflowed (vanishing noise, where
+		// the crossing lies between the components).
 		x = p.bisect(eps)
 	}
 	tp, tq := p.tails(x)
