@@ -47,13 +47,17 @@ func PoissonGaussianRDP(alpha, q, z float64) float64 {
 	case q == 1:
 		return GaussianRDP(alpha, z)
 	}
+	// Subsampling never costs more than the unsampled mechanism (A_α is
+	// convex in the mixture), which also keeps rounding at z → ∞ from
+	// putting ε above the q = 1 value.
+	plain := GaussianRDP(alpha, z)
 	if alpha == math.Trunc(alpha) && alpha <= 1<<20 {
-		return max(logAInt(int(alpha), q, z), 0) / (alpha - 1)
+		return min(plain, max(logAInt(int(alpha), q, z), 0)/(alpha-1))
 	}
 	if logA, ok := logAFrac(alpha, q, z); ok {
-		return max(logA, 0) / (alpha - 1)
+		return min(plain, max(logA, 0)/(alpha-1))
 	}
-	return fractionalBound(alpha, q, z)
+	return min(plain, fractionalBound(alpha, q, z))
 }
 
 // fractionalBound bounds the RDP at a fractional order where the series
@@ -68,7 +72,7 @@ func fractionalBound(alpha, q, z float64) float64 {
 			return 0
 		}
 		if a > 1<<20 {
-			return a * (a - 1) / (2 * z * z) // the unsampled Gaussian's, an upper bound
+			return a * (a - 1) / (2 * z) / z // the unsampled Gaussian's, an upper bound
 		}
 		return max(logAInt(int(a), q, z), 0)
 	}
@@ -81,7 +85,7 @@ func logAInt(alpha int, q, z float64) float64 {
 	lq, l1q := math.Log(q), math.Log1p(-q)
 	for i := range terms {
 		fi := float64(i)
-		terms[i] = logBinomial(alpha, i) + fi*lq + float64(alpha-i)*l1q + (fi*fi-fi)/(2*z*z)
+		terms[i] = logBinomial(alpha, i) + fi*lq + float64(alpha-i)*l1q + (fi*fi-fi)/(2*z)/z
 	}
 	return logSumExp(terms)
 }
@@ -131,8 +135,8 @@ func logAFrac(alpha, q, z float64) (float64, bool) {
 		lgJ, signJ := math.Lgamma(j + 1)
 		logCoef := lgA - lgI - lgJ
 		neg := signJ < 0
-		s0 := logCoef + fi*lq + j*l1q + (fi*fi-fi)/(2*z*z) + math.Log(0.5) + logErfc((fi-z0)/(math.Sqrt2*z))
-		s1 := logCoef + j*lq + fi*l1q + (j*j-j)/(2*z*z) + math.Log(0.5) + logErfc((z0-j)/(math.Sqrt2*z))
+		s0 := logCoef + fi*lq + j*l1q + (fi*fi-fi)/(2*z)/z + math.Log(0.5) + logErfc((fi-z0)/(math.Sqrt2*z))
+		s1 := logCoef + j*lq + fi*l1q + (j*j-j)/(2*z)/z + math.Log(0.5) + logErfc((z0-j)/(math.Sqrt2*z))
 		if math.IsNaN(s0) || math.IsNaN(s1) || math.IsInf(s0, 1) || math.IsInf(s1, 1) {
 			return 0, false
 		}

@@ -20,7 +20,7 @@ func GaussianRDP(alpha, z float64) float64 {
 		panic(fmt.Sprintf("accountant: Rényi order %g must exceed 1", alpha))
 	}
 	mustPositive("z", z)
-	return alpha / (2 * z * z)
+	return alpha / (2 * z) / z // not z·z, which underflows to 0 at z = 1e-300
 }
 
 // SubsampledGaussianRDP returns an upper bound on the Rényi differential
