@@ -222,6 +222,18 @@ func TestAdversarialInputs(t *testing.T) {
 		{args: []string{"run", "tiny.yaml", "--cluster", "127.0.0.1:7070,127.0.0.1:7070"}, code: 2, words: []string{`"--cluster" flag: worker 127.0.0.1:7070 is listed twice`}},
 		{args: []string{"worker", "--listen", "127.0.0.1:99999"}, code: 2, words: []string{`--listen: expected a port number from 0 to 65535, got "99999"`}},
 		{args: []string{"worker", "--secret-file", "secret-private", "--cache", "/etc/passwd"}, code: 2, words: []string{"--cache: /etc/passwd is not a directory"}},
+		// The accountants' inputs (issues 29 and 30): each refused by its flag.
+		{args: []string{"privacy", "dp-fedavg", "--clients", "0", "--per-round", "1", "--rounds", "1", "--noise-multiplier", "1"}, code: 2, words: []string{"--clients: need K ≥ 1, got 0"}},
+		{args: []string{"privacy", "dp-fedavg", "--clients", "10", "--per-round", "1", "--rounds", "1", "--noise-multiplier", "1", "--relation", "swap-two"}, code: 2, words: []string{"--relation:", `unknown neighbouring relation "swap-two" (expected add-remove or replace-one)`}},
+		{args: []string{"privacy", "dp-fedavg", "--clients", "10", "--per-round", "1", "--rounds", "1", "--noise-multiplier", "1", "--relation", "replace-one", "--accountant", "rdp"}, code: 2, words: []string{"--accountant rdp:", "not poisson sampling with replace-one"}},
+		{args: []string{"privacy", "dp-fedavg", "--clients", "10", "--per-round", "1", "--rounds", "1", "--noise-multiplier", "1", "--accountant", "moments"}, code: 2, words: []string{`--accountant: unknown accountant "moments"`}},
+		{args: []string{"privacy", "dp-fedavg", "--clients", "10", "--per-round", "11", "--rounds", "1", "--noise-multiplier", "1"}, code: 2, words: []string{"--per-round: need 1 ≤ L ≤ K = 10, got 11"}},
+		{args: []string{"privacy", "dp-fedavg", "--clients", "10", "--per-round", "1", "--rounds", "0", "--noise-multiplier", "1"}, code: 2, words: []string{"--rounds: need 1 ≤ R ≤ 10¹⁸, got 0"}},
+		{args: []string{"privacy", "dp-fedavg", "--clients", "10", "--per-round", "1", "--rounds", "1", "--noise-multiplier", "1", "--interval", "0"}, code: 2, words: []string{"--interval: need 1e-6 ≤ Δ ≤ 1, got 0"}},
+		{args: []string{"privacy", "dp-sgd", "--samples", "0", "--batch", "1", "--epochs", "1", "--noise-multiplier", "1"}, code: 2, words: []string{"--samples: need N ≥ 1, got 0"}},
+		{args: []string{"privacy", "dp-sgd", "--samples", "10", "--batch", "1", "--epochs", "1e300", "--noise-multiplier", "1"}, code: 2, words: []string{"--epochs: 1e+300 epochs are more than 10¹⁸ steps"}},
+		{args: []string{"privacy", "dp-sgd", "--samples", "10", "--batch", "1", "--epochs", "1", "--epsilon", "1", "--delta", "1e-300"}, code: 2, words: []string{"epsilon: 1 is out of reach at δ = 1e-300"}},
+		{args: []string{"privacy", "dp-sgd", "--samples", "60000", "--batch", "256", "--noise-multiplier", "1e-300", "--epochs", "1"}, code: 0},
 		// A bug: status 3 and a request for a report.
 		{args: []string{"test-panic"}, code: 3, lines: 2, words: []string{"internal error: test panic in a command", "this is a bug in maple"}},
 	}
