@@ -79,6 +79,12 @@ func TestAdversarialInputs(t *testing.T) {
 	fileiotest.FIFOAt(t, "avail.csv", "0,0,1\n")
 	fileiotest.FIFOAt(t, "agents-pipe/1.csv", "1,0.5\n0,1\n")
 	os.Symlink("/dev/zero", "agents-zero/1.csv")
+	// The cluster's secret: private, readable by others, a named pipe.
+	const secret = "0123456789abcdef0123456789abcdef\n"
+	os.WriteFile("secret-private", []byte(secret), 0o600)
+	os.WriteFile("secret-public", []byte(secret), 0o600)
+	os.Chmod("secret-public", 0o644)
+	fileiotest.FIFOAt(t, "secret-pipe", secret)
 	writeSignedIDX(t)
 	// Run directories: a traced run, its copies with metrics.csv and
 	// summary.json linked to /dev/zero, with the trace replaced by a named
@@ -199,6 +205,35 @@ func TestAdversarialInputs(t *testing.T) {
 		{args: []string{"trace", "stats", "empty-trace"}, code: 2, words: []string{"empty-trace: the trace holds no records"}},
 		// Privacy arithmetic at the edge of the floating-point range.
 		{args: []string{"privacy", "gamma", "--epsilon", "1", "--theta", "1e308"}, code: 0, check: checkGammaAtHugeTheta},
+		// The cluster's inputs: the secret file is read as every input is
+		// and must be private; addresses are checked as the flags are
+		// parsed, before any wait; the worker's flags are input (status 2).
+		{args: []string{"run", "tiny.yaml", "--cluster", "127.0.0.1:7070", "--cluster-secret-file", "/dev/zero"}, code: 2, words: []string{"--cluster-secret-file: open /dev/zero: not a regular file: a character device"}},
+		{args: []string{"worker", "--secret-file", "/dev/zero"}, code: 2, words: []string{"--secret-file: open /dev/zero: not a regular file: a character device"}},
+		{args: []string{"run", "tiny.yaml", "--cluster", "127.0.0.1:7070", "--cluster-secret-file", "secret-pipe"}, code: 2, words: []string{"--cluster-secret-file: open secret-pipe: not a regular file: a named pipe"}},
+		{args: []string{"worker", "--secret-file", "secret-pipe"}, code: 2, words: []string{"--secret-file: open secret-pipe: not a regular file: a named pipe"}},
+		{args: []string{"run", "tiny.yaml", "--cluster", "127.0.0.1:7070", "--cluster-secret-file", "secret-public"}, code: 2, words: []string{"--cluster-secret-file: secret-public: other users may read or change the secret (permissions 0644); make it private with chmod 600 secret-public"}},
+		{args: []string{"worker", "--secret-file", "secret-public"}, code: 2, words: []string{"--secret-file: secret-public: other users may read or change the secret (permissions 0644)"}},
+		{args: []string{"run", "tiny.yaml", "--cluster", "127.0.0.1:-5"}, code: 2, words: []string{`invalid argument "127.0.0.1:-5" for "--cluster" flag: expected a port number from 1 to 65535, got "-5"`}},
+		{args: []string{"run", "tiny.yaml", "--cluster", "127.0.0.1:abc"}, code: 2, words: []string{`invalid argument "127.0.0.1:abc" for "--cluster" flag: expected a port number from 1 to 65535, got "abc"`}},
+		{args: []string{"run", "tiny.yaml", "--cluster", "127.0.0.1:0"}, code: 2, words: []string{`invalid argument "127.0.0.1:0" for "--cluster" flag: expected a port number from 1 to 65535, got "0"`}},
+		{args: []string{"run", "tiny.yaml", "--cluster", "127.0.0.1:99999"}, code: 2, words: []string{`invalid argument "127.0.0.1:99999" for "--cluster" flag: expected a port number from 1 to 65535, got "99999"`}},
+		{args: []string{"run", "tiny.yaml", "--cluster", ""}, code: 2, words: []string{`invalid argument "" for "--cluster" flag: expected the workers' host:port, comma-separated, got nothing`}},
+		{args: []string{"run", "tiny.yaml", "--cluster", "127.0.0.1:7070,127.0.0.1:7070"}, code: 2, words: []string{`"--cluster" flag: worker 127.0.0.1:7070 is listed twice`}},
+		{args: []string{"worker", "--listen", "127.0.0.1:99999"}, code: 2, words: []string{`--listen: expected a port number from 0 to 65535, got "99999"`}},
+		{args: []string{"worker", "--secret-file", "secret-private", "--cache", "/etc/passwd"}, code: 2, words: []string{"--cache: /etc/passwd is not a directory"}},
+		// The accountants' inputs (issues 29 and 30): each refused by its flag.
+		{args: []string{"privacy", "dp-fedavg", "--clients", "0", "--per-round", "1", "--rounds", "1", "--noise-multiplier", "1"}, code: 2, words: []string{"--clients: need K ≥ 1, got 0"}},
+		{args: []string{"privacy", "dp-fedavg", "--clients", "10", "--per-round", "1", "--rounds", "1", "--noise-multiplier", "1", "--relation", "swap-two"}, code: 2, words: []string{"--relation:", `unknown neighbouring relation "swap-two" (expected add-remove or replace-one)`}},
+		{args: []string{"privacy", "dp-fedavg", "--clients", "10", "--per-round", "1", "--rounds", "1", "--noise-multiplier", "1", "--relation", "replace-one", "--accountant", "rdp"}, code: 2, words: []string{"--accountant rdp:", "not poisson sampling with replace-one"}},
+		{args: []string{"privacy", "dp-fedavg", "--clients", "10", "--per-round", "1", "--rounds", "1", "--noise-multiplier", "1", "--accountant", "moments"}, code: 2, words: []string{`--accountant: unknown accountant "moments"`}},
+		{args: []string{"privacy", "dp-fedavg", "--clients", "10", "--per-round", "11", "--rounds", "1", "--noise-multiplier", "1"}, code: 2, words: []string{"--per-round: need 1 ≤ L ≤ K = 10, got 11"}},
+		{args: []string{"privacy", "dp-fedavg", "--clients", "10", "--per-round", "1", "--rounds", "0", "--noise-multiplier", "1"}, code: 2, words: []string{"--rounds: need 1 ≤ R ≤ 10¹⁸, got 0"}},
+		{args: []string{"privacy", "dp-fedavg", "--clients", "10", "--per-round", "1", "--rounds", "1", "--noise-multiplier", "1", "--interval", "0"}, code: 2, words: []string{"--interval: need 1e-6 ≤ Δ ≤ 1, got 0"}},
+		{args: []string{"privacy", "dp-sgd", "--samples", "0", "--batch", "1", "--epochs", "1", "--noise-multiplier", "1"}, code: 2, words: []string{"--samples: need N ≥ 1, got 0"}},
+		{args: []string{"privacy", "dp-sgd", "--samples", "10", "--batch", "1", "--epochs", "1e300", "--noise-multiplier", "1"}, code: 2, words: []string{"--epochs: 1e+300 epochs are more than 10¹⁸ steps"}},
+		{args: []string{"privacy", "dp-sgd", "--samples", "10", "--batch", "1", "--epochs", "1", "--epsilon", "1", "--delta", "1e-300"}, code: 2, words: []string{"epsilon: 1 is out of reach at δ = 1e-300"}},
+		{args: []string{"privacy", "dp-sgd", "--samples", "60000", "--batch", "256", "--noise-multiplier", "1e-300", "--epochs", "1"}, code: 0},
 		// A bug: status 3 and a request for a report.
 		{args: []string{"test-panic"}, code: 3, lines: 2, words: []string{"internal error: test panic in a command", "this is a bug in maple"}},
 	}

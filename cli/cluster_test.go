@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,12 +31,13 @@ func mapleProcess(t *testing.T, ctx context.Context, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// startWorkerProcess starts `maple worker` on a free loopback port and
-// returns the address it prints; the test stops it (SIGTERM) when it ends.
-func startWorkerProcess(t *testing.T) string {
+// startWorkerProcess starts `maple worker` on a free loopback port, with
+// the flags extra, and returns the address it prints; the test stops it
+// (SIGTERM) when it ends.
+func startWorkerProcess(t *testing.T, extra ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	cmd := mapleProcess(t, ctx, "worker", "--listen", "127.0.0.1:0", "--slots", "2")
+	cmd := mapleProcess(t, ctx, append([]string{"worker", "--listen", "127.0.0.1:0", "--slots", "2"}, extra...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +64,18 @@ func startWorkerProcess(t *testing.T) string {
 		t.Errorf("the worker does not listen on loopback only: %q", line)
 	}
 	return addr
+}
+
+// freePort returns a loopback port no process listens on, for a moment.
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return port
 }
 
 // maple run --cluster writes, from two worker processes, the run directory
@@ -96,9 +110,12 @@ func TestRunOnAClusterWritesTheSameRunDirectory(t *testing.T) {
 }
 
 // SIGINT stops a coordinator as it stops a run alone: the finished runs are
-// written, summary.json says partial, and maple exits with status 130.
+// written, summary.json says partial, and maple exits with status 130. The
+// worker advertises the address of its actors (--advertise, --remote-port),
+// as in a container: the runs it finishes show the coordinator reaches it
+// there.
 func TestSignalStopsACoordinator(t *testing.T) {
-	workers := startWorkerProcess(t)
+	workers := startWorkerProcess(t, "--advertise", "127.0.0.1", "--remote-port", freePort(t))
 	dir := filepath.Join(t.TempDir(), "out")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -152,6 +169,25 @@ wait:
 	}
 }
 
+// A coordinator whose workers hold another secret says so, naming each
+// worker, as soon as the worker refuses its seal and in its final error.
+func TestCoordinatorSaysWorkersRefusedItsSeal(t *testing.T) {
+	worker := startWorkerProcess(t, "--secret-file", private(t, "the worker's own secret, not the cluster's\n"))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := mapleProcess(t, ctx, "run", "--out", filepath.Join(t.TempDir(), "out"), "--cluster", worker, "--cluster-wait", "1s",
+		"--set", "runs=1", "--set", "iterations=3")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	why := "worker " + worker + " refused this coordinator's seal: the two do not hold the same cluster secret"
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	last := lines[len(lines)-1]
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.HasPrefix(last, "maple: no worker of the cluster took the plan's jobs for 1s") ||
+		!strings.Contains(last, why) || strings.Count(string(out), why) != 2 {
+		t.Errorf("maple run --cluster: %v\n%s\nwant exit 1 and, logged then in the last line: %s", err, out, why)
+	}
+}
+
 // Cluster flags that cannot apply are refused with exit status 2, naming
 // the flag.
 func TestClusterFlagsAreCheckedAsInput(t *testing.T) {
@@ -163,15 +199,23 @@ func TestClusterFlagsAreCheckedAsInput(t *testing.T) {
 	}{
 		{[]string{"run", "--cluster", "127.0.0.1:7070", "--workers", "2"}, "--workers: with --cluster"},
 		{[]string{"run", "--cluster-listen", "10.0.0.1"}, "--cluster-listen only applies with --cluster"},
-		{[]string{"run", "--cluster", "localhost"}, "--cluster: expected host:port"},
+		{[]string{"run", "--cluster", "localhost"}, `invalid argument "localhost" for "--cluster" flag: expected host:port`},
 		{[]string{"run", "--cluster", "127.0.0.1:7070", "--cluster-listen", "0.0.0.0"}, "--cluster-listen: expected the IP address"},
-		{[]string{"run", "--cluster", "127.0.0.1:7070", "--cluster-listen", "10.0.0.1:x"}, "--cluster-listen: expected IP or IP:port"},
+		{[]string{"run", "--cluster", "127.0.0.1:7070", "--cluster-listen", "10.0.0.1:x"}, `--cluster-listen: expected a port number from 0 to 65535, got "x"`},
+		{[]string{"run", "--cluster", "127.0.0.1:7070", "--cluster-listen", "example.org"}, "--cluster-listen: expected the IP address"},
 		{[]string{"run", "--cluster", "127.0.0.1:7070", "--cluster-wait", "-1s"}, "--cluster-wait: must be a positive duration"},
 		{[]string{"run", "--cluster", "127.0.0.1:7070", "--cluster-secret-file", "/nonexistent"}, "--cluster-secret-file:"},
 		{[]string{"worker", "--listen", "0.0.0.0:7070"}, "--listen: \"0.0.0.0:7070\" listens on every interface: give --advertise"},
 		{[]string{"worker", "--listen", "7070"}, "--listen: expected host:port"},
-		{[]string{"worker", "--slots", "-1"}, "--slots: must be a positive number"},
-		{[]string{"worker", "--secret-file", writeFile(t, t.TempDir(), "short", "short\n")}, "--secret-file: the shared secret has 5 bytes"},
+		{[]string{"worker", "--slots", "-1"}, "--slots: must be a number of jobs from 1 to 1024"},
+		{[]string{"worker", "--secret-file", private(t, "short\n")}, "--secret-file: the shared secret has 5 bytes"},
+		{[]string{"worker", "--advertise", "10.0.0.11"}, "--advertise needs --remote-port"},
+		{[]string{"worker", "--advertise", "10.0.0.11:7071", "--remote-port", "7071"}, `--advertise: expected an IP address or a host name, got "10.0.0.11:7071"`},
+		{[]string{"worker", "--listen", "not a host:7070"}, `--listen: expected an IP address or a host name, got "not a host"`},
+		{[]string{"worker", "--listen", "192.0.2.1:7070"}, "--listen: 192.0.2.1 is not an address of this host"},
+		{[]string{"worker", "--slots", "100000000"}, "--slots: must be a number of jobs from 1 to 1024"},
+		{[]string{"worker", "--remote-port", "70000"}, "--remote-port: expected a port number"},
+		{[]string{"worker", "--cache", writeFile(t, t.TempDir(), "file", "")}, "is not a directory"},
 	} {
 		code, _, errOut := maple(t, c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
@@ -182,4 +226,15 @@ func TestClusterFlagsAreCheckedAsInput(t *testing.T) {
 	if code, _, errOut := maple(t, "worker"); code != 2 || !strings.Contains(errOut, "--secret-file: no shared secret: give a secret file or set "+cluster.SecretEnv) {
 		t.Errorf("maple worker without a secret: exit %d, %q", code, errOut)
 	}
+}
+
+// private writes content to a new file readable only by its owner (mode
+// 600, as a secret file must be) and returns its path.
+func private(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

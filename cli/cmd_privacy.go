@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"maple/privacy/accountant"
+	"maple/privacy/accountant/pld"
 	"maple/privacy/gamma"
 )
 
@@ -27,6 +28,7 @@ func addPrivacyCommand(c func(g *globalFlags) *cobra.Command) {
 func init() {
 	addPrivacyCommand(newPrivacyGammaCommand)
 	addPrivacyCommand(newPrivacyDPSGDCommand)
+	addPrivacyCommand(newPrivacyDPFedAvgCommand)
 }
 
 func newPrivacyCommand(g *globalFlags) *cobra.Command {
@@ -137,44 +139,179 @@ func largestRatio(eps, delta float64) float64 {
 	return lo
 }
 
+// maxSteps bounds the compositions maple privacy accounts (10¹⁸): more
+// overflow the step count.
+const maxSteps = 1e18
+
+// accountingFlags are the flags dp-sgd and dp-fedavg share.
+type accountingFlags struct {
+	noise, epsilon, delta, interval float64
+	sampling, relation, accountant  string
+}
+
+func (f *accountingFlags) register(cmd *cobra.Command, sampling string) {
+	cmd.Flags().Float64Var(&f.noise, "noise-multiplier", 0, "z > 0: noise of standard deviation z·C per step")
+	cmd.Flags().Float64Var(&f.epsilon, "epsilon", 0, "target ε > 0: find the noise multiplier instead")
+	cmd.Flags().Float64Var(&f.delta, "delta", 1e-5, "δ in (0, 1)")
+	cmd.Flags().StringVar(&f.sampling, "sampling", sampling, "poisson or fixed")
+	cmd.Flags().StringVar(&f.relation, "relation", "add-remove", "neighbouring relation: add-remove or replace-one")
+	cmd.Flags().StringVar(&f.accountant, "accountant", "pld", "pld (privacy loss distributions) or rdp (Rényi DP)")
+	cmd.Flags().Float64Var(&f.interval, "interval", pld.DefaultInterval, "the PLD accountant's discretization interval Δ, in [1e-6, 1]")
+}
+
+// accounting is what the flags resolve to.
+type accounting struct {
+	sampling accountant.Sampling
+	relation accountant.Relation
+	usePLD   bool
+}
+
+// parse checks the shared flags, each refused by name.
+func (f *accountingFlags) parse(cmd *cobra.Command) (accounting, error) {
+	changed := cmd.Flags().Changed
+	var a accounting
+	var err error
+	if a.sampling, err = accountant.ParseSampling(f.sampling); err != nil {
+		return a, usageError{fmt.Errorf("--sampling: %v", err)}
+	}
+	if a.relation, err = accountant.ParseRelation(f.relation); err != nil {
+		return a, usageError{fmt.Errorf("--relation: %v", err)}
+	}
+	switch f.accountant {
+	case "pld":
+		a.usePLD = true
+	case "rdp":
+		if !rdpApplies(a) {
+			return a, usageError{fmt.Errorf("--accountant rdp: maple's Rényi accountant covers poisson sampling with add-remove (Mironov, Talwar & Zhang) and fixed sampling with replace-one (Wang, Balle & Kasiviswanathan), not %s sampling with %s; use --accountant pld", a.sampling, a.relation)}
+		}
+	default:
+		return a, usageError{fmt.Errorf("--accountant: unknown accountant %q (expected pld or rdp)", f.accountant)}
+	}
+	switch {
+	case !(f.delta > 0 && f.delta < 1):
+		return a, usageError{fmt.Errorf("--delta: need 0 < δ < 1, got %v", f.delta)}
+	case changed("noise-multiplier") == changed("epsilon"):
+		return a, usageError{fmt.Errorf("give exactly one of --noise-multiplier (compute ε) and --epsilon (find the noise multiplier)")}
+	case changed("noise-multiplier") && (!(f.noise > 0) || math.IsInf(f.noise, 1)):
+		return a, usageError{fmt.Errorf("--noise-multiplier: need z > 0, got %v", f.noise)}
+	case changed("epsilon") && (!(f.epsilon > 0) || math.IsInf(f.epsilon, 1)):
+		return a, usageError{fmt.Errorf("--epsilon: need ε > 0, got %v", f.epsilon)}
+	case !(f.interval >= 1e-6 && f.interval <= 1):
+		return a, usageError{fmt.Errorf("--interval: need 1e-6 ≤ Δ ≤ 1, got %v", f.interval)}
+	}
+	return a, nil
+}
+
+// rdpApplies reports whether maple's Rényi accountant has a bound for the
+// sampling and relation.
+func rdpApplies(a accounting) bool {
+	return (a.sampling == accountant.Poisson && a.relation == accountant.AddRemove) ||
+		(a.sampling == accountant.FixedSize && a.relation == accountant.ReplaceOne)
+}
+
+// neighbours describes the relation's pair for a sum of contributions
+// clipped to C, for the header of a report.
+func neighbours(a accounting, record string) string {
+	switch {
+	case a.relation == accountant.AddRemove && a.sampling == accountant.FixedSize:
+		return fmt.Sprintf("add or remove one %s (the batch keeps its size, so a drawn %s displaces another: ‖Δ‖ ≤ 2C)", record, record)
+	case a.relation == accountant.AddRemove:
+		return fmt.Sprintf("add or remove one %s (sensitivity C)", record)
+	case a.sampling == accountant.FixedSize:
+		return fmt.Sprintf("replace one %s (sensitivity 2C; the drawn %s moves the sum by up to 2C, in either direction from round to round)", record, record)
+	}
+	return fmt.Sprintf("replace one %s (sensitivity 2C; its contribution at +C against −C)", record)
+}
+
+// report solves for z if asked, then prints ε at δ by the PLD and the
+// Rényi accountant, the chosen one first, each line naming accountant,
+// relation and sampling.
+func (f *accountingFlags) report(w io.Writer, cmd *cobra.Command, a accounting, q float64, steps int64) error {
+	m := pld.GaussianMechanism(f.noise, q, a.sampling, a.relation)
+	opt := pld.Options{Interval: f.interval}
+	rdp := accountant.SubsampledGaussian{Rate: q, NoiseMultiplier: f.noise, Steps: int(steps), Sampling: a.sampling}
+	if cmd.Flags().Changed("epsilon") {
+		var z float64
+		var err error
+		if a.usePLD {
+			z, err = pld.NoiseMultiplier(m, steps, f.epsilon, f.delta, opt)
+		} else {
+			z, err = accountant.NoiseMultiplier(rdp, f.epsilon, f.delta, accountant.Balle2020)
+		}
+		if err != nil {
+			return usageError{err}
+		}
+		m.NoiseMultiplier, rdp.NoiseMultiplier = z, z
+		fmt.Fprintf(w, "noise multiplier  %.6g   (smallest reaching ε = %v by the %s accountant)\n", z, f.epsilon, f.accountant)
+	} else {
+		fmt.Fprintf(w, "noise multiplier  %.6g\n", m.NoiseMultiplier)
+	}
+	tag := fmt.Sprintf("%s, %s sampling", a.relation, a.sampling)
+	pldLine := func() error {
+		d, err := pld.Compose(m, steps, opt)
+		if err != nil {
+			return usageError{err}
+		}
+		fmt.Fprintf(w, "epsilon           %.6g at δ = %v   (pld accountant, %s; Δ = %v)\n", d.Epsilon(f.delta), f.delta, tag, f.interval)
+		return nil
+	}
+	rdpLines := func() {
+		if !rdpApplies(a) {
+			fmt.Fprintf(w, "epsilon           -   (rdp accountant: no Rényi bound for %s)\n", tag)
+			return
+		}
+		for _, c := range []accountant.Conversion{accountant.Balle2020, accountant.Classic} {
+			eps, order := rdp.Epsilon(f.delta, c)
+			at := fmt.Sprintf("order α = %v", order)
+			if math.IsInf(eps, 1) {
+				at = "no order gives a finite bound"
+			}
+			fmt.Fprintf(w, "epsilon           %.6g at δ = %v   (rdp accountant, %s; %s conversion, %s)\n", eps, f.delta, tag, c, at)
+		}
+	}
+	if a.usePLD {
+		if err := pldLine(); err != nil {
+			return err
+		}
+		rdpLines()
+		return nil
+	}
+	rdpLines()
+	return pldLine()
+}
+
 type dpsgdFlags struct {
-	samples, batch       int
-	noise, epochs, delta float64
-	epsilon              float64
-	sampling             string
+	accountingFlags
+	samples, batch int
+	epochs         float64
 }
 
 func newPrivacyDPSGDCommand(*globalFlags) *cobra.Command {
 	f := &dpsgdFlags{}
 	cmd := &cobra.Command{
-		Use:   "dp-sgd --samples N --batch B --epochs E (--noise-multiplier Z | --epsilon T) [--delta D] [--sampling poisson|fixed]",
+		Use:   "dp-sgd --samples N --batch B --epochs E (--noise-multiplier Z | --epsilon T) [--delta D] [--sampling poisson|fixed] [--relation add-remove|replace-one] [--accountant pld|rdp]",
 		Short: "The (ε, δ) of DP-SGD for a data set, batch size, noise multiplier and number of epochs, or the noise multiplier for a target ε",
 		Long: "With --noise-multiplier, print the sample-level ε of DP-SGD (Abadi et al. 2016) at δ:\n" +
-			"⌈E·N/B⌉ steps of the sampled Gaussian mechanism at rate q = B/N, its Rényi DP\n" +
-			"composed and converted to (ε, δ) by Balle et al. 2020 (and by the classic rule of\n" +
-			"Mironov 2017, which TensorFlow Privacy's early releases print), over the orders\n" +
-			"1.1, 1.2, …, 10.9, 12, …, 63, 64, 128, 256. Poisson sampling (each example joins a\n" +
-			"batch with probability q, add/remove-one neighbours: Mironov, Talwar & Zhang 2019)\n" +
-			"is what Opacus and TensorFlow Privacy assume; fixed-size batches drawn without\n" +
-			"replacement are replace-one neighbours, whose sensitivity is 2C (Wang, Balle &\n" +
-			"Kasiviswanathan 2019). With --epsilon, print the smallest noise multiplier that\n" +
-			"reaches that ε instead.",
+			"⌈E·N/B⌉ steps of the sampled Gaussian mechanism at rate q = B/N. The privacy loss\n" +
+			"distribution accountant (pld, the default: connect-the-dots discretization at\n" +
+			"interval Δ, Fourier composition, as Google's dp_accounting, TensorFlow Privacy and\n" +
+			"Opacus' PRV accountant) prints first, the Rényi accountant beside it (Mironov, Talwar\n" +
+			"& Zhang 2019 for poisson with add-remove, Wang, Balle & Kasiviswanathan 2019 for fixed\n" +
+			"with replace-one, orders 1.1 … 10.9 and 11 … 1024, converted by Balle et al. 2020 and\n" +
+			"by the classic rule of Mironov 2017). Every line names its accountant, relation and\n" +
+			"sampling. With --epsilon, print the smallest noise multiplier that reaches that ε by\n" +
+			"the chosen accountant instead. docs/privacy.md says how each pair is modelled.",
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return privacyDPSGD(cmd.OutOrStdout(), cmd, f) },
 	}
 	cmd.Flags().IntVar(&f.samples, "samples", 0, "N, the examples of the data set (required)")
 	cmd.Flags().IntVar(&f.batch, "batch", 0, "B, the (expected) batch size, at most N (required)")
 	cmd.Flags().Float64Var(&f.epochs, "epochs", 0, "E, the passes over the data (required)")
-	cmd.Flags().Float64Var(&f.noise, "noise-multiplier", 0, "z > 0: noise of standard deviation z·C per step")
-	cmd.Flags().Float64Var(&f.epsilon, "epsilon", 0, "target ε > 0: find the noise multiplier instead")
-	cmd.Flags().Float64Var(&f.delta, "delta", 1e-5, "δ in (0, 1)")
-	cmd.Flags().StringVar(&f.sampling, "sampling", "poisson", "poisson or fixed")
+	f.register(cmd, "poisson")
 	return cmd
 }
 
 func privacyDPSGD(w io.Writer, cmd *cobra.Command, f *dpsgdFlags) error {
-	changed := cmd.Flags().Changed
-	sampling := accountant.Poisson
 	switch {
 	case f.samples < 1:
 		return usageError{fmt.Errorf("--samples: need N ≥ 1, got %d", f.samples)}
@@ -182,37 +319,62 @@ func privacyDPSGD(w io.Writer, cmd *cobra.Command, f *dpsgdFlags) error {
 		return usageError{fmt.Errorf("--batch: need 1 ≤ B ≤ N = %d, got %d", f.samples, f.batch)}
 	case !(f.epochs > 0) || math.IsInf(f.epochs, 1):
 		return usageError{fmt.Errorf("--epochs: need E > 0, got %v", f.epochs)}
-	case !(f.delta > 0 && f.delta < 1):
-		return usageError{fmt.Errorf("--delta: need 0 < δ < 1, got %v", f.delta)}
-	case changed("noise-multiplier") == changed("epsilon"):
-		return usageError{fmt.Errorf("give exactly one of --noise-multiplier (compute ε) and --epsilon (find the noise multiplier)")}
-	case changed("noise-multiplier") && (!(f.noise > 0) || math.IsInf(f.noise, 1)):
-		return usageError{fmt.Errorf("--noise-multiplier: need z > 0, got %v", f.noise)}
-	case changed("epsilon") && (!(f.epsilon > 0) || math.IsInf(f.epsilon, 1)):
-		return usageError{fmt.Errorf("--epsilon: need ε > 0, got %v", f.epsilon)}
-	case f.sampling == "fixed":
-		sampling = accountant.FixedSize
-	case f.sampling != "poisson":
-		return usageError{fmt.Errorf("--sampling: unknown value %q (expected poisson or fixed)", f.sampling)}
+	case math.Ceil(f.epochs*float64(f.samples)/float64(f.batch)) > maxSteps:
+		return usageError{fmt.Errorf("--epochs: %v epochs are more than 10¹⁸ steps", f.epochs)}
 	}
-	s := accountant.DPSGD(f.samples, f.batch, f.epochs, f.noise, sampling)
-	neighbours := "add or remove one example"
-	if sampling == accountant.FixedSize {
-		neighbours = "replace one example, sensitivity 2C"
+	a, err := f.parse(cmd)
+	if err != nil {
+		return err
 	}
-	if changed("epsilon") {
-		z, err := accountant.NoiseMultiplier(s, f.epsilon, f.delta, accountant.Balle2020)
-		if err != nil {
-			return usageError{err}
-		}
-		s.NoiseMultiplier = z
+	s := accountant.DPSGD(f.samples, f.batch, f.epochs, f.noise, a.sampling)
+	fmt.Fprintf(w, "DP-SGD: N = %d, B = %d (q = %.6g, %s sampling), %v epochs = %d steps; neighbours: %s\n",
+		f.samples, f.batch, s.Rate, a.sampling, f.epochs, s.Steps, neighbours(a, "example"))
+	return f.report(w, cmd, a, s.Rate, int64(s.Steps))
+}
+
+type fedavgFlags struct {
+	accountingFlags
+	clients, perRound int
+	rounds            int64
+}
+
+func newPrivacyDPFedAvgCommand(*globalFlags) *cobra.Command {
+	f := &fedavgFlags{}
+	cmd := &cobra.Command{
+		Use:   "dp-fedavg --clients K --per-round L --rounds R (--noise-multiplier Z | --epsilon T) [--delta D] [--sampling poisson|fixed] [--relation add-remove|replace-one] [--accountant pld|rdp]",
+		Short: "The client-level (ε, δ) of DP-FedAvg for K clients, L per round, R rounds and a noise multiplier, or the noise multiplier for a target ε",
+		Long: "With --noise-multiplier, print the client-level ε of DP-FedAvg (McMahan et al. 2018)\n" +
+			"at δ: each round samples clients at rate q = L/K (poisson: each independently;\n" +
+			"fixed: L of the K without replacement), clips each update to C and adds N(0, z²C²)\n" +
+			"to their sum, one step per round. The privacy loss distribution accountant (pld)\n" +
+			"prints first, the Rényi accountant beside it where it has a bound; every line names\n" +
+			"its accountant, relation and sampling. With --epsilon, print the smallest noise\n" +
+			"multiplier that reaches that ε instead.",
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return privacyDPFedAvg(cmd.OutOrStdout(), cmd, f) },
 	}
-	fmt.Fprintf(w, "DP-SGD: N = %d, B = %d (q = %.6g, %s sampling; neighbours: %s), %v epochs = %d steps\n",
-		f.samples, f.batch, s.Rate, sampling, neighbours, f.epochs, s.Steps)
-	fmt.Fprintf(w, "noise multiplier  %.6g\n", s.NoiseMultiplier)
-	for _, c := range []accountant.Conversion{accountant.Balle2020, accountant.Classic} {
-		eps, order := s.Epsilon(f.delta, c)
-		fmt.Fprintf(w, "epsilon           %.6g at δ = %v   (%s conversion, order α = %v)\n", eps, f.delta, c, order)
+	cmd.Flags().IntVar(&f.clients, "clients", 0, "K, the clients (required)")
+	cmd.Flags().IntVar(&f.perRound, "per-round", 0, "L, the clients drawn per round (expected number under poisson), at most K (required)")
+	cmd.Flags().Int64Var(&f.rounds, "rounds", 0, "R, the rounds (required)")
+	f.register(cmd, "poisson")
+	return cmd
+}
+
+func privacyDPFedAvg(w io.Writer, cmd *cobra.Command, f *fedavgFlags) error {
+	switch {
+	case f.clients < 1:
+		return usageError{fmt.Errorf("--clients: need K ≥ 1, got %d", f.clients)}
+	case f.perRound < 1 || f.perRound > f.clients:
+		return usageError{fmt.Errorf("--per-round: need 1 ≤ L ≤ K = %d, got %d", f.clients, f.perRound)}
+	case f.rounds < 1 || f.rounds > maxSteps:
+		return usageError{fmt.Errorf("--rounds: need 1 ≤ R ≤ 10¹⁸, got %d", f.rounds)}
 	}
-	return nil
+	a, err := f.parse(cmd)
+	if err != nil {
+		return err
+	}
+	q := float64(f.perRound) / float64(f.clients)
+	fmt.Fprintf(w, "DP-FedAvg (client level): K = %d, L = %d (q = %.6g, %s sampling), %d rounds; neighbours: %s\n",
+		f.clients, f.perRound, q, a.sampling, f.rounds, neighbours(a, "client"))
+	return f.report(w, cmd, a, q, f.rounds)
 }

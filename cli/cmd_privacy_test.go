@@ -7,20 +7,34 @@ import (
 	"testing"
 )
 
-// maple privacy dp-sgd prints the published ε of TensorFlow Privacy's
-// MNIST tutorial (N = 60000, B = 256, z = 1.12, 60 epochs, δ = 1e-5: 2.92
-// with the classic conversion), solves for the noise multiplier of a
-// target ε, and refuses bad flags with one line naming the flag, exit 2.
+// maple privacy dp-sgd prints the PLD ε first with the Rényi one beside
+// it, every line naming accountant, relation and sampling: TF Privacy's
+// PLD test value 2.4612381 (N = 10000, B = 100, z = 0.7, 1.2 epochs), and
+// with --accountant rdp the classic-conversion 2.92 of TF Privacy's MNIST
+// tutorial (N = 60000, B = 256, z = 1.12, 60 epochs); it solves for the
+// noise multiplier of a target ε, and refuses bad flags with one line
+// naming the flag, exit 2.
 func TestPrivacyDPSGD(t *testing.T) {
-	code, out, errOut := maple(t, "privacy", "dp-sgd", "--samples", "60000", "--batch", "256", "--noise-multiplier", "1.12", "--epochs", "60")
-	if code != 0 || !strings.Contains(out, "14063 steps") || !strings.Contains(out, "epsilon           2.92") || !strings.Contains(out, "(classic conversion") {
+	code, out, errOut := maple(t, "privacy", "dp-sgd", "--samples", "10000", "--batch", "100", "--noise-multiplier", "0.7", "--epochs", "1.2")
+	lines := strings.Split(out, "\n")
+	if code != 0 || len(lines) < 5 || !strings.HasPrefix(lines[2], "epsilon           2.46124 at δ = 1e-05   (pld accountant, add-remove, poisson sampling") ||
+		!strings.Contains(lines[3], "(rdp accountant, add-remove, poisson sampling; balle2020") {
 		t.Errorf("exit %d\n%s%s", code, out, errOut)
 	}
-	// Solving for z and computing ε back give the target (the Balle et al.
-	// conversion, to the 6 digits printed).
+	code, out, errOut = maple(t, "privacy", "dp-sgd", "--samples", "60000", "--batch", "256", "--noise-multiplier", "1.12", "--epochs", "60", "--accountant", "rdp")
+	if code != 0 || !strings.Contains(out, "14063 steps") || !strings.Contains(out, "epsilon           2.92") || !strings.Contains(out, "classic conversion") || !strings.Contains(out, "(pld accountant") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+	// Solving for z and computing ε back give the target (to the 6 digits
+	// printed).
 	code, out, _ = maple(t, "privacy", "dp-sgd", "--samples", "60000", "--batch", "256", "--epsilon", "2", "--epochs", "60")
-	if code != 0 || !strings.Contains(out, "noise multiplier  1.2952") || !strings.Contains(out, "epsilon           2 at δ = 1e-05   (balle2020") {
+	if code != 0 || !strings.Contains(out, "epsilon           2 at δ = 1e-05   (pld accountant") {
 		t.Errorf("--epsilon 2: exit %d\n%s", code, out)
+	}
+	// Noise too weak for any bound is +Inf, not an internal error (issue 30).
+	code, out, errOut = maple(t, "privacy", "dp-sgd", "--samples", "60000", "--batch", "256", "--noise-multiplier", "1e-300", "--epochs", "1")
+	if code != 0 || !strings.Contains(out, "epsilon           +Inf at δ = 1e-05   (pld accountant") {
+		t.Errorf("z = 1e-300: exit %d\n%s%s", code, out, errOut)
 	}
 	for _, c := range []struct {
 		args []string
@@ -30,13 +44,31 @@ func TestPrivacyDPSGD(t *testing.T) {
 		{[]string{"--samples", "100", "--batch", "10", "--epochs", "1", "--noise-multiplier", "1", "--delta", "1"}, "--delta: need 0 < δ < 1"},
 		{[]string{"--samples", "100", "--batch", "200", "--epochs", "1", "--noise-multiplier", "1"}, "--batch: need 1 ≤ B ≤ N = 100"},
 		{[]string{"--samples", "100", "--batch", "10", "--epochs", "1"}, "exactly one of --noise-multiplier"},
-		{[]string{"--samples", "100", "--batch", "10", "--epochs", "1", "--epsilon", "1", "--sampling", "bogus"}, "--sampling: unknown value"},
+		{[]string{"--samples", "100", "--batch", "10", "--epochs", "1", "--epsilon", "1", "--sampling", "bogus"}, "--sampling: unknown sampling"},
 		{[]string{"--samples", "100", "--batch", "10", "--epochs", "0", "--epsilon", "1"}, "--epochs: need E > 0"},
 	} {
 		code, _, errOut := maple(t, append([]string{"privacy", "dp-sgd"}, c.args...)...)
 		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, errOut, c.want)
 		}
+	}
+}
+
+// maple privacy dp-fedavg prints the client-level PLD ε of issue 29's
+// DP-FedAvg setting (K = 1000, L = 50, 100 rounds, z = 1, δ = 1e-5): 3.50
+// under add-remove with Poisson sampling and 4.89 under replace-one, where
+// the Rényi accountant has no bound and says so.
+func TestPrivacyDPFedAvg(t *testing.T) {
+	base := []string{"privacy", "dp-fedavg", "--clients", "1000", "--per-round", "50", "--rounds", "100", "--noise-multiplier", "1", "--sampling", "poisson"}
+	code, out, errOut := maple(t, base...)
+	if code != 0 || !strings.Contains(out, "epsilon           3.50215 at δ = 1e-05   (pld accountant, add-remove, poisson sampling") ||
+		!strings.Contains(out, "(rdp accountant, add-remove, poisson sampling; balle2020") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = maple(t, append(base, "--relation", "replace-one")...)
+	if code != 0 || !strings.Contains(out, "epsilon           4.88949 at δ = 1e-05   (pld accountant, replace-one, poisson sampling") ||
+		!strings.Contains(out, "(rdp accountant: no Rényi bound for replace-one, poisson sampling)") {
+		t.Errorf("replace-one: exit %d\n%s%s", code, out, errOut)
 	}
 }
 

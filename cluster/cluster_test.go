@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -234,19 +236,97 @@ func TestOtherBuildsAreRefused(t *testing.T) {
 	}
 }
 
-// A coordinator without the cluster's secret gets nothing done: the worker
-// ignores its messages.
-func TestWorkerIgnoresCoordinatorsWithoutTheSecret(t *testing.T) {
+// A coordinator and a worker that do not hold the same secret get nothing
+// done, and the coordinator says why, naming the worker as listed: the
+// worker refused its seal (its log says it ignored a forged message).
+func TestMismatchedSecretsAreNamed(t *testing.T) {
 	t.Parallel()
-	w := spawnWorker(t, workerOpts{})
+	w := spawnWorker(t, workerOpts{secret: "the worker's secret, not the cluster's"})
 	_, result := coordinate(t, coordSpec{Bundled: "fedavg/thesis-regression.yaml", Sets: []string{"runs=1", "iterations=6", "output.plot=false"},
-		Workers: []string{w.addr}, Wait: 2 * time.Second, Secret: "not the cluster's secret at all", RequestTimeout: time.Second})
-	if !strings.Contains(result, "no worker of the cluster took the plan's jobs") {
-		t.Fatal(result)
+		Workers: []string{w.addr}, Wait: 2 * time.Second})
+	want := "worker " + w.addr + " refused this coordinator's seal: the two do not hold the same cluster secret"
+	if !strings.Contains(result, "no worker of the cluster took the plan's jobs") || !strings.Contains(result, want) {
+		t.Errorf("%s\nwant the reason: %s", result, want)
 	}
 	if b, _ := os.ReadFile(w.log.Name()); !strings.Contains(string(b), errForged.Error()) {
 		t.Errorf("the worker's log does not say it ignored a forged message:\n%s", b)
 	}
+}
+
+// What crosses the links is sealed: a wiretap on every connection the
+// coordinator and the worker dial records the messages passing (protoactor
+// names their type in clear) but not the scenario's text, the data files
+// shipped, the results (each job's metrics table, as its in-process run
+// encodes it) or what the worker tells about itself (its build), and the
+// run directory is still the in-process run's.
+func TestLinksCarryNoPlaintext(t *testing.T) {
+	t.Parallel()
+	taps := t.TempDir()
+	toWorker, toCoordinator := filepath.Join(taps, "coordinator"), filepath.Join(taps, "worker")
+	w := spawnWorker(t, workerOpts{wiretap: toCoordinator})
+	const textMarker, dataMarker = "the-scenario-text-marker", "0.7182818284"
+	spec := coordSpec{File: filesScenario(t), Sets: []string{"runs=1", "description=" + textMarker}, Trace: true, TracePayload: true,
+		Workers: []string{w.addr}, Wiretap: toWorker}
+	test := filepath.Join(filepath.Dir(spec.File), "test.csv")
+	b, _ := os.ReadFile(test)
+	if err := os.WriteFile(test, append(b, "1,3,"+dataMarker+"\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, result := coordinate(t, spec)
+	if result != "ok" {
+		t.Fatal(result)
+	}
+	sameRunDirectory(t, "under the wiretap", local(t, spec), got)
+	w.cmd.Process.Signal(syscall.SIGTERM) // the worker's tap holds all it sent once it ended
+	w.cmd.Wait()
+	for _, c := range []struct {
+		file    string
+		secrets []string
+	}{
+		{toWorker, []string{textMarker, dataMarker, runtime.Version()}},
+		{toCoordinator, append(tables(t, spec), runtime.Version(), thisBuild().Platform)},
+	} {
+		captured, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := bytes.Count(captured, []byte("maple.cluster.Sealed")); n < 1 || len(captured) < 1000 {
+			t.Errorf("%s: the tap recorded %d bytes, naming Sealed %d times: it did not see the messages", filepath.Base(c.file), len(captured), n)
+		}
+		for _, s := range c.secrets {
+			if bytes.Contains(captured, []byte(s)) {
+				t.Errorf("what the %s sent holds %.40q in clear", filepath.Base(c.file), s)
+			}
+		}
+	}
+}
+
+// tables runs the jobs of spec's plan in process and returns their metrics
+// tables as a worker sends them (run.Outcome.Table).
+func tables(t *testing.T, spec coordSpec) []string {
+	t.Helper()
+	p, err := loadSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := &run.Options{Engine: run.Actors}
+	slot := run.NewSlot(opts)
+	defer slot.Close()
+	var out []string
+	for _, j := range run.Jobs(p, opts, "") {
+		if err := slot.Execute(context.Background(), j); err != nil {
+			t.Fatal(err)
+		}
+		o, err := j.Outcome()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(o.Table) < 64 {
+			t.Fatalf("a table of %d bytes is too short to tell", len(o.Table))
+		}
+		out = append(out, string(o.Table))
+	}
+	return out
 }
 
 // Plans parse the same in every process: a coordinator's plan and the one a

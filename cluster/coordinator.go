@@ -62,6 +62,9 @@ type Coordinator struct {
 	// hello, when set (by tests), replaces the build the coordinator
 	// presents to workers.
 	hello *wire.Build
+	// tap, when set (by tests), wraps the connections the coordinator
+	// dials to workers (memberConfig.tap).
+	tap func(net.Conn) net.Conn
 }
 
 // NewCoordinator checks cfg and returns a coordinator.
@@ -70,8 +73,8 @@ func NewCoordinator(cfg Config) (*Coordinator, error) {
 		return nil, errors.New("no worker listed")
 	}
 	for _, w := range cfg.Workers {
-		if _, _, err := net.SplitHostPort(w); err != nil {
-			return nil, fmt.Errorf("worker %q: expected host:port", w)
+		if err := CheckWorker(w); err != nil {
+			return nil, fmt.Errorf("worker %q: %v", w, err)
 		}
 	}
 	if len(cfg.Secret) < MinSecretBytes {
@@ -107,7 +110,7 @@ func (c *Coordinator) Execute(ctx context.Context, q *run.Queue) error {
 	}
 	feed := &topologyFeed{}
 	hosts := append(slices.Clone(c.cfg.Workers), health.Addr().String())
-	co.member, err = startMember(memberConfig{host: c.cfg.Host, port: c.cfg.Port, health: health, hosts: hosts, logger: co.log, topology: feed.publish})
+	co.member, err = startMember(memberConfig{host: c.cfg.Host, port: c.cfg.Port, health: health, hosts: hosts, logger: co.log, topology: feed.publish, tap: c.tap})
 	if err != nil {
 		health.Close()
 		return err
@@ -151,7 +154,7 @@ func (c *Coordinator) Execute(ctx context.Context, q *run.Queue) error {
 type coordination struct {
 	cfg    Config
 	log    *zap.Logger
-	seal   sealer
+	greet  *greeter
 	build  *wire.Build // this process's
 	hello  *wire.Build // the build it presents (its own, unless a test says otherwise)
 	q      *run.Queue
@@ -161,6 +164,7 @@ type coordination struct {
 	self   *actor.PID
 
 	workers   map[string]*worker // by member id
+	sessions  map[string]string  // member id by session id, kept once the member is gone
 	gone      map[string]bool    // members that left or failed: never used again
 	refused   []string           // why workers were refused
 	idleSince time.Time          // since when no worker can take jobs (zero: one can)
@@ -179,6 +183,7 @@ type worker struct {
 	name     string // its health endpoint once it said which (its address as listed), else its actors' address
 	member   *cluster.Member
 	pid      *actor.PID
+	session  *session // nil until it welcomed the coordinator
 	state    workerState
 	slots    int
 	running  map[int32]*run.Job // jobs sent, not yet done
@@ -201,6 +206,7 @@ type (
 	// welcomed is a worker's answer to Hello, or the failure to get one.
 	welcomed struct {
 		id      string
+		offer   *offer
 		welcome *wire.Welcome
 		err     error
 	}
@@ -236,8 +242,12 @@ func (c *Coordinator) newCoordination(q *run.Queue) (*coordination, error) {
 	spec := &wire.PlanSpec{PlanId: hex.EncodeToString(id), Build: hello, Source: plan.Source, File: plan.File, Dir: plan.Dir,
 		Sets: plan.Sets, Engine: string(opts.Engine), Trace: q.Len() > 0 && q.Job(0).TracePath() != "",
 		TracePayload: opts.TracePayload, Files: files.entries, Fingerprint: fingerprint(plan), Jobs: int32(q.Len())}
-	co := &coordination{cfg: c.cfg, log: c.cfg.Logger, seal: sealer{c.cfg.Secret}, build: c.build, hello: hello, q: q, spec: spec, files: files,
-		workers: map[string]*worker{}, gone: map[string]bool{}, idleSince: time.Now(), done: make(chan struct{})}
+	greet, err := newGreeter(c.cfg.Secret)
+	if err != nil {
+		return nil, err
+	}
+	co := &coordination{cfg: c.cfg, log: c.cfg.Logger, greet: greet, build: c.build, hello: hello, q: q, spec: spec, files: files,
+		workers: map[string]*worker{}, sessions: map[string]string{}, gone: map[string]bool{}, idleSince: time.Now(), done: make(chan struct{})}
 	co.fetchCtx, co.cancelFetches = context.WithCancel(context.Background())
 	return co, nil
 }
@@ -263,16 +273,25 @@ func (co *coordination) Receive(ctx actor.Context) {
 		co.interrupt()
 		return
 	case *wire.Sealed:
-		b, err := co.seal.open(m)
+		id, known := co.sessions[string(m.Session)]
+		if !known {
+			co.ignore(ctx, errors.New("no such session"), wire.Refusal_UNKNOWN_SESSION)
+			return
+		}
+		w := co.workers[id]
+		if w == nil { // written off: what it still sends is of no use
+			return
+		}
+		b, err := w.session.open(m)
 		if err != nil {
-			co.log.Warn("ignored a message", zap.Stringer("from", ctx.Sender()), zap.Error(err))
+			co.ignore(ctx, err, wire.Refusal_NOT_SEALED)
 			return
 		}
 		switch k := b.Kind.(type) {
 		case *wire.Body_Ready:
-			co.onReady(k.Ready)
+			co.onReady(id, w, k.Ready)
 		case *wire.Body_Done:
-			co.onDone(k.Done)
+			co.onDone(id, w, k.Done)
 		case *wire.Body_FileRequest:
 			chunk := &wire.Chunk{}
 			if k.FileRequest.PlanId != co.spec.PlanId {
@@ -282,12 +301,21 @@ func (co *coordination) Receive(ctx actor.Context) {
 			} else {
 				chunk.Data = data
 			}
-			ctx.Respond(co.seal.seal(&wire.Body{Kind: &wire.Body_Chunk{Chunk: chunk}}))
+			ctx.Respond(w.session.seal(&wire.Body{Kind: &wire.Body_Chunk{Chunk: chunk}}))
 		}
 	default:
 		return
 	}
 	co.dispatch()
+}
+
+// ignore logs a message that did not open and, if it is a request, answers
+// why (a replay gets no answer).
+func (co *coordination) ignore(ctx actor.Context, err error, reason wire.Refusal_Reason) {
+	co.log.Warn("ignored a message", zap.Stringer("from", ctx.Sender()), zap.Error(err))
+	if ctx.Sender() != nil && !errors.Is(err, errReplayed) {
+		ctx.Respond(refusal(reason, ""))
+	}
 }
 
 // onTopology greets the workers that joined and writes off those that
@@ -302,14 +330,18 @@ func (co *coordination) onTopology(t *cluster.ClusterTopology) {
 		w := &worker{name: m.Address(), member: m, pid: actor.NewPID(m.Address(), workerActor), running: map[int32]*run.Job{}, fetching: map[int32]*run.Job{}}
 		co.workers[m.Id] = w
 		co.log.Debug("worker joined the cluster", zap.String("worker", m.Address()))
-		system, self, hello := co.member.system, co.self, co.seal.seal(&wire.Body{Kind: &wire.Body_Hello{Hello: &wire.Hello{Build: co.hello}}})
+		system, self, id := co.member.system, co.self, m.Id
 		go func() {
-			res, err := system.Root.RequestFuture(w.pid, hello, requestTimeout).Result()
-			msg := &welcomed{id: m.Id, err: err}
-			if err == nil {
-				msg.welcome, msg.err = co.openWelcome(res)
+			msg := &welcomed{id: id}
+			defer func() { system.Root.Send(self, msg) }()
+			if msg.offer, msg.err = newOffer(); msg.err != nil {
+				return
 			}
-			system.Root.Send(self, msg)
+			hello := co.greet.seal(&wire.Body{Kind: &wire.Body_Hello{Hello: msg.offer.hello(co.hello)}}, fromCoordinator)
+			res, err := system.Root.RequestFuture(w.pid, hello, requestTimeout).Result()
+			if msg.err = err; err == nil {
+				msg.welcome, msg.err = openWelcome(res, co.greet)
+			}
 		}()
 	}
 	for _, id := range slices.Sorted(maps.Keys(co.workers)) {
@@ -319,13 +351,9 @@ func (co *coordination) onTopology(t *cluster.ClusterTopology) {
 	}
 }
 
-// openWelcome checks an answer to Hello.
-func (co *coordination) openWelcome(res any) (*wire.Welcome, error) {
-	s, ok := res.(*wire.Sealed)
-	if !ok {
-		return nil, fmt.Errorf("unexpected answer %T", res)
-	}
-	b, err := co.seal.open(s)
+// openWelcome opens an answer to Hello.
+func openWelcome(res any, g *greeter) (*wire.Welcome, error) {
+	b, err := openAnswer(res, nil, g)
 	if err != nil {
 		return nil, err
 	}
@@ -335,19 +363,33 @@ func (co *coordination) openWelcome(res any) (*wire.Welcome, error) {
 	return b.GetWelcome(), nil
 }
 
-// onWelcome sends the plan to a worker of the same build, or refuses it.
+// onWelcome opens the session with a worker of the same build and sends it
+// the plan, or refuses the worker and says why: its build, or a seal one of
+// the two could not open.
 func (co *coordination) onWelcome(m *welcomed) {
 	w := co.workers[m.id]
 	if w == nil || w.state != greeting {
 		return
 	}
-	if m.welcome != nil {
-		if _, port, err := net.SplitHostPort(m.welcome.Health); err == nil {
-			w.name = net.JoinHostPort(w.member.Host, port) // as listed, even when it listens on 0.0.0.0
-		}
+	var refused *refusedError
+	health := ""
+	switch {
+	case m.welcome != nil:
+		health = m.welcome.Health
+	case errors.As(m.err, &refused):
+		health = refused.r.Health
+	}
+	if _, port, err := net.SplitHostPort(health); err == nil {
+		w.name = net.JoinHostPort(w.member.Host, port) // as listed, even when it listens on 0.0.0.0
 	}
 	addr := w.name
 	switch {
+	case refused != nil:
+		co.refuse(m.id, fmt.Sprintf("worker %s refused this coordinator's seal: %s", addr, refused.reason()))
+		return
+	case errors.Is(m.err, errForged):
+		co.refuse(m.id, fmt.Sprintf("refused the seal of worker %s: its answer does not open under this coordinator's secret (the two do not hold the same cluster secret, or the answer was altered on the way)", addr))
+		return
 	case m.err != nil:
 		co.lose(m.id, fmt.Sprintf("it did not answer: %v", m.err))
 		return
@@ -358,12 +400,20 @@ func (co *coordination) onWelcome(m *welcomed) {
 		co.refuse(m.id, fmt.Sprintf("worker %s refused this coordinator: %s", addr, m.welcome.Refused))
 		return
 	}
+	s, err := m.offer.accept(co.cfg.Secret, m.welcome)
+	if err != nil {
+		co.refuse(m.id, fmt.Sprintf("refused worker %s: %v", addr, err))
+		return
+	}
+	w.session = s
+	co.sessions[string(s.id)] = m.id
 	w.state, w.slots = preparing, max(int(m.welcome.Slots), 1)
 	co.log.Info("worker joined", zap.String("worker", addr), zap.Int("slots", w.slots))
-	co.send(w.pid, &wire.Body{Kind: &wire.Body_Plan{Plan: co.spec}})
+	co.send(w, &wire.Body{Kind: &wire.Body_Plan{Plan: co.spec}})
 }
 
-// refuse stops using a worker of another build and says why.
+// refuse stops using a worker that cannot serve the plan (another build, a
+// seal one of the two cannot open) and says why.
 func (co *coordination) refuse(id, why string) {
 	co.log.Warn(why)
 	co.refused = append(co.refused, why)
@@ -374,14 +424,13 @@ func (co *coordination) refuse(id, why string) {
 // onReady starts using a worker that prepared the plan; a worker that
 // could not prepare it fails the execution (a file changed, a worker built
 // another plan: the outputs would not be the in-process ones).
-func (co *coordination) onReady(r *wire.PlanReady) {
-	w := co.workers[r.Member]
-	if r.PlanId != co.spec.PlanId || w == nil || w.state != preparing {
+func (co *coordination) onReady(id string, w *worker, r *wire.PlanReady) {
+	if r.PlanId != co.spec.PlanId || w.state != preparing {
 		return
 	}
 	if r.Error != nil {
 		if r.Error.Kind == wire.RemoteError_OTHER && strings.Contains(r.Error.Message, "refused the plan") {
-			co.refuse(r.Member, r.Error.Message)
+			co.refuse(id, r.Error.Message)
 			return
 		}
 		co.finish(fmt.Errorf("worker %s could not prepare the plan: %w", w.name, fromWire(r.Error, w.name)))
@@ -393,9 +442,8 @@ func (co *coordination) onReady(r *wire.PlanReady) {
 // onDone handles a worker's report of a job's end: an error ends the job
 // (and, as in-process, stops the plan after the jobs before it); results
 // are fetched.
-func (co *coordination) onDone(d *wire.JobDone) {
-	w := co.workers[d.Member]
-	if d.PlanId != co.spec.PlanId || w == nil {
+func (co *coordination) onDone(id string, w *worker, d *wire.JobDone) {
+	if d.PlanId != co.spec.PlanId {
 		return
 	}
 	j := w.running[d.Position]
@@ -412,17 +460,17 @@ func (co *coordination) onDone(d *wire.JobDone) {
 	default:
 		w.fetching[d.Position] = j
 		co.fetches.Add(1)
-		go co.fetch(w, j, d)
+		go co.fetch(id, w, j, d)
 	}
 }
 
 // fetch brings a finished job's results from its worker: the outcome and
 // the trace store (into a temporary file beside the job's trace path).
-func (co *coordination) fetch(w *worker, j *run.Job, d *wire.JobDone) {
+func (co *coordination) fetch(id string, w *worker, j *run.Job, d *wire.JobDone) {
 	defer co.fetches.Done()
 	w.transfer.Lock()
 	defer w.transfer.Unlock()
-	msg := &fetched{id: d.Member, pos: d.Position}
+	msg := &fetched{id: id, pos: d.Position}
 	defer func() { co.member.system.Root.Send(co.self, msg) }()
 	pull := func(trace bool, b *wire.Blob, dst *bytes.Buffer, file *os.File) error {
 		h := sha256.New()
@@ -441,7 +489,7 @@ func (co *coordination) fetch(w *worker, j *run.Job, d *wire.JobDone) {
 			}
 		} else {
 			for offset := int64(0); offset < b.Size; {
-				c, err := requestChunk(co.fetchCtx, co.member.system, co.seal, w.pid, &wire.Body{Kind: &wire.Body_BlobRequest{
+				c, err := requestChunk(co.fetchCtx, co.member.system, w.session, w.pid, &wire.Body{Kind: &wire.Body_BlobRequest{
 					BlobRequest: &wire.BlobRequest{PlanId: d.PlanId, Position: d.Position, Trace: trace, Offset: offset}}})
 				if err != nil {
 					return err
@@ -478,7 +526,7 @@ func (co *coordination) fetch(w *worker, j *run.Job, d *wire.JobDone) {
 			msg.err = errors.New("no trace")
 			return
 		}
-		f, err := os.Create(fmt.Sprintf("%s.%s", path, d.Member))
+		f, err := os.Create(fmt.Sprintf("%s.%s", path, id))
 		if err != nil {
 			msg.err = err
 			return
@@ -523,7 +571,7 @@ func (co *coordination) onFetched(m *fetched) {
 	}
 	w.jobs++
 	co.q.Done(j, nil)
-	co.send(w.pid, &wire.Body{Kind: &wire.Body_Release{Release: &wire.Release{PlanId: co.spec.PlanId, Position: m.pos}}})
+	co.send(w, &wire.Body{Kind: &wire.Body_Release{Release: &wire.Release{PlanId: co.spec.PlanId, Position: m.pos}}})
 }
 
 // lose writes off a worker: its unfinished jobs are handed out again.
@@ -542,7 +590,7 @@ func (co *coordination) lose(id, why string) {
 		co.q.Retry(w.fetching[pos])
 	}
 	co.log.Warn("lost a worker", zap.String("worker", w.name), zap.String("why", why), zap.Int("jobs put back", n))
-	co.send(w.pid, &wire.Body{Kind: &wire.Body_Cancel{Cancel: &wire.Cancel{PlanId: co.spec.PlanId}}})
+	co.send(w, &wire.Body{Kind: &wire.Body_Cancel{Cancel: &wire.Cancel{PlanId: co.spec.PlanId}}})
 }
 
 // dispatch hands jobs to the ready workers with free slots (and one job
@@ -561,7 +609,7 @@ func (co *coordination) dispatch() {
 			}
 			pos := int32(j.Position())
 			w.running[pos] = j
-			co.send(w.pid, &wire.Body{Kind: &wire.Body_Job{Job: &wire.JobRequest{PlanId: co.spec.PlanId, Position: pos,
+			co.send(w, &wire.Body{Kind: &wire.Body_Job{Job: &wire.JobRequest{PlanId: co.spec.PlanId, Position: pos,
 				Curve: int32(j.CurveIndex()), Run: int32(j.Run)}}})
 		}
 	}
@@ -617,7 +665,7 @@ func (co *coordination) finish(err error) {
 	co.finished, co.err = true, err
 	for _, id := range slices.Sorted(maps.Keys(co.workers)) {
 		w := co.workers[id]
-		co.send(w.pid, &wire.Body{Kind: &wire.Body_Cancel{Cancel: &wire.Cancel{PlanId: co.spec.PlanId}}})
+		co.send(w, &wire.Body{Kind: &wire.Body_Cancel{Cancel: &wire.Cancel{PlanId: co.spec.PlanId}}})
 		if w.jobs > 0 {
 			co.log.Info("worker's share", zap.String("worker", w.name), zap.Int("jobs", w.jobs))
 		}
@@ -625,9 +673,12 @@ func (co *coordination) finish(err error) {
 	close(co.done)
 }
 
-// send seals b and sends it to pid.
-func (co *coordination) send(pid *actor.PID, b *wire.Body) {
-	co.member.system.Root.Send(pid, co.seal.seal(b))
+// send seals b in w's session and sends it to w; a worker that has not
+// welcomed the coordinator has no session, and is sent nothing.
+func (co *coordination) send(w *worker, b *wire.Body) {
+	if w.session != nil {
+		co.member.system.Root.Send(w.pid, w.session.seal(b))
+	}
 }
 
 // topologyFeed forwards the cluster's topology events to the coordinator's

@@ -10,8 +10,9 @@
 // member serves a health endpoint, a coordinator polls its workers', and a
 // worker that stops answering leaves the cluster, which hands its jobs to
 // the others. Jobs, files and results travel as protobuf messages over
-// protoactor remote (package wire), each sealed with an HMAC under the
-// cluster's shared secret.
+// protoactor remote (package wire), each encrypted and authenticated
+// (AES-256-GCM) in a session whose keys come from the cluster's shared
+// secret and ephemeral X25519 keys (seal.go).
 //
 // A worker rebuilds its coordinator's plan from the scenario's text, checks
 // that it is the same plan, reads only the files the coordinator ships (by

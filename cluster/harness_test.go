@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -42,6 +43,8 @@ const (
 	holdEnv        = "MAPLE_CLUSTER_TEST_HOLD" // positions of jobs held, comma-separated, or "all"
 	gateEnv        = "MAPLE_CLUSTER_TEST_GATE" // held jobs wait until this file exists
 	otherBuildEnv  = "MAPLE_CLUSTER_TEST_OTHER_BUILD"
+	wiretapEnv     = "MAPLE_CLUSTER_TEST_WIRETAP" // the file that records what the worker sends
+	secretEnv      = "MAPLE_CLUSTER_TEST_SECRET"  // the worker's secret, if not testSecret
 	workerLifetime = 4 * time.Minute
 )
 
@@ -86,6 +89,16 @@ func workerMain() int {
 	if os.Getenv(otherBuildEnv) != "" {
 		hooks.build = otherBuild()
 	}
+	if path := os.Getenv(wiretapEnv); path != "" {
+		if hooks.tap, err = wiretap(path); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	secret := testSecret
+	if s := os.Getenv(secretEnv); s != "" {
+		secret = []byte(s)
+	}
 	hooks.beforeJob = func(ctx context.Context, pos int) {
 		fmt.Printf("took %d\n", pos)
 		if hold != "all" && !strings.Contains(","+hold+",", fmt.Sprintf(",%d,", pos)) {
@@ -98,7 +111,7 @@ func workerMain() int {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	w, err := startWorker(WorkerConfig{Health: health, Secret: testSecret, Slots: slots, Logger: logger}, hooks)
+	w, err := startWorker(WorkerConfig{Health: health, Secret: secret, Slots: slots, Logger: logger}, hooks)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -134,11 +147,13 @@ type coordSpec struct {
 	Wait          time.Duration
 	// OtherBuild makes the coordinator present another build; Secret, if
 	// set, replaces the cluster's; CancelAfter interrupts the execution
-	// once that many runs finished; RequestTimeout, if set, bounds requests.
+	// once that many runs finished; RequestTimeout, if set, bounds requests;
+	// Wiretap, if set, is the file that records what the coordinator sends.
 	OtherBuild     bool
 	Secret         string
 	CancelAfter    int
 	RequestTimeout time.Duration
+	Wiretap        string
 }
 
 // coordinatorMain runs a coordinator for a test and prints how its
@@ -170,6 +185,12 @@ func coordinatorMain(js string) int {
 	}
 	if spec.OtherBuild {
 		c.hello = otherBuild()
+	}
+	if spec.Wiretap != "" {
+		if c.tap, err = wiretap(spec.Wiretap); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), workerLifetime)
 	defer cancel()
@@ -261,11 +282,13 @@ type proc struct {
 
 // workerOpts configure a worker process.
 type workerOpts struct {
-	slots int
-	hold  string // jobs held: "all", or positions
-	gate  string
-	other bool // the worker plays another build
-	procs int  // GOMAXPROCS of the worker, if set
+	slots   int
+	hold    string // jobs held: "all", or positions
+	gate    string
+	other   bool   // the worker plays another build
+	procs   int    // GOMAXPROCS of the worker, if set
+	secret  string // the worker's secret, if not testSecret
+	wiretap string // the file that records what the worker sends, if set
 	// listener, if set, is the worker's health endpoint, made by the test
 	// before the worker starts (so that a coordinator can list it first).
 	listener *net.TCPListener
@@ -295,6 +318,12 @@ func spawnWorker(t testing.TB, o workerOpts) *proc {
 	}
 	if o.procs > 0 {
 		cmd.Env = append(cmd.Env, fmt.Sprintf("GOMAXPROCS=%d", o.procs))
+	}
+	if o.secret != "" {
+		cmd.Env = append(cmd.Env, secretEnv+"="+o.secret)
+	}
+	if o.wiretap != "" {
+		cmd.Env = append(cmd.Env, wiretapEnv+"="+o.wiretap)
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -406,4 +435,40 @@ func reserve(t *testing.T) *net.TCPListener {
 	}
 	t.Cleanup(func() { l.Close() })
 	return l
+}
+
+// wiretap returns a tap (memberConfig.tap) that copies every byte written
+// to and read from the connections it wraps into a new file at path: what
+// an observer of the links sees.
+func wiretap(path string) (func(net.Conn) net.Conn, error) {
+	f, err := os.Create(path) // open until the process ends
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	return func(c net.Conn) net.Conn { return &tapped{Conn: c, mu: &mu, f: f} }, nil
+}
+
+// tapped is a connection under a wiretap.
+type tapped struct {
+	net.Conn
+	mu *sync.Mutex
+	f  *os.File
+}
+
+func (t *tapped) Read(p []byte) (int, error) {
+	n, err := t.Conn.Read(p)
+	t.record(p[:n])
+	return n, err
+}
+
+func (t *tapped) Write(p []byte) (int, error) {
+	t.record(p)
+	return t.Conn.Write(p)
+}
+
+func (t *tapped) record(p []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.f.Write(p)
 }

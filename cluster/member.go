@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net"
@@ -19,6 +20,7 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 	"go.uber.org/zap/zapcore"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 )
 
 // Name is the name of maple's protoactor cluster: members of clusters of
@@ -53,7 +55,8 @@ const maxMessage = 64 << 20
 // memberConfig configures a protoactor cluster member.
 type memberConfig struct {
 	// host is the address remote listens on (and is reached at, unless
-	// advertise is set), port its port (0: any free one).
+	// advertise is set), port its port (0: any free one, not with
+	// advertise, which is reached at port).
 	host      string
 	port      int
 	advertise string
@@ -66,6 +69,9 @@ type memberConfig struct {
 	logger *zap.Logger
 	// topology, if set, receives every topology the member sees.
 	topology func(*cluster.ClusterTopology)
+	// tap, if set (by tests), wraps every connection the member dials to
+	// another member's remote: a wiretap of what it sends on the links.
+	tap func(net.Conn) net.Conn
 }
 
 // member is a running protoactor cluster member: an actor system with
@@ -106,8 +112,18 @@ func startMember(cfg memberConfig) (m *member, err error) {
 	})
 	m.provider = automanaged.NewWithTesting(refreshInterval, healthPort, m.server, cfg.hosts...)
 	opts := []remote.ConfigOption{remote.WithServerOptions(grpc.MaxRecvMsgSize(maxMessage))}
+	if cfg.tap != nil {
+		opts = append(opts, remote.WithDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+				c, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+				if err != nil {
+					return nil, err
+				}
+				return cfg.tap(c), nil
+			})))
+	}
 	if cfg.advertise != "" {
-		opts = append(opts, remote.WithAdvertisedHost(net.JoinHostPort(cfg.advertise, "0")))
+		opts = append(opts, remote.WithAdvertisedHost(net.JoinHostPort(cfg.advertise, strconv.Itoa(cfg.port))))
 	}
 	rc := remote.Configure(cfg.host, cfg.port, opts...)
 	config := cluster.Configure(Name, m.provider, disthash.New(), rc, cluster.WithKinds(cfg.kinds...))

@@ -35,6 +35,23 @@ var requestTimeout = 30 * time.Second
 // are fetched in chunks.
 const inlineLimit = 256 << 10
 
+// pendingLifetime is how long a worker keeps a session that has no plan
+// yet: a coordinator sends its plan as soon as the worker welcomes it, and
+// a greeting replayed by an observer of the links opens a session nobody
+// uses.
+const pendingLifetime = time.Minute
+
+// maxPending bounds the sessions a worker keeps without a plan: greetings
+// beyond it are ignored until some expire (pendingLifetime), so that
+// replayed greetings cannot exhaust the worker's memory.
+const maxPending = 1024
+
+// MaxSlots is the most slots a worker takes: each slot runs one job at a
+// time, on an actor system of its own, and a job keeps a core busy, so a
+// number of slots far beyond any machine's cores is a mistake that would
+// only exhaust the worker's memory.
+const MaxSlots = 1024
+
 // WorkerConfig configures a worker.
 type WorkerConfig struct {
 	// Health is the listener of the worker's health endpoint: the address
@@ -43,14 +60,16 @@ type WorkerConfig struct {
 	Health net.Listener
 	// Host is the address the worker's actors listen on for coordinators'
 	// messages (remote), Port its port (0: any free one). Advertise, if
-	// set, is the host coordinators reach them at (when Host is 0.0.0.0).
+	// set, is the host coordinators reach them at (when Host is 0.0.0.0),
+	// at Port, which must then be given.
 	Host      string
 	Port      int
 	Advertise string
 	// Secret is the cluster's shared secret: the worker executes nothing
 	// for a coordinator that does not hold it.
 	Secret []byte
-	// Slots is the number of jobs run at once; 0 means GOMAXPROCS.
+	// Slots is the number of jobs run at once, at most MaxSlots; 0 means
+	// GOMAXPROCS.
 	Slots int
 	// Cache is the directory of the files coordinators ship, kept by
 	// content hash across plans; "" uses a temporary directory removed by
@@ -67,19 +86,20 @@ type WorkerConfig struct {
 type Worker struct {
 	cfg     WorkerConfig
 	log     *zap.Logger
-	seal    sealer
+	greet   *greeter
 	build   *wire.Build
 	member  *member
 	store   *store
 	scratch string         // temporary directory: plans' traces, the cache if not given
 	slots   sync.WaitGroup // the slots' goroutines
 
-	mu      sync.Mutex
-	plans   map[string]*workerPlan
-	tasks   []task         // jobs waiting for a slot, in the order they came
-	ready   *sync.Cond     // signals a task or Stop (on mu)
-	stopped bool           // Stop began: no job or plan starts any more
-	wg      sync.WaitGroup // plan preparations and closings in flight
+	mu       sync.Mutex
+	sessions map[string]*workerSession // by session id
+	plans    map[string]*workerPlan
+	tasks    []task         // jobs waiting for a slot, in the order they came
+	ready    *sync.Cond     // signals a task or Stop (on mu)
+	stopped  bool           // Stop began: no job or plan starts any more
+	wg       sync.WaitGroup // plan preparations and closings in flight
 
 	hooks workerHooks
 }
@@ -90,6 +110,9 @@ type workerHooks struct {
 	build *wire.Build
 	// beforeJob, if set, runs before each job.
 	beforeJob func(ctx context.Context, position int)
+	// tap, if set, wraps the connections the worker dials to coordinators
+	// (memberConfig.tap).
+	tap func(net.Conn) net.Conn
 }
 
 // task is a job waiting for a slot, and the report of its end.
@@ -99,9 +122,18 @@ type task struct {
 	done *wire.JobDone
 }
 
+// workerSession is a session a coordinator opened with the worker, and the
+// plan it sent in it (nil until then).
+type workerSession struct {
+	*session
+	plan   *workerPlan
+	opened time.Time
+}
+
 // workerPlan is a plan a worker holds for a coordinator.
 type workerPlan struct {
 	id      string
+	session *session // the session it came in, and its messages go in
 	coord   *actor.PID
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -128,6 +160,12 @@ func startWorker(cfg WorkerConfig, hooks workerHooks) (*Worker, error) {
 	if len(cfg.Secret) < MinSecretBytes {
 		return nil, fmt.Errorf("the shared secret has %d bytes, fewer than %d", len(cfg.Secret), MinSecretBytes)
 	}
+	if cfg.Slots > MaxSlots {
+		return nil, fmt.Errorf("%d slots, more than %d", cfg.Slots, MaxSlots)
+	}
+	if cfg.Advertise != "" && cfg.Port == 0 {
+		return nil, errors.New("an advertised host needs the port of the worker's actors")
+	}
 	if cfg.Slots <= 0 {
 		cfg.Slots = runtime.GOMAXPROCS(0)
 	}
@@ -137,11 +175,14 @@ func startWorker(cfg WorkerConfig, hooks workerHooks) (*Worker, error) {
 	if cfg.Host == "" {
 		cfg.Host = "127.0.0.1"
 	}
-	w := &Worker{cfg: cfg, log: cfg.Logger, seal: sealer{cfg.Secret}, build: thisBuild(), plans: map[string]*workerPlan{}, hooks: hooks}
+	greet, err := newGreeter(cfg.Secret)
+	if err != nil {
+		return nil, err
+	}
+	w := &Worker{cfg: cfg, log: cfg.Logger, greet: greet, build: thisBuild(), sessions: map[string]*workerSession{}, plans: map[string]*workerPlan{}, hooks: hooks}
 	if hooks.build != nil {
 		w.build = hooks.build
 	}
-	var err error
 	if w.scratch, err = os.MkdirTemp("", "maple-worker-*"); err != nil {
 		return nil, err
 	}
@@ -162,7 +203,7 @@ func startWorker(cfg WorkerConfig, hooks workerHooks) (*Worker, error) {
 	props := actor.PropsFromProducer(func() actor.Actor { return w })
 	w.member, err = startMember(memberConfig{host: cfg.Host, port: cfg.Port, advertise: cfg.Advertise,
 		health: cfg.Health, hosts: []string{cfg.Health.Addr().String()},
-		kinds: []*cluster.Kind{cluster.NewKind(workerKind, props)}, logger: w.log})
+		kinds: []*cluster.Kind{cluster.NewKind(workerKind, props)}, logger: w.log, tap: hooks.tap})
 	if err != nil {
 		w.stopSlots()
 		os.RemoveAll(w.scratch)
@@ -240,36 +281,43 @@ func (w *Worker) serve() {
 			last = t.p.id
 		}
 		w.execute(slot, t)
-		w.send(t.p.coord, &wire.Body{Kind: &wire.Body_Done{Done: t.done}})
+		w.send(t.p, &wire.Body{Kind: &wire.Body_Done{Done: t.done}})
 		t.p.running.Done()
 	}
 }
 
 // Receive implements actor.Actor: the worker's actor handles the
-// coordinators' messages, each sealed with the cluster's secret.
+// coordinators' messages: greetings, then the messages of their sessions.
 func (w *Worker) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *wire.Sealed:
-		b, err := w.seal.open(m)
+		if len(m.Session) == 0 {
+			w.onGreeting(ctx, m)
+			return
+		}
+		w.mu.Lock()
+		s := w.sessions[string(m.Session)]
+		w.mu.Unlock()
+		if s == nil {
+			w.ignore(ctx, errors.New("no such session"), wire.Refusal_UNKNOWN_SESSION)
+			return
+		}
+		b, err := s.open(m)
 		if err != nil {
-			w.log.Warn("ignored a message", zap.Stringer("from", ctx.Sender()), zap.Error(err))
+			w.ignore(ctx, err, wire.Refusal_NOT_SEALED)
 			return
 		}
 		switch k := b.Kind.(type) {
-		case *wire.Body_Hello:
-			ctx.Respond(w.seal.seal(&wire.Body{Kind: &wire.Body_Welcome{Welcome: &wire.Welcome{
-				Build: w.build, Slots: int32(w.cfg.Slots), Member: w.member.system.ID, Refused: compatible(w.build, k.Hello.Build),
-				Health: w.cfg.Health.Addr().String()}}}))
 		case *wire.Body_Plan:
-			w.onPlan(ctx, k.Plan)
+			w.onPlan(ctx, s, k.Plan)
 		case *wire.Body_Job:
-			w.onJob(k.Job)
+			w.onJob(s, k.Job)
 		case *wire.Body_BlobRequest:
-			ctx.Respond(w.seal.seal(&wire.Body{Kind: &wire.Body_Chunk{Chunk: w.blobChunk(k.BlobRequest)}}))
+			ctx.Respond(s.seal(&wire.Body{Kind: &wire.Body_Chunk{Chunk: w.blobChunk(s, k.BlobRequest)}}))
 		case *wire.Body_Release:
-			w.onRelease(k.Release)
+			w.onRelease(s, k.Release)
 		case *wire.Body_Cancel:
-			w.forget(func(p *workerPlan) bool { return p.id == k.Cancel.PlanId })
+			w.forget(func(p *workerPlan) bool { return p.session == s.session && p.id == k.Cancel.PlanId })
 		}
 	case *actor.Terminated:
 		// A coordinator's process ended: its plans are of no use any more.
@@ -277,31 +325,109 @@ func (w *Worker) Receive(ctx actor.Context) {
 	}
 }
 
-// onPlan takes a plan from a coordinator and prepares it in the background:
-// fetches the files the worker lacks, rebuilds the plan and checks it is the
-// coordinator's. PlanReady tells the coordinator how it went.
-func (w *Worker) onPlan(ctx actor.Context, spec *wire.PlanSpec) {
+// ignore logs a message that did not open and, if it is a request, answers
+// why, so that the coordinator can say it (a replay gets no answer).
+func (w *Worker) ignore(ctx actor.Context, err error, reason wire.Refusal_Reason) {
+	w.log.Warn("ignored a message", zap.Stringer("from", ctx.Sender()), zap.Error(err))
+	if ctx.Sender() != nil && !errors.Is(err, errReplayed) {
+		ctx.Respond(refusal(reason, w.cfg.Health.Addr().String()))
+	}
+}
+
+// onGreeting answers a coordinator's Hello with a Welcome: one that refuses
+// a coordinator of another build, or that opens the session the coordinator
+// proposed.
+func (w *Worker) onGreeting(ctx actor.Context, m *wire.Sealed) {
+	b, err := w.greet.open(m, fromCoordinator)
+	if err != nil {
+		w.ignore(ctx, err, wire.Refusal_NOT_SEALED)
+		return
+	}
+	h := b.GetHello()
+	if h == nil {
+		w.log.Warn("ignored a greeting that is not a Hello", zap.Stringer("from", ctx.Sender()))
+		return
+	}
+	welcome := &wire.Welcome{Build: w.build, Slots: int32(w.cfg.Slots), Refused: compatible(w.build, h.Build), Health: w.cfg.Health.Addr().String()}
+	if welcome.Refused == "" {
+		s, key, err := answer(w.cfg.Secret, h)
+		if err == nil {
+			err = w.hold(s)
+		}
+		if err != nil {
+			w.log.Warn("ignored a greeting", zap.Stringer("from", ctx.Sender()), zap.Error(err))
+			return
+		}
+		welcome.Session, welcome.Key = s.id, key
+	}
+	ctx.Respond(w.greet.seal(&wire.Body{Kind: &wire.Body_Welcome{Welcome: welcome}}, fromWorker))
+}
+
+// hold keeps a new session until its plan comes, forgetting the sessions
+// that waited for theirs longer than pendingLifetime.
+func (w *Worker) hold(s *session) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return errors.New("the worker is stopping")
+	}
+	pending := 0
+	for id, ws := range w.sessions { // the order does not matter: it only deletes and counts
+		if ws.plan == nil {
+			if time.Since(ws.opened) > pendingLifetime {
+				delete(w.sessions, id)
+				continue
+			}
+			pending++
+		}
+	}
+	switch {
+	case w.sessions[string(s.id)] != nil:
+		return errors.New("it opens a session that exists (a replayed greeting)")
+	case pending >= maxPending:
+		return fmt.Errorf("%d sessions wait for their plan already", pending)
+	}
+	w.sessions[string(s.id)] = &workerSession{session: s, opened: time.Now()}
+	return nil
+}
+
+// planLocked returns the plan of session s whose id is id, if the worker
+// still holds it. w.mu is held.
+func (w *Worker) planLocked(s *workerSession, id string) *workerPlan {
+	if p := s.plan; p != nil && p.id == id && w.plans[id] == p {
+		return p
+	}
+	return nil
+}
+
+// onPlan takes a plan from a coordinator, the one plan of its session, and
+// prepares it in the background: fetches the files the worker lacks,
+// rebuilds the plan and checks it is the coordinator's. PlanReady tells the
+// coordinator how it went.
+func (w *Worker) onPlan(ctx actor.Context, s *workerSession, spec *wire.PlanSpec) {
 	coord := actor.NewPID(spec.ReplyAddress, spec.ReplyId)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if _, dup := w.plans[spec.PlanId]; dup || w.stopped {
+	if _, dup := w.plans[spec.PlanId]; dup || s.plan != nil || w.sessions[string(s.id)] != s || w.stopped {
 		return
 	}
 	if why := compatible(w.build, spec.Build); why != "" {
 		w.log.Warn("refused a coordinator of another build", zap.String("coordinator", spec.ReplyAddress), zap.String("why", why))
-		w.send(coord, &wire.Body{Kind: &wire.Body_Ready{Ready: &wire.PlanReady{PlanId: spec.PlanId, Member: w.member.system.ID,
-			Error: &wire.RemoteError{Message: "worker " + w.cfg.Health.Addr().String() + " refused the plan: " + why}}}})
+		delete(w.sessions, string(s.id))
+		w.member.system.Root.Send(coord, s.seal(&wire.Body{Kind: &wire.Body_Ready{Ready: &wire.PlanReady{PlanId: spec.PlanId,
+			Error: &wire.RemoteError{Message: "worker " + w.cfg.Health.Addr().String() + " refused the plan: " + why}}}}))
 		return
 	}
 	pctx, cancel := context.WithCancel(context.Background())
-	p := &workerPlan{id: spec.PlanId, coord: coord, ctx: pctx, cancel: cancel, results: map[int32]*result{}}
+	p := &workerPlan{id: spec.PlanId, session: s.session, coord: coord, ctx: pctx, cancel: cancel, results: map[int32]*result{}}
 	w.plans[spec.PlanId] = p
+	s.plan = p
 	ctx.Watch(coord)
 	w.log.Info("plan received", zap.String("coordinator", spec.ReplyAddress), zap.String("scenario", spec.File), zap.Int32("jobs", spec.Jobs))
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
-		ready := &wire.PlanReady{PlanId: spec.PlanId, Member: w.member.system.ID}
+		ready := &wire.PlanReady{PlanId: spec.PlanId}
 		if err := w.prepare(p, spec); err != nil {
 			level := zap.WarnLevel
 			if errors.Is(err, context.Canceled) { // the coordinator is done with it
@@ -310,7 +436,7 @@ func (w *Worker) onPlan(ctx actor.Context, spec *wire.PlanSpec) {
 			w.log.Log(level, "could not prepare a plan", zap.String("coordinator", spec.ReplyAddress), zap.Error(err))
 			ready.Error = toWire(err)
 		}
-		w.send(coord, &wire.Body{Kind: &wire.Body_Ready{Ready: ready}})
+		w.send(p, &wire.Body{Kind: &wire.Body_Ready{Ready: ready}})
 	}()
 }
 
@@ -321,7 +447,7 @@ func (w *Worker) prepare(p *workerPlan, spec *wire.PlanSpec) error {
 			continue
 		}
 		err := w.store.fetch(f.Sha256, f.Size, func(offset int64) ([]byte, error) {
-			c, err := w.request(p.ctx, p.coord, &wire.Body{Kind: &wire.Body_FileRequest{FileRequest: &wire.FileRequest{PlanId: p.id, Sha256: f.Sha256, Offset: offset}}})
+			c, err := requestChunk(p.ctx, w.member.system, p.session, p.coord, &wire.Body{Kind: &wire.Body_FileRequest{FileRequest: &wire.FileRequest{PlanId: p.id, Sha256: f.Sha256, Offset: offset}}})
 			if err != nil {
 				return nil, err
 			}
@@ -364,11 +490,12 @@ func (w *Worker) prepare(p *workerPlan, spec *wire.PlanSpec) error {
 	return nil
 }
 
-// onJob queues a job of a ready plan for the next free slot.
-func (w *Worker) onJob(req *wire.JobRequest) {
+// onJob queues a job of session s's plan, once ready, for the next free
+// slot.
+func (w *Worker) onJob(s *workerSession, req *wire.JobRequest) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	p := w.plans[req.PlanId]
+	p := w.planLocked(s, req.PlanId)
 	if w.stopped {
 		return
 	}
@@ -377,10 +504,10 @@ func (w *Worker) onJob(req *wire.JobRequest) {
 		return
 	}
 	j := p.jobs[req.Position]
-	done := &wire.JobDone{PlanId: p.id, Member: w.member.system.ID, Position: req.Position}
+	done := &wire.JobDone{PlanId: p.id, Position: req.Position}
 	if j.CurveIndex() != int(req.Curve) || j.Run != int(req.Run) {
 		done.Error = toWire(fmt.Errorf("job %d is run %d of curve %d here, run %d of curve %d at the coordinator", req.Position, j.Run, j.CurveIndex(), req.Run, req.Curve))
-		w.send(p.coord, &wire.Body{Kind: &wire.Body_Done{Done: done}})
+		w.send(p, &wire.Body{Kind: &wire.Body_Done{Done: done}})
 		return
 	}
 	p.running.Add(1)
@@ -462,11 +589,12 @@ func blobOf(data []byte, path string) (*wire.Blob, error) {
 	return b, nil
 }
 
-// blobChunk answers a coordinator's request for a piece of a result.
-func (w *Worker) blobChunk(r *wire.BlobRequest) *wire.Chunk {
+// blobChunk answers a coordinator's request for a piece of a result of
+// session s's plan.
+func (w *Worker) blobChunk(s *workerSession, r *wire.BlobRequest) *wire.Chunk {
 	w.mu.Lock()
 	var res *result
-	if p := w.plans[r.PlanId]; p != nil {
+	if p := w.planLocked(s, r.PlanId); p != nil {
 		res = p.results[r.Position]
 	}
 	w.mu.Unlock()
@@ -486,11 +614,11 @@ func (w *Worker) blobChunk(r *wire.BlobRequest) *wire.Chunk {
 	return &wire.Chunk{Data: res.outcome[r.Offset:end]}
 }
 
-// onRelease drops a job's results the coordinator holds now.
-func (w *Worker) onRelease(r *wire.Release) {
+// onRelease drops a job's results the coordinator of session s holds now.
+func (w *Worker) onRelease(s *workerSession, r *wire.Release) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if p := w.plans[r.PlanId]; p != nil {
+	if p := w.planLocked(s, r.PlanId); p != nil {
 		if res := p.results[r.Position]; res != nil {
 			if res.trace != "" {
 				os.Remove(res.trace)
@@ -537,30 +665,22 @@ func (w *Worker) dropLocked(id string, p *workerPlan) {
 		p.dir = ""
 	}
 	delete(w.plans, id)
+	delete(w.sessions, string(p.session.id))
 }
 
-// send seals b and sends it to pid.
-func (w *Worker) send(pid *actor.PID, b *wire.Body) {
-	w.member.system.Root.Send(pid, w.seal.seal(b))
+// send seals b in plan p's session and sends it to p's coordinator.
+func (w *Worker) send(p *workerPlan, b *wire.Body) {
+	w.member.system.Root.Send(p.coord, p.session.seal(b))
 }
 
-// request sends b to pid and returns the chunk it answers.
-func (w *Worker) request(ctx context.Context, pid *actor.PID, b *wire.Body) (*wire.Chunk, error) {
-	return requestChunk(ctx, w.member.system, w.seal, pid, b)
-}
-
-// requestChunk sends b to pid and waits (at most requestTimeout, or until
-// ctx is done) for the sealed Chunk it answers.
-func requestChunk(ctx context.Context, system *actor.ActorSystem, s sealer, pid *actor.PID, b *wire.Body) (*wire.Chunk, error) {
+// requestChunk sends b, sealed in session s, to pid and waits (at most
+// requestTimeout, or until ctx is done) for the Chunk it answers.
+func requestChunk(ctx context.Context, system *actor.ActorSystem, s *session, pid *actor.PID, b *wire.Body) (*wire.Chunk, error) {
 	res, err := await(ctx, system.Root.RequestFuture(pid, s.seal(b), requestTimeout))
 	if err != nil {
 		return nil, err
 	}
-	sealed, ok := res.(*wire.Sealed)
-	if !ok {
-		return nil, fmt.Errorf("unexpected answer %T", res)
-	}
-	body, err := s.open(sealed)
+	body, err := openAnswer(res, s, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -50,18 +50,20 @@ func (c Conversion) Epsilon(rdp, alpha, delta float64) float64 {
 }
 
 // DefaultOrders returns the Rényi orders searched by default: 1.1, 1.2, …,
-// 10.9 and 12, 13, …, 63 (the DEFAULT_ALPHAS of Opacus and the orders of
-// TensorFlow Privacy's tutorials), plus 64, 128 and 256 for very strong
-// guarantees.
+// 10.9 (the fractional orders of Opacus' DEFAULT_ALPHAS and TensorFlow
+// Privacy's tutorials) and every integer from 11 to MaxOrder = 1024, with no
+// gaps: the Gaussian's best order 1 + √(ln(1/δ)/ρ) passes 256 at strong
+// guarantees (ρ < 4.3·10⁻⁴ at δ = 10⁻¹²), where a sparse set costs up to
+// a quarter of ε.
 func DefaultOrders() []float64 {
 	var o []float64
 	for x := 1; x < 100; x++ {
 		o = append(o, 1+float64(x)/10)
 	}
-	for a := 12; a < 64; a++ {
+	for a := 11; a <= MaxOrder; a++ {
 		o = append(o, float64(a))
 	}
-	return append(o, 64, 128, 256)
+	return o
 }
 
 // BestEpsilon returns the smallest ε over orders of conv applied to

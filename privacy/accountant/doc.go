@@ -58,7 +58,7 @@
 // 2016) in TensorFlow Privacy and Opacus. Two conversions to (ε, δ) are
 // offered: Classic (Mironov 2017, Prop. 3) and the tighter Balle2020
 // (Balle et al. 2020, Theorem 21); BestEpsilon minimizes over orders
-// (DefaultOrders: Opacus' set plus 64, 128, 256). SubsampledGaussian
+// (DefaultOrders: 1.1 … 10.9 and every integer from 11 to 1024). SubsampledGaussian
 // composes a number of steps under Poisson or fixed-size sampling; DPSGD
 // (sample level: batch/N, ⌈epochs·N/batch⌉ steps) and DPFedAvg (client
 // level: L of K clients per round, one step per round) build it, and
@@ -75,6 +75,16 @@
 // before secure aggregation: the sensitivity after rounding (Theorem 1)
 // and the RDP of the sum of n discrete Gaussians, which is not itself a
 // discrete Gaussian (Proposition 14, eq. 17, with τ of Theorem 1).
+//
+// # Relations and sampling (relation.go, dpsgd.go)
+//
+// Relation (add-remove, replace-one) and Sampling (poisson, fixed) are the
+// declared choices every accountant is stated for, with Parse and String
+// for scenarios and the command line; Relation.Sensitivity gives the ℓ2
+// sensitivity each implies for a sum of clipped contributions. The
+// privacy-loss-distribution accountant, the tightest for the Gaussian,
+// Laplace and randomized-response mechanisms under either sampling, is the
+// subpackage pld.
 //
 // The guarantees are vacuous at the papers' settings (P = 30, σ_g = 0.1,
 // i = 1000 gives ε ≤ 4.24·10⁵·(B + B′ + √30‖w^o − w′^o‖)); maple reports them

@@ -3,6 +3,8 @@ package accountant
 import (
 	"fmt"
 	"math"
+
+	"maple/internal/enum"
 )
 
 // Sampling is how each step chooses the records it uses.
@@ -23,16 +25,13 @@ const (
 	FixedSize
 )
 
-// String names the sampling scheme.
-func (s Sampling) String() string {
-	switch s {
-	case Poisson:
-		return "poisson"
-	case FixedSize:
-		return "fixed-size"
-	}
-	return fmt.Sprintf("sampling(%d)", int(s))
-}
+var samplingNames = enum.Of[Sampling]("sampling", "poisson", "fixed")
+
+// String returns the sampling scheme's name: poisson or fixed.
+func (s Sampling) String() string { return samplingNames.String(s) }
+
+// ParseSampling returns the sampling scheme named s ("poisson" or "fixed").
+func ParseSampling(s string) (Sampling, error) { return samplingNames.Parse(s) }
 
 // SubsampledGaussian is Steps adaptive compositions of the subsampled
 // Gaussian mechanism: a fraction Rate of the records (examples for DP-SGD,

@@ -29,7 +29,10 @@ import (
 //     most 3.2·10⁻¹³ over α ∈ [1.1, 9.9], q ∈ [0.004, 0.9], z ∈ [0.5, 3].
 //
 // Everything is summed in log space with signs. q = 0 gives 0 and q = 1 the
-// unsampled α/(2z²).
+// unsampled α/(2z²). Where the series does not settle (z far outside
+// [10⁻³, 10³]) the convexity bound fractionalBound is returned instead: the
+// result is +Inf when the noise is too weak for any finite bound, never an
+// error.
 func PoissonGaussianRDP(alpha, q, z float64) float64 {
 	if !(alpha > 1) || math.IsInf(alpha, 1) {
 		panic(fmt.Sprintf("accountant: Rényi order %g must be finite and exceed 1", alpha))
@@ -44,13 +47,37 @@ func PoissonGaussianRDP(alpha, q, z float64) float64 {
 	case q == 1:
 		return GaussianRDP(alpha, z)
 	}
-	var logA float64
+	// Subsampling never costs more than the unsampled mechanism (A_α is
+	// convex in the mixture), which also keeps rounding at z → ∞ from
+	// putting ε above the q = 1 value.
+	plain := GaussianRDP(alpha, z)
 	if alpha == math.Trunc(alpha) && alpha <= 1<<20 {
-		logA = logAInt(int(alpha), q, z)
-	} else {
-		logA = logAFrac(alpha, q, z)
+		return min(plain, max(logAInt(int(alpha), q, z), 0)/(alpha-1))
 	}
-	return max(logA, 0) / (alpha - 1)
+	if logA, ok := logAFrac(alpha, q, z); ok {
+		return min(plain, max(logA, 0)/(alpha-1))
+	}
+	return min(plain, fractionalBound(alpha, q, z))
+}
+
+// fractionalBound bounds the RDP at a fractional order where the series
+// does not settle (extreme noise multipliers, orders beyond 2²⁰): ln A_α is
+// convex in α (Hölder's inequality) with ln A_1 = 0, so between the
+// integers ⌊α⌋ and ⌈α⌉ it lies below their chord, and ε(α) ≤ chord/(α − 1)
+// — an upper bound, hence a valid (if not the tightest) guarantee.
+func fractionalBound(alpha, q, z float64) float64 {
+	lo, hi := math.Floor(alpha), math.Ceil(alpha)
+	logA := func(a float64) float64 {
+		if a == 1 {
+			return 0
+		}
+		if a > 1<<20 {
+			return a * (a - 1) / (2 * z) / z // the unsampled Gaussian's, an upper bound
+		}
+		return max(logAInt(int(a), q, z), 0)
+	}
+	w := alpha - lo
+	return ((1-w)*logA(lo) + w*logA(hi)) / (alpha - 1)
 }
 
 func logAInt(alpha int, q, z float64) float64 {
@@ -58,7 +85,7 @@ func logAInt(alpha int, q, z float64) float64 {
 	lq, l1q := math.Log(q), math.Log1p(-q)
 	for i := range terms {
 		fi := float64(i)
-		terms[i] = logBinomial(alpha, i) + fi*lq + float64(alpha-i)*l1q + (fi*fi-fi)/(2*z*z)
+		terms[i] = logBinomial(alpha, i) + fi*lq + float64(alpha-i)*l1q + (fi*fi-fi)/(2*z)/z
 	}
 	return logSumExp(terms)
 }
@@ -90,34 +117,40 @@ func (a signedLog) add(b signedLog) signedLog {
 	return signedLog{big.neg, big.mag + math.Log(-math.Expm1(small.mag-big.mag))}
 }
 
-func logAFrac(alpha, q, z float64) float64 {
+// logAFrac returns ln A_α by the two series, and false when they do not
+// settle to a finite positive sum within 2²⁰ terms.
+func logAFrac(alpha, q, z float64) (float64, bool) {
 	lq, l1q := math.Log(q), math.Log1p(-q)
 	z0 := z*z*math.Log(1/q-1) + 0.5
+	if math.IsNaN(z0) || math.IsInf(z0, 0) {
+		return 0, false
+	}
 	lgA, _ := math.Lgamma(alpha + 1)
 	a0 := signedLog{false, math.Inf(-1)}
 	a1 := a0
-	for i := 0; ; i++ {
+	for i := 0; i <= 1<<20; i++ {
 		fi := float64(i)
 		j := alpha - fi
 		lgI, _ := math.Lgamma(fi + 1)
 		lgJ, signJ := math.Lgamma(j + 1)
 		logCoef := lgA - lgI - lgJ
 		neg := signJ < 0
-		s0 := logCoef + fi*lq + j*l1q + (fi*fi-fi)/(2*z*z) + math.Log(0.5) + logErfc((fi-z0)/(math.Sqrt2*z))
-		s1 := logCoef + j*lq + fi*l1q + (j*j-j)/(2*z*z) + math.Log(0.5) + logErfc((z0-j)/(math.Sqrt2*z))
+		s0 := logCoef + fi*lq + j*l1q + (fi*fi-fi)/(2*z)/z + math.Log(0.5) + logErfc((fi-z0)/(math.Sqrt2*z))
+		s1 := logCoef + j*lq + fi*l1q + (j*j-j)/(2*z)/z + math.Log(0.5) + logErfc((z0-j)/(math.Sqrt2*z))
+		if math.IsNaN(s0) || math.IsNaN(s1) || math.IsInf(s0, 1) || math.IsInf(s1, 1) {
+			return 0, false
+		}
 		a0 = a0.add(signedLog{neg, s0})
 		a1 = a1.add(signedLog{neg, s1})
 		total := a0.add(a1)
 		if fi > alpha && max(s0, s1) < total.mag-30 {
-			if total.neg {
-				panic(fmt.Sprintf("accountant: A_α negative at α = %g, q = %g, z = %g", alpha, q, z))
+			if total.neg || math.IsNaN(total.mag) || math.IsInf(total.mag, 0) {
+				return 0, false
 			}
-			return total.mag
-		}
-		if i > 1<<20 {
-			panic(fmt.Sprintf("accountant: A_α did not converge at α = %g, q = %g, z = %g", alpha, q, z))
+			return total.mag, true
 		}
 	}
+	return 0, false
 }
 
 // logErfc returns ln erfc(x) without underflow: directly while erfc(x) is
