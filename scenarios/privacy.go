@@ -61,6 +61,15 @@ type DP struct {
 	Beta float64 `yaml:"beta"`
 	// Delta is the δ of the reported (ε, δ) guarantee.
 	Delta float64 `yaml:"delta"`
+	// Relation is the neighbouring relation the guarantee is stated for:
+	// add-remove (one client more or fewer) or replace-one (one client's
+	// data replaced); the family derives it from the mode when the
+	// scenario leaves it empty.
+	Relation string `yaml:"relation"`
+	// Accountant composes the rounds: pld (privacy loss distributions) or
+	// rdp (Rényi DP); the family derives it from the mode when the
+	// scenario leaves it empty.
+	Accountant string `yaml:"accountant"`
 }
 
 // AdaptiveClip is the section privacy.dp.adaptive_clip.
@@ -105,8 +114,13 @@ func completePrivacy(sc *Scenario, set func(string) bool) {
 // secAggProtocols are the values of privacy.secure_aggregation.protocol.
 var secAggProtocols = []string{"secagg", "secagg+", "none"}
 
-// dpModes are the values of privacy.dp.mode.
-var dpModes = []string{"central", "distributed"}
+// dpModes are the values of privacy.dp.mode, dpRelations of
+// privacy.dp.relation and dpAccountants of privacy.dp.accountant.
+var (
+	dpModes       = []string{"central", "distributed"}
+	dpRelations   = []string{"add-remove", "replace-one"}
+	dpAccountants = []string{"pld", "rdp"}
+)
 
 // validatePrivacyFeatures checks the privacy sections' own fields and
 // refuses those the family f does not model. What depends on the family's
@@ -143,6 +157,8 @@ func (v *Validator) validatePrivacyFeatures(sc *Scenario, f Family) {
 		if !(d.Delta > 0 && d.Delta < 1) {
 			v.Fail(field+".delta", "must lie in (0, 1), got %v", d.Delta)
 		}
+		v.OneOf(field+".relation", d.Relation, dpRelations)
+		v.OneOf(field+".accountant", d.Accountant, dpAccountants)
 		if a := d.AdaptiveClip; a != nil {
 			if !(a.Quantile > 0 && a.Quantile < 1) {
 				v.Fail(field+".adaptive_clip.quantile", "must lie in (0, 1), got %v", a.Quantile)

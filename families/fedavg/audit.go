@@ -7,7 +7,9 @@ import (
 
 	"maple/algorithms/fedavg"
 	"maple/algorithms/rng"
+	"maple/privacy/accountant"
 	"maple/privacy/auditscore"
+	"maple/privacy/ledger"
 	"maple/scenarios"
 	"maple/scenarios/run"
 )
@@ -46,6 +48,9 @@ func validateFedAvgAudit(v *scenarios.Validator, sc *scenarios.Scenario) {
 	if sc.Privacy.DP == nil {
 		v.Fail(scenarios.FieldAudit+".canary", "canary clients test DP-FedAvg's client-level guarantee: they need privacy.dp")
 	}
+	if d := sc.Privacy.DP; d != nil && d.Relation == "add-remove" && fedavgParams(sc).Participation == fedavg.WithoutReplacement.String() {
+		v.Fail(scenarios.FieldAudit+".canary", "under fixed-size sampling a canary client that is out still takes one of the round's L places, so the runs with and without it are not add/remove neighbours: audit with privacy.dp.relation replace-one or with participation poisson")
+	}
 	if a.Method == scenarios.AuditOneRun && a.Canaries > sc.Data.Agents {
 		v.Fail(scenarios.FieldAudit+".canaries", "at most data.agents = %d of the agents can be canaries, got %d", sc.Data.Agents, a.Canaries)
 	}
@@ -59,7 +64,7 @@ func applyAudit(a *scenarios.Audit, cfg *fedavg.Config, in bool) {
 	if a == nil || a.Canary != canaryClient {
 		return
 	}
-	au := fedavg.Audit{Opposite: cfg.RoundMechanism(0, cfg.Draws()).Relation == fedavg.ReplaceOne}
+	au := fedavg.Audit{Opposite: cfg.DP.Relation == accountant.ReplaceOne}
 	if a.Method == scenarios.AuditManyRun {
 		au.Single, au.In = true, in
 	} else {
@@ -170,7 +175,7 @@ func (au *auditor) record(j *run.Job, l *privacyLog) {
 		}
 		j.RecordAudit(run.AuditRecord{Included: in, CanaryScores: au.rows})
 	}
-	m := l.cfg.RoundMechanism(l.dim, l.cfg.Draws())
+	rd := l.cfg.Round(l.dim, l.cfg.Draws())
 	eps := make([]float64, len(au.rows))
 	for k, it := range l.t.Iterations {
 		eps[k] = l.eps[it][0]
@@ -178,6 +183,6 @@ func (au *auditor) record(j *run.Job, l *privacyLog) {
 			eps[k] = math.Inf(1)
 		}
 	}
-	j.RecordAuditUpper(run.AuditUpper{Accountant: l.cfg.RoundAccountant().Bound(m), Relation: m.Relation.String(),
-		Sampling: m.Sampling.String(), Delta: l.cfg.DP.Delta, Epsilon: eps})
+	j.RecordAuditUpper(run.AuditUpper{Accountant: ledger.Bound(l.cfg.DP.Accountant, rd), Relation: rd.Mechanism.Relation.String(),
+		Sampling: rd.Mechanism.Sampling.String(), Delta: l.cfg.DP.Delta, Epsilon: eps})
 }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 
 	"maple/algorithms/fedavg"
+	"maple/privacy/accountant"
+	"maple/privacy/accountant/pld"
+	"maple/privacy/ledger"
 	"maple/scenarios/run"
 )
 
@@ -23,25 +26,31 @@ func dpReport(j *run.Job, cfg *fedavg.Config, l *privacyLog) {
 		return eps
 	}
 	if d := &cfg.DP; d.Mode != fedavg.NoDP {
-		m := cfg.RoundMechanism(l.dim, cfg.Draws())
+		rd := cfg.Round(l.dim, cfg.Draws())
+		m := rd.Mechanism
 		r := map[string]any{
 			"mechanism":        "DP-FedAvg (McMahan et al. 2018), " + d.Mode.String() + " noise",
 			"level":            "client",
 			"relation":         m.Relation.String(),
+			"sensitivity":      m.Relation.Sensitivity(d.Clip),
 			"sampling":         m.Sampling.String(),
 			"sampling_rate":    m.Rate,
 			"neighbouring":     relationWords(m.Relation),
 			"adversary":        "sees the models the server releases, not which agents took part in a round",
-			"participation":    participationWords(cfg, m),
-			"bound":            cfg.RoundAccountant().Bound(m),
+			"participation":    participationWords(cfg, m.Rate),
+			"accountant":       d.Accountant.String(),
+			"bound":            ledger.Bound(d.Accountant, rd),
 			"clip":             d.Clip,
 			"noise_multiplier": d.NoiseMultiplier,
 			"delta":            d.Delta,
 			"epsilon_by_round": byRound(0),
 			"epsilon_final":    l.eps[len(l.eps)-1][0],
 		}
+		if d.Accountant == ledger.PLD {
+			r["discretization_interval"] = pld.DefaultInterval
+		}
 		if d.Mode == fedavg.DistributedDP {
-			r["grid_step"], r["client_noise"], r["tau"] = m.DDG.Gamma, m.DDG.Sigma, m.DDG.Tau()
+			r["grid_step"], r["client_noise"], r["tau"] = rd.DDG.Gamma, rd.DDG.Sigma, rd.DDG.Tau()
 			r["beta"] = d.Beta
 		} else if d.Adaptive != nil {
 			z, _ := d.Adaptive.UpdateNoiseMultiplier(d.NoiseMultiplier) // validated
@@ -51,14 +60,18 @@ func dpReport(j *run.Job, cfg *fedavg.Config, l *privacyLog) {
 		j.Stats.Details["privacy"] = r
 	}
 	if p, ok := cfg.Client.(fedavg.PrivateClient); ok {
+		step := p.Step(l.minSamples, cfg.Batch.Max)
 		j.Stats.Details["sample_privacy"] = map[string]any{
 			"mechanism":        p.Mechanism(),
 			"level":            "sample",
 			"adversary":        "sees every update the agent with the largest sampling rate sends, as if it took part in every round",
 			"steps_per_round":  cfg.Epochs.Max,
-			"sampling_rate":    float64(cfg.Batch.Max) / float64(l.minSamples),
+			"sampling_rate":    step.Mechanism.Rate,
+			"sampling":         step.Mechanism.Sampling.String(),
+			"relation":         step.Mechanism.Relation.String(),
+			"accountant":       p.SampleAccountant().String(),
 			"delta":            p.SampleDelta(),
-			"conversion":       "Rényi DP to (ε, δ) by Balle et al. 2020, Thm 21, over the orders of accountant.DefaultOrders",
+			"bound":            ledger.Bound(p.SampleAccountant(), step),
 			"epsilon_by_round": byRound(1),
 			"epsilon_final":    l.eps[len(l.eps)-1][1],
 		}
@@ -66,8 +79,8 @@ func dpReport(j *run.Job, cfg *fedavg.Config, l *privacyLog) {
 }
 
 // relationWords says what the neighbouring relation r means for DP-FedAvg.
-func relationWords(r fedavg.Relation) string {
-	if r == fedavg.AddRemove {
+func relationWords(r accountant.Relation) string {
+	if r == accountant.AddRemove {
 		return "add-remove: one agent added or removed, so the sum of updates clipped to C moves by up to C"
 	}
 	return "replace-one: one agent's whole local dataset replaced, so the sum of updates clipped to C moves by up to 2C"
@@ -75,12 +88,12 @@ func relationWords(r fedavg.Relation) string {
 
 // participationWords says how the agents of a round were drawn, as the
 // accountant takes it.
-func participationWords(cfg *fedavg.Config, m fedavg.RoundMechanism) string {
+func participationWords(cfg *fedavg.Config, rate float64) string {
 	switch cfg.Participation {
 	case fedavg.Poisson:
-		return fmt.Sprintf("each of %d agents independently with probability q = %g per round (Poisson sampling; %d expected, the estimator's fixed denominator)", cfg.Agents, m.Rate, cfg.Draws())
+		return fmt.Sprintf("each of %d agents independently with probability q = %g per round (Poisson sampling; %d expected, the estimator's fixed denominator)", cfg.Agents, rate, cfg.Draws())
 	case fedavg.Full:
 		return fmt.Sprintf("all %d agents in every round (q = 1)", cfg.Agents)
 	}
-	return fmt.Sprintf("%d of %d agents per round without replacement (fixed-size sampling), q = %g", cfg.Draws(), cfg.Agents, m.Rate)
+	return fmt.Sprintf("%d of %d agents per round without replacement (fixed-size sampling), q = %g", cfg.Draws(), cfg.Agents, rate)
 }
