@@ -3,6 +3,7 @@ package fedplt_test
 import (
 	"encoding/json"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -121,5 +122,19 @@ func TestAuditRefusals(t *testing.T) {
 		if _, err := scenarios.Parse([]byte(noAudit), "a.yaml", t.TempDir(), []string{set}); err == nil || !strings.Contains(err.Error(), "algorithm.fedplt.accountant.sensitivity: does not apply") {
 			t.Errorf("%s: err = %v", set, err)
 		}
+	}
+}
+
+// The auditor's matrix products go parallel in gonum from 128×128 on (here
+// D = 2nN = 130): its records are the same, bit for bit, with one thread
+// and with four.
+func TestRecordsAtAnyGOMAXPROCS(t *testing.T) {
+	set := []string{"data={agents: 13, samples: 10, dim: 5, regenerate: once}", "runs=2", "iterations=2"}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	one := audittest.Run(t, audited, run.Reference, set...)
+	runtime.GOMAXPROCS(4)
+	four := audittest.Run(t, audited, run.Reference, set...)
+	if d := audittest.Same(one, four); d != "" {
+		t.Errorf("GOMAXPROCS 1 and 4 differ: %s", d)
 	}
 }

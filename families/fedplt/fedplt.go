@@ -77,7 +77,7 @@ func fedpltEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 		per = max(per, samplesPerGradient(s.Solver, q))
 	}
 	epochs := float64(max(f.LocalEpochs, 1))
-	return run.Estimate{
+	e := run.Estimate{
 		Bytes:       N * (run.ActorBytes + 8*d*8),
 		Ops:         T * N * (epochs*(4*per*d+10*d) + 4*q*d),
 		Messages:    1 + T*(2+4*N),
@@ -85,6 +85,15 @@ func fedpltEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 		VectorLen:   d,
 		Drivers:     []run.Driver{{Field: pltField + "local_epochs", Ratio: epochs / 5}},
 	}
+	if sc.Privacy.Audit != nil {
+		// The auditor's state of D = 2nN coordinates: four D×D matrices
+		// (M, Q, the covariance and scratch), two products of them per
+		// round and a Cholesky factorization of the final models' block.
+		D := 2 * d * N
+		e.Bytes += 4 * D * D * 8
+		e.Ops += T * (4*D*D*D + D*D*D/24)
+	}
+	return e
 }
 
 // samplesPerGradient is the number of samples a local gradient of solver b
