@@ -34,7 +34,7 @@ const (
 // the Neyman–Pearson statistic. Rows where no θ reaches δ release nothing
 // and score 0. The rows are mechanisms, not moments of a run: row 0 (ε = 0)
 // releases like the others when some θ reaches δ there (only for a δ
-// above Lemma 1's tails at ε = 0, a half or more at sup L/inf L = 2), and
+// above Lemma 1's tails at ε = 0, 0.73 or more at sup L/inf L = 2), and
 // its bound is then that θ's tight ε. The draws come from the run's own streams ("audit",
 // "canary") and ("audit", "inclusion"), apart from the Monte-Carlo
 // column's. The bound beside the audit is the tight ε of each row's θ at
