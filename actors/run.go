@@ -522,11 +522,15 @@ func (r *Run) fail(f *Failure) {
 	}
 }
 
+// warn records a warning of the run, once. The user hears of it from the
+// summary, which lists each curve's warnings and which maple run prints:
+// logging it at the warn level too printed every warning twice, so the log
+// has it at the debug level only, with the moment it arose.
 func (r *Run) warn(message string) {
 	if !r.warned[message] {
 		r.warned[message] = true
 		r.warnings = append(r.warnings, message)
-		r.opts.Logger.Warn(message)
+		r.opts.Logger.Debug("run warning", zap.String("warning", message))
 	}
 }
 

@@ -93,6 +93,26 @@ func TestAdversarialInputs(t *testing.T) {
 	fileiotest.FIFOAt(t, filepath.Join("pipe-trace", trace.StoreFile), "")
 	copyRun(t, "traced", "altered", nil)
 	alterIndex(t, filepath.Join("altered", trace.StoreFile))
+	// Issue 30: run directories that are not what maple wrote — metrics.csv
+	// cut inside its last row or with a row of nan,inf,-inf, summary.json
+	// {} or null — and a trace with a byte of its first block flipped.
+	copyRun(t, "traced", "cut-metrics", nil)
+	rewrite(t, filepath.Join("cut-metrics", "metrics.csv"), func(b []byte) []byte { return b[:len(b)-4] })
+	copyRun(t, "traced", "nan-metrics", nil)
+	rewrite(t, filepath.Join("nan-metrics", "metrics.csv"), func(b []byte) []byte { return append(b, "nan,inf,-inf\n"...) })
+	copyRun(t, "traced", "empty-summary", nil)
+	rewrite(t, filepath.Join("empty-summary", "summary.json"), func([]byte) []byte { return []byte("{}") })
+	copyRun(t, "traced", "null-summary", nil)
+	rewrite(t, filepath.Join("null-summary", "summary.json"), func([]byte) []byte { return []byte("null") })
+	copyRun(t, "traced", "flipped", nil)
+	rewrite(t, filepath.Join("flipped", trace.StoreFile), func(b []byte) []byte {
+		s, err := trace.ReadStore(bytes.NewReader(b), int64(len(b)), "flipped")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[s.Index.Blocks[0].Length/2] ^= 0x5a // inside the first block's compressed records
+		return b
+	})
 	fig1a := filepath.Join(originDir, "scenarios/randomwalk/fig1a.yaml")
 	if code, out, errOut := maple(t, "run", fig1a, "--trace", "--out", "empty-trace", "--set", "runs=1", "--set", "iterations=3", "--set", "output.plot=false"); code != 0 {
 		t.Fatalf("traced gamma-mechanism run: exit %d\n%s%s", code, out, errOut)
@@ -167,6 +187,15 @@ func TestAdversarialInputs(t *testing.T) {
 		{args: []string{"trace", "altered"}, code: 2, words: []string{"block 0", "the index says"}},
 		{args: []string{"trace", "stats", "altered"}, code: 2, words: []string{"block 0", "the index says"}},
 		{args: []string{"trace", "empty-trace"}, code: 2, words: []string{"empty-trace: the trace holds no records"}},
+		{args: []string{"trace", "flipped"}, code: 2, words: []string{"flipped/trace.jsonl.zst: block 0 at byte 0 (", ") is corrupt: its zstd frame does not decompress"}},
+		{args: []string{"trace", "stats", "flipped"}, code: 2, words: []string{"flipped/trace.jsonl.zst: block 0 at byte 0 (", ") is corrupt"}},
+		// Reports of what maple did not write (issue 30).
+		{args: []string{"report", "cut-metrics"}, code: 2, words: []string{"cut-metrics/metrics.csv:5: the row is cut short"}},
+		{args: []string{"report", "nan-metrics"}, code: 2, words: []string{"nan-metrics/metrics.csv:6: 3 fields, header has"}},
+		{args: []string{"report", "empty-summary"}, code: 2, words: []string{`empty-summary/summary.json: has no "scenario", "version", "engine", "seed" or "curves"`}},
+		{args: []string{"report", "null-summary"}, code: 2, words: []string{"null-summary/summary.json: null, not a summary"}},
+		{args: []string{"report", "traced", "-o", "/proc/nope.html"}, code: 2, words: []string{"maple: cannot write /proc/nope.html: "}},
+		{args: []string{"report", "traced", "empty-summary"}, code: 2, words: []string{`empty-summary/summary.json: has no "scenario"`}},
 		{args: []string{"trace", "stats", "empty-trace"}, code: 2, words: []string{"empty-trace: the trace holds no records"}},
 		// Privacy arithmetic at the edge of the floating-point range.
 		{args: []string{"privacy", "gamma", "--epsilon", "1", "--theta", "1e308"}, code: 0, check: checkGammaAtHugeTheta},
@@ -250,6 +279,14 @@ func copyRun(t *testing.T, from, to string, links map[string]string) {
 			continue
 		}
 		os.WriteFile(dst, read(t, filepath.Join(from, e.Name())), 0o644)
+	}
+}
+
+// rewrite replaces the file at path by what change makes of its content.
+func rewrite(t *testing.T, path string, change func([]byte) []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, change(read(t, path)), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

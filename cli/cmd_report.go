@@ -27,24 +27,33 @@ With several: compare.html in the current directory, overlaying the runs'
 curves metric by metric, with a table of their steady states and of the
 scenario fields that differ between them.
 
---out writes the page elsewhere. docs/report.md describes the page.`,
+--out writes the page elsewhere. A directory that is not what maple run
+writes (a file missing, malformed, cut short, or disagreeing with the
+others) is refused with one line naming the file and line; one that is
+complete enough to show but lacks something (a run stopped while drawing its
+figures, a directory of an older maple) gets its page, and a warning on
+standard error that the page repeats. docs/report.md lists both.`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			path := out
+			var flags []string
 			var err error
 			switch {
 			case len(a) == 1 && out == "":
-				path, err = htmlreport.Write(a[0])
+				path, flags, err = htmlreport.Write(a[0])
 			case len(a) == 1:
-				err = htmlreport.WriteTo(a[0], out)
+				flags, err = htmlreport.WriteTo(a[0], out)
 			default:
 				if path == "" {
 					path = htmlreport.CompareFile
 				}
-				err = htmlreport.WriteCompare(a, path)
+				flags, err = htmlreport.WriteCompare(a, path)
 			}
 			if err != nil {
 				return usageError{err}
+			}
+			for _, f := range flags {
+				fmt.Fprintln(cmd.ErrOrStderr(), "maple: warning: "+f)
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), filepath.Clean(path))
 			return nil

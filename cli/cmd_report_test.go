@@ -57,3 +57,32 @@ func TestReportRefusesWhatIsNotARunDirectory(t *testing.T) {
 		t.Errorf("no argument: exit %d, %q", code, errOut)
 	}
 }
+
+// A run that stopped while drawing its figures (summary.json still marked
+// "pending": "figures") has all its numbers: maple report writes its page,
+// prints the page's path, and warns on standard error, once, that the run
+// is incomplete — as the page does.
+func TestReportFlagsARunPendingFigures(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if code, out, errOut := maple(t, "run", "--out", dir, "--set", "runs=1", "--set", "iterations=5", "--set", "output.plot=false"); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	summary := filepath.Join(dir, "summary.json")
+	b := read(t, summary)
+	marked := strings.Replace(string(b), `"scenario": "quickstart",`, `"scenario": "quickstart", "pending": "figures",`, 1)
+	if marked == string(b) {
+		t.Fatalf("summary.json has no scenario to mark:\n%s", b)
+	}
+	if err := os.WriteFile(summary, []byte(marked), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := maple(t, "report", dir)
+	page := filepath.Join(dir, "report.html")
+	const warning = `: summary.json is marked "pending": "figures": the run stopped while drawing its figures`
+	if code != 0 || out != page+"\n" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "maple: warning: "+dir+warning) {
+		t.Errorf("exit %d, stdout %q, stderr %q; want the page's path and one warning naming %s", code, out, errOut, dir)
+	}
+	if !strings.Contains(string(read(t, page)), "the run stopped while drawing its figures") {
+		t.Error("the page does not say that the figures are pending")
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -163,7 +164,7 @@ func inspectable(dir string, withReport bool, res *run.Result) error {
 	}
 	res.Files = append(res.Files, rundir.ProvenanceFile)
 	if withReport {
-		if _, err := htmlreport.Write(dir); err != nil {
+		if _, _, err := htmlreport.Write(dir); err != nil {
 			return err
 		}
 		res.Files = append(res.Files, htmlreport.File)
@@ -264,6 +265,15 @@ func printResult(w io.Writer, dir string, res *run.Result) {
 		fmt.Fprintf(w, "  %s\n", f)
 	}
 	fmt.Fprintln(w, "steady state (mean of the final iterations):")
+	// The values start in one column: after the longest label up to
+	// maxLabelWidth characters, and at least minLabelWidth; a longer label
+	// has its line to itself, and its values go on the next, in that column.
+	width := minLabelWidth
+	for _, c := range res.Summary.Curves {
+		if n := utf8.RuneCountInString(c.Label); n <= maxLabelWidth {
+			width = max(width, n)
+		}
+	}
 	for _, c := range res.Summary.Curves {
 		var parts []string
 		for _, k := range slices.Sorted(maps.Keys(c.SteadyState)) {
@@ -288,7 +298,12 @@ func printResult(w io.Writer, dir string, res *run.Result) {
 		if c.Diverged {
 			status += fmt.Sprintf("  DIVERGED at iteration %d (%d of %d runs)", c.DivergedAt, c.DivergedRuns, c.Runs)
 		}
-		fmt.Fprintf(w, "  %-30s %s%s\n", c.Label, strings.Join(parts, " "), status)
+		label := c.Label
+		if utf8.RuneCountInString(label) > width {
+			fmt.Fprintf(w, "  %s\n", label)
+			label = ""
+		}
+		fmt.Fprintf(w, "  %-*s %s%s\n", width, label, strings.Join(parts, " "), status)
 		for _, warning := range c.Warnings {
 			fmt.Fprintf(w, "    warning: %s\n", warning)
 		}
@@ -298,6 +313,13 @@ func printResult(w io.Writer, dir string, res *run.Result) {
 		}
 	}
 }
+
+// minLabelWidth and maxLabelWidth bound the column of labels in the
+// steady-state table: short labels are padded to minLabelWidth characters,
+// as they always were; a label longer than maxLabelWidth is printed on a
+// line of its own (sweeps give labels of a hundred characters, which would
+// push every curve's values that far right).
+const minLabelWidth, maxLabelWidth = 30, 48
 
 func hasDB[V any](m map[string]V, k string) bool { _, ok := m[k+"_db"]; return ok }
 

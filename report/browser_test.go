@@ -321,7 +321,7 @@ func TestSweepFigureRenders(t *testing.T) {
 // browser made for the page, the report of one run and the comparison.
 func TestNoNetworkRequest(t *testing.T) {
 	out := filepath.Join(t.TempDir(), CompareFile)
-	if err := WriteCompare([]string{runDirectory(t, sweepy), runDirectory(t, sweepy, "seed=6", "runs=3")}, out); err != nil {
+	if _, err := WriteCompare([]string{runDirectory(t, sweepy), runDirectory(t, sweepy, "seed=6", "runs=3")}, out); err != nil {
 		t.Fatal(err)
 	}
 	for _, path := range []string{report(t, tiny), out} {

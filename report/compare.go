@@ -28,18 +28,19 @@ type runRow struct {
 // dirs: their curves overlaid metric by metric (each labelled with its
 // run's name: the directory's base name, or its path where base names
 // repeat), a table of their steady-state and final values, the scenario
-// fields that differ between them, and their provenance.
-func WriteCompare(dirs []string, out string) error {
+// fields that differ between them, and their provenance. Like WriteTo, it
+// refuses a directory that is not what maple run writes, and returns what
+// the page flags about the directories, each naming its directory.
+func WriteCompare(dirs []string, out string) ([]string, error) {
 	runs := make([]*rundir.Run, len(dirs))
+	var flags []string
 	for i, d := range dirs {
 		r, err := rundir.Read(d)
 		if err != nil {
-			return err
-		}
-		if len(r.Metrics) == 0 {
-			return fmt.Errorf("%s: metrics.csv has no rows", filepath.Join(d, rundir.MetricsFile))
+			return nil, err
 		}
 		runs[i] = r
+		flags = append(flags, dirFlags(r)...)
 	}
 	names := runNames(dirs)
 	pg := &page{Title: "Comparison of " + strings.Join(names, ", ")}
@@ -48,7 +49,7 @@ func WriteCompare(dirs []string, out string) error {
 	for i, r := range runs {
 		s := &r.Summary
 		pg.Runs = append(pg.Runs, runRow{Name: names[i], Dir: dirs[i], Scenario: s.Scenario, Description: s.Description, Facts: facts(r)})
-		for _, w := range curveWarnings(s) {
+		for _, w := range append(slices.Clone(r.Flags), curveWarnings(s)...) {
 			pg.Warnings = append(pg.Warnings, names[i]+": "+w)
 		}
 		for _, c := range r.Curves() {
@@ -65,7 +66,7 @@ func WriteCompare(dirs []string, out string) error {
 	}
 	diffs, err := scenarioDifferences(runs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	pg.Differences = diffs
 	out2 := scenarios.Output{Linear: linear}
@@ -75,15 +76,18 @@ func WriteCompare(dirs []string, out string) error {
 	set := newChartSet(out2)
 	opts := figures.Options{Title: pg.Title, Linear: linear, From: from}
 	if pg.Charts, pg.Sweeps, pg.Flat, err = set.metricCharts(opts, combined); err != nil {
-		return err
+		return nil, err
 	}
 	pg.Results = resultTable(runs, names, set.flat)
 	pg.BandNote = bandNote(combined)
 	pg.Provenance = provenanceRows(runs)
 	if err := pg.finish(set); err != nil {
-		return err
+		return nil, err
 	}
-	return render(out, pg)
+	if err := render(out, pg); err != nil {
+		return nil, err
+	}
+	return flags, nil
 }
 
 // runNames names the runs by their directories' base names, or by their

@@ -39,23 +39,41 @@ var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 }).Parse(pageTemplate))
 
 // Write writes dir/report.html for the run directory dir and returns its
-// path.
-func Write(dir string) (string, error) {
-	path := filepath.Join(dir, File)
-	return path, WriteTo(dir, path)
+// path and what the page flags about the directory (see WriteTo).
+func Write(dir string) (path string, flags []string, err error) {
+	path = filepath.Join(dir, File)
+	flags, err = WriteTo(dir, path)
+	return path, flags, err
 }
 
-// WriteTo writes the report of the run directory dir to the file path.
-func WriteTo(dir, path string) error {
+// WriteTo writes the report of the run directory dir to the file path. A
+// directory that is not what maple run writes is refused (rundir.Read); one
+// that is well formed but incomplete — a run stopped while drawing its
+// figures, a directory of an older maple — gets its page, which says so
+// among its warnings, and those flags are returned, each naming dir, for the
+// caller to tell the user.
+func WriteTo(dir, path string) ([]string, error) {
 	r, err := rundir.Read(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	pg, err := single(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return render(path, pg)
+	if err := render(path, pg); err != nil {
+		return nil, err
+	}
+	return dirFlags(r), nil
+}
+
+// dirFlags returns the run directory's flags, each prefixed with its path.
+func dirFlags(r *rundir.Run) []string {
+	var out []string
+	for _, f := range r.Flags {
+		out = append(out, r.Dir+": "+f)
+	}
+	return out
 }
 
 // render executes the template for pg and writes the page to path
@@ -99,21 +117,10 @@ type page struct {
 // single assembles the page of one run directory.
 func single(r *rundir.Run) (*page, error) {
 	s := &r.Summary
-	if len(r.Metrics) == 0 {
-		return nil, fmt.Errorf("%s: metrics.csv has no rows", filepath.Join(r.Dir, rundir.MetricsFile))
-	}
 	pg := &page{Title: s.Scenario, Description: s.Description, Scenario: string(r.Scenario)}
 	pg.Facts = facts(r)
 	pg.Provenance = provenanceRows([]*rundir.Run{r})
-	if r.Provenance == nil {
-		pg.Warnings = append(pg.Warnings, "the run directory has no provenance.json (written by maple run since this version): the git commit, Go version and command line are unknown")
-	} else if r.Provenance.ScenarioSHA256 != r.Hash {
-		pg.Warnings = append(pg.Warnings, "scenario.yaml changed after the run: its hash differs from the one recorded in provenance.json")
-	}
-	if s.Columns == nil {
-		pg.Warnings = append(pg.Warnings, "summary.json does not describe the metrics (a run of an older maple): the charts are labelled by column name")
-	}
-	pg.Warnings = append(pg.Warnings, curveWarnings(s)...)
+	pg.Warnings = append(slices.Clone(r.Flags), curveWarnings(s)...)
 	curves := r.Curves()
 	set := newChartSet(r.Output)
 	var err error

@@ -125,7 +125,7 @@ func runDirectory(t *testing.T, src string, overrides ...string) string {
 // path.
 func report(t *testing.T, src string, overrides ...string) string {
 	t.Helper()
-	path, err := Write(runDirectory(t, src, overrides...))
+	path, _, err := Write(runDirectory(t, src, overrides...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -491,7 +491,7 @@ func TestSweepReportHasSweepFigure(t *testing.T) {
 func TestCompareByParsing(t *testing.T) {
 	a, b := runDirectory(t, sweepy), runDirectory(t, sweepy, "seed=6", "runs=3")
 	out := filepath.Join(t.TempDir(), CompareFile)
-	if err := WriteCompare([]string{a, b}, out); err != nil {
+	if _, err := WriteCompare([]string{a, b}, out); err != nil {
 		t.Fatal(err)
 	}
 	doc := parse(t, out)
@@ -536,7 +536,7 @@ func TestRunNames(t *testing.T) {
 // the file that is missing or wrong, for the command to print.
 func TestBadRunDirectories(t *testing.T) {
 	empty := t.TempDir()
-	if _, err := Write(empty); err == nil || !strings.Contains(err.Error(), filepath.Join(empty, "scenario.yaml")) {
+	if _, _, err := Write(empty); err == nil || !strings.Contains(err.Error(), filepath.Join(empty, "scenario.yaml")) {
 		t.Errorf("an empty directory: %v", err)
 	}
 	broken := t.TempDir()
@@ -545,12 +545,98 @@ func TestBadRunDirectories(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := Write(broken); err == nil || !strings.Contains(err.Error(), filepath.Join(broken, "summary.json")) {
+	if _, _, err := Write(broken); err == nil || !strings.Contains(err.Error(), filepath.Join(broken, "summary.json")) {
 		t.Errorf("a broken summary.json: %v", err)
 	}
 	good := runDirectory(t, sweepy)
-	if err := WriteCompare([]string{good, empty}, filepath.Join(t.TempDir(), "c.html")); err == nil || !strings.Contains(err.Error(), empty) {
+	if _, err := WriteCompare([]string{good, empty}, filepath.Join(t.TempDir(), "c.html")); err == nil || !strings.Contains(err.Error(), empty) {
 		t.Errorf("comparing with an empty directory: %v", err)
+	}
+}
+
+// copyDir copies the files of the run directory from into a new temporary
+// directory and returns it.
+func copyDir(t *testing.T, from string) string {
+	t.Helper()
+	to := t.TempDir()
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return to
+}
+
+// A run directory that is not what maple run wrote is refused, naming the
+// file and line, and no page is written; one that stopped while drawing its
+// figures gets its page, which says so among its warnings, and the flag is
+// returned for the command to print. The -o path is named when the page
+// cannot be written there.
+func TestReportOfWhatMapleDidNotWrite(t *testing.T) {
+	good := runDirectory(t, tiny)
+	refused := []struct {
+		name, file string
+		change     func(string) string
+		want       string
+	}{
+		{"metrics.csv cut inside a row", rundir.MetricsFile, func(s string) string { return s[:len(s)-3] }, "metrics.csv:43: the row is cut short"},
+		{"a row nan,inf,-inf", rundir.MetricsFile, func(s string) string { return s + "random,21,nan,inf,-inf,nan,inf,-inf\n" }, "metrics.csv:44: "},
+		{"summary.json {}", rundir.SummaryFile, func(string) string { return "{}" }, `summary.json: has no "scenario"`},
+		{"summary.json null", rundir.SummaryFile, func(string) string { return "null" }, "summary.json: null"},
+	}
+	for _, c := range refused {
+		dir := copyDir(t, good)
+		path := filepath.Join(dir, c.file)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(c.change(string(b))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(filepath.Join(dir, File))
+		if _, flags, err := Write(dir); err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, c.want[:strings.IndexByte(c.want, ':')])) || !strings.Contains(err.Error(), c.want) || flags != nil {
+			t.Errorf("%s: %v, flags %q; want a refusal naming %s", c.name, err, flags, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, File)); err == nil {
+			t.Errorf("%s: a page was written", c.name)
+		}
+	}
+	pending := copyDir(t, good)
+	path := filepath.Join(pending, rundir.SummaryFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, bytes.Replace(b, []byte(`"scenario": "tiny",`), []byte(`"scenario": "tiny", "pending": "figures",`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page, flags, err := Write(pending)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(flags) != 1 || !strings.HasPrefix(flags[0], pending+`: summary.json is marked "pending": "figures": the run stopped while drawing its figures`) {
+		t.Errorf("flags %q, want the pending figures", flags)
+	}
+	warnings := parse(t, page).all(func(e *element) bool {
+		return e.name == "li" && e.attr["class"] == "" && strings.Contains(e.textContent(), "pending")
+	})
+	if len(warnings) != 1 {
+		t.Errorf("the page's warnings say %d times that the figures are pending, want once", len(warnings))
+	}
+	if _, err := WriteTo(good, "/proc/nope.html"); err == nil || !strings.HasPrefix(err.Error(), "cannot write /proc/nope.html: ") {
+		t.Errorf("writing the page to /proc/nope.html: %v; want an error naming it", err)
 	}
 }
 
@@ -562,7 +648,7 @@ func TestReportIsReproducible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Write(filepath.Dir(path)); err != nil {
+	if _, _, err := Write(filepath.Dir(path)); err != nil {
 		t.Fatal(err)
 	}
 	second, err := os.ReadFile(path)

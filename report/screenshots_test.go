@@ -48,7 +48,7 @@ func TestScreenshots(t *testing.T) {
 		if err := rundir.WriteProvenance(dir, run.Version, []string{"maple", "run", "scenarios/" + shot.scenario}); err != nil {
 			t.Fatal(err)
 		}
-		path, err := Write(dir)
+		path, _, err := Write(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

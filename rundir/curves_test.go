@@ -1,10 +1,7 @@
 package rundir
 
 import (
-	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -38,22 +35,7 @@ func TestCurvesReadBackExactly(t *testing.T) {
 			Cols: []Column{msd, noise, clock}, Runs: 3,
 			Mean: table(3, func(r, c int) float64 { return math.Pi * float64(r*c+1) }), Std: table(3, func(r, c int) float64 { return math.E })},
 	}
-	if err := WriteMetrics(filepath.Join(dir, MetricsFile), in); err != nil {
-		t.Fatal(err)
-	}
-	sum := Summary{Columns: UnionColumns(in)}
-	for _, c := range in {
-		sum.Curves = append(sum.Curves, CurveSummary{Label: c.Spec.Label, Settings: c.Spec.Settings, Runs: c.Runs})
-	}
-	js, err := json.Marshal(sum)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, data := range map[string][]byte{SummaryFile: js, ScenarioFile: []byte("name: x\noutput: {steady_state: 0.25, x_axis: time}\n")} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeRun(t, dir, "{steady_state: 0.25, x_axis: time}", in)
 	r, err := Read(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -167,11 +167,14 @@ func dirName(name string) string {
 	return s
 }
 
-// WithoutPath strips the path an *os.PathError repeats, for messages that
-// name the file already.
+// WithoutPath strips the path an *os.PathError, or the paths an
+// *os.LinkError, repeats, for messages that name the file already.
 func WithoutPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
+	switch e := err.(type) {
+	case *os.PathError:
+		return e.Err
+	case *os.LinkError:
+		return e.Err
 	}
 	return err
 }

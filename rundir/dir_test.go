@@ -108,3 +108,28 @@ func TestDefaultRunDirectories(t *testing.T) {
 		t.Errorf("Discard left the directories it created: %v", err)
 	}
 }
+
+// A write that fails in the file system names the file asked for, never the
+// hidden temporary it goes through (maple report -o /proc/nope.html named
+// /proc/.nope.html.tmp-1044728073), and leaves nothing behind.
+func TestWriteAtomicNamesThePath(t *testing.T) {
+	dir := t.TempDir()
+	cases := map[string]string{
+		filepath.Join(dir, "missing", "x.html"): "no such file or directory",
+		dir:                                     "is a directory, not a file",
+		dir + string(filepath.Separator):        "is a directory, not a file",
+	}
+	if _, err := os.Stat("/proc/self"); err == nil {
+		cases["/proc/nope.html"] = "cannot write /proc/nope.html: " // procfs refuses new files
+	}
+	for path, want := range cases {
+		err := WriteFileAtomic(path, []byte("x"))
+		var we *WriteError
+		if !errors.As(err, &we) || !strings.HasPrefix(err.Error(), "cannot write "+path+": ") || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), tempInfix) {
+			t.Errorf("writing %s: %v; want one error naming it and saying %q", path, err, want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("failed writes left %v", entries)
+	}
+}

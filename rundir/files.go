@@ -15,15 +15,23 @@ import (
 // name. A run killed while writing leaves at worst a temporary file
 // (.NAME.tmp-*), never a truncated output under its real name.
 
-// WriteAtomic writes path with write, through a temporary file.
+// WriteAtomic writes path with write, through a temporary file. An error of
+// the file system names path, the file the caller asked for, never the
+// temporary (a message naming .NAME.tmp-123 in a directory that does not
+// exist would send the user looking for the wrong file); errors of write
+// itself are returned as they are.
 func WriteAtomic(path string, write func(io.Writer) error) (err error) {
 	dir, name := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
+	fail := func(err error) error { return &WriteError{Path: path, Err: WithoutPath(err)} }
+	if info, err := os.Stat(path); name == "" || err == nil && info.IsDir() {
+		return fail(errors.New("is a directory, not a file"))
+	}
 	f, err := os.CreateTemp(dir, "."+name+tempInfix+"*")
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	defer func() {
 		if err != nil {
@@ -31,7 +39,7 @@ func WriteAtomic(path string, write func(io.Writer) error) (err error) {
 			os.Remove(f.Name())
 		}
 	}()
-	w := bufio.NewWriterSize(f, 1<<16)
+	w := bufio.NewWriterSize(namedWriter{f, path}, 1<<16)
 	if err := write(w); err != nil {
 		return err
 	}
@@ -39,15 +47,46 @@ func WriteAtomic(path string, write func(io.Writer) error) (err error) {
 		return err
 	}
 	if err := f.Chmod(0o644); err != nil {
-		return err
+		return fail(err)
 	}
 	if err := f.Sync(); err != nil {
-		return err
+		return fail(err)
 	}
 	if err := f.Close(); err != nil {
-		return err
+		return fail(err)
 	}
-	return os.Rename(f.Name(), path)
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// WriteError is a failure to write the file Path: Err is the file system's
+// reason, without the temporary file's name.
+type WriteError struct {
+	Path string
+	Err  error
+}
+
+// Error implements error.
+func (e *WriteError) Error() string { return "cannot write " + e.Path + ": " + e.Err.Error() }
+
+// Unwrap returns the file system's reason.
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// namedWriter writes to the temporary file of path, reporting a failure
+// (a full disk, say) as a WriteError of path.
+type namedWriter struct {
+	f    *os.File
+	path string
+}
+
+func (w namedWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err != nil {
+		err = &WriteError{Path: w.path, Err: WithoutPath(err)}
+	}
+	return n, err
 }
 
 // WriteFileAtomic writes data to path through a temporary file.
@@ -67,7 +106,7 @@ const tempInfix = ".tmp-"
 func StageFiles(dir string, write func(stage string) ([]string, error)) ([]string, error) {
 	stage, err := os.MkdirTemp(dir, ".stage"+tempInfix+"*")
 	if err != nil {
-		return nil, err
+		return nil, &WriteError{Path: dir, Err: WithoutPath(err)}
 	}
 	defer os.RemoveAll(stage)
 	names, err := write(stage)
@@ -79,7 +118,7 @@ func StageFiles(dir string, write func(stage string) ([]string, error)) ([]strin
 			return nil, errors.New("run: output file name " + name + " leaves the run directory")
 		}
 		if err := os.Rename(filepath.Join(stage, name), filepath.Join(dir, name)); err != nil {
-			return nil, err
+			return nil, &WriteError{Path: filepath.Join(dir, name), Err: WithoutPath(err)}
 		}
 	}
 	return names, nil

@@ -2,6 +2,7 @@ package rundir
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 
 	"maple/scenarios"
@@ -131,13 +132,16 @@ type Audit struct {
 	Accountant string   `json:"accountant,omitempty"`
 	Relation   string   `json:"relation,omitempty"`
 	Sampling   string   `json:"sampling,omitempty"`
-	// Statistic says how Lower was computed and what it assumes.
+	// Statistic says how Lower was computed: a bound that assumes nothing
+	// of the mechanism.
 	Statistic string `json:"statistic"`
-	// Strict, for a statistic that assumes the shape of the mechanism's
-	// trade-off curve, is the lower bound that assumes nothing, at each
-	// row, and StrictStatistic says how it was computed.
-	Strict          []Number `json:"strict,omitempty"`
-	StrictStatistic string   `json:"strict_statistic,omitempty"`
+	// Assumed, for a many-run audit at δ > 0, is the lower bound after each
+	// row under an assumption on the shape of the mechanism's trade-off
+	// curve, which AssumedStatistic states; it can exceed the true ε of a
+	// mechanism that violates it. AssumedFinal is its last row.
+	Assumed          []Number `json:"assumed,omitempty"`
+	AssumedStatistic string   `json:"assumed_statistic,omitempty"`
+	AssumedFinal     Number   `json:"assumed_final,omitempty"`
 	// LowerFinal and UpperFinal are the bounds after the last row, and
 	// Ratio LowerFinal/UpperFinal.
 	LowerFinal Number `json:"lower_final"`
@@ -176,6 +180,10 @@ func (n *Number) UnmarshalJSON(b []byte) error {
 	}
 	var f float64
 	if err := json.Unmarshal(b, &f); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			te.Offset = -1 // an offset in b, not in the document: unknown
+		}
 		return err
 	}
 	*n = Number(f)

@@ -126,8 +126,8 @@ func (v *Validator) validateAudit(sc *Scenario, f Family) {
 	case AuditManyRun:
 		v.Unused(field+".canaries", "a many-run audit has one canary, in the odd runs and out of the even ones")
 		v.Unused(field+".guesses", "a many-run audit scores every run")
-		if sc.Runs < 2 {
-			v.Fail("runs", "a many-run audit compares runs with the canary and runs without: at least 2 runs, got %d", sc.Runs)
+		if sc.Runs < 4 {
+			v.Fail("runs", "a many-run audit compares runs with the canary (the odd runs) and runs without (the even ones), at least 2 of each: at least 4 runs, got %d", sc.Runs)
 		}
 	}
 }

@@ -97,14 +97,29 @@ func (s *secAggServer) begin(ctx *actors.Context) error {
 	s.dim = len(model)
 	clear(s.slotOf)
 	s.draws = append(s.draws[:0], draws...)
+	if s.Config.Variable() {
+		ctx.Observe(fedavg.ObsDraws, []float64{float64(len(draws))})
+	}
+	if s.Config.SecAggSkipped(len(draws)) {
+		// A Poisson round too small for secure aggregation: nobody is
+		// sent the model, and the round releases nothing.
+		ctx.Observe(fedavg.ObsSecAggSkipped, []float64{float64(len(draws))})
+		s.open = false
+		s.endRound(ctx, false, 0)
+		return nil
+	}
+	var clients int32
+	if s.Config.Announces() {
+		clients = int32(len(draws))
+	}
 	for slot, k := range draws {
 		s.slotOf[k] = slot
-		ctx.Send(s.Agents.ID(k), &msg.GlobalModel{Slot: int32(slot), Weights: model})
+		ctx.Send(s.Agents.ID(k), &msg.GlobalModel{Slot: int32(slot), Weights: model, Clients: clients})
 	}
 	if t := s.Config.Collection().Timer(); t > 0 {
 		ctx.After(t, &msg.FedAvgDeadline{})
 	}
-	cfg, err := s.Config.SecAggRound(s.round, s.dim)
+	cfg, err := s.Config.SecAggRound(s.round, len(s.draws), s.dim)
 	if err != nil {
 		return err
 	}
@@ -184,7 +199,7 @@ func (s *secAggServer) advance(ctx *actors.Context, out []secagg.Message, err er
 
 // finish combines a completed round's decoded sum and ends the round.
 func (s *secAggServer) finish(ctx *actors.Context, res *secagg.Result) error {
-	cfg, _ := s.Config.SecAggRound(s.round, s.dim) // as in begin
+	cfg, _ := s.Config.SecAggRound(s.round, len(s.draws), s.dim) // as in begin
 	sum := make([]float64, s.dim)
 	cfg.Encoder.Decode(sum, res.Sum)
 	ctx.Observe(fedavg.ObsSecAggIncluded, []float64{float64(len(res.Included))})
@@ -211,7 +226,7 @@ func (s *secAggServer) fail(ctx *actors.Context, te *secagg.ThresholdError) erro
 
 // report observes the round's traffic and closes the protocol.
 func (s *secAggServer) report(ctx *actors.Context) {
-	ctx.Observe(fedavg.ObsSecAggCosts, fedavg.SecAggCosts(len(s.draws), s.Config.ModelBytes(s.dim), s.costs))
+	ctx.Observe(fedavg.ObsSecAggCosts, fedavg.SecAggCosts(len(s.draws), s.Config.ModelBytes(len(s.draws), s.dim), s.costs))
 	s.state, s.key, s.open = nil, nil, false
 }
 
@@ -326,6 +341,7 @@ type secAggClient struct {
 	Slot int
 
 	round     int
+	clients   int // the round's number of clients
 	client    *secagg.Client
 	next      secagg.Phase // the phase of the server message it expects
 	serverKey []byte
@@ -371,6 +387,10 @@ func (c *secAggClient) protocolRound() int { return c.round }
 // agent's StreamDropoutPhase stream.
 func (c *secAggClient) start(ctx *actors.Context, m *msg.GlobalModel) error {
 	c.round, c.Slot, c.client, c.next, c.dropAt = ctx.Round(), int(m.GetSlot()), nil, secagg.AdvertiseKeys, secagg.PhaseCount
+	c.clients = c.Config.Draws()
+	if n := int(m.GetClients()); n > 0 {
+		c.clients = n // the round's own, under Poisson participation
+	}
 	if d := c.Device; d != nil {
 		switch {
 		case d.Crashed(c.round) && d.CrashRound() < c.round:
@@ -390,7 +410,7 @@ func (c *secAggClient) start(ctx *actors.Context, m *msg.GlobalModel) error {
 	if err != nil || !ok {
 		return err
 	}
-	cfg, err := c.Config.SecAggRound(c.round, len(reply))
+	cfg, err := c.Config.SecAggRound(c.round, c.clients, len(reply))
 	if err != nil {
 		return err
 	}

@@ -308,7 +308,7 @@ func TestEavesdropperRecoversRepliesOnlyWithoutSecAgg(t *testing.T) {
 	cfg = secAggConfig()
 	seen, sent, _ = eavesdrop(t, cfg, rounds, victim)
 	want = victimReplies(t, cfg, victim, sent)
-	scfg, err := cfg.SecAggRound(1, 50)
+	scfg, err := cfg.SecAggRound(1, cfg.Draws(), 50)
 	if err != nil {
 		t.Fatal(err)
 	}

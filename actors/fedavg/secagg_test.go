@@ -197,7 +197,7 @@ func roundOne(t *testing.T, cfg fedavg.Config, seed uint64, included []int) []fl
 	w0 := make([]float64, 3)
 	server := fedavg.NewServer(&cfg, w0, rng.New(seed, fedavg.ServerName, "participation"))
 	draws := slices.Clone(server.Begin())
-	scfg, err := cfg.SecAggRound(1, 3)
+	scfg, err := cfg.SecAggRound(1, cfg.Draws(), 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,8 @@ type ServerParts struct {
 }
 
 // Handle carries out the part of the protocol every synchronous server
-// shares. On Tick it samples the round's agents and sends each a
+// shares. On Tick it samples the round's agents (none, under Poisson
+// participation, completes the round at once) and sends each a
 // GlobalModel — after probing every agent with an ImportanceProbe and
 // collecting their ImportanceReports when the agent policy asks for it — and,
 // under a deadline, sets its FedAvgDeadline timer; on LocalModel or
@@ -79,7 +80,7 @@ func (s *ServerParts) Handle(ctx *actors.Context, m proto.Message) (complete boo
 			}
 			return false, nil
 		}
-		return false, s.begin(ctx)
+		return s.begin(ctx)
 	case *msg.ImportanceReport:
 		k, ok := s.agentIndex(ctx.Sender())
 		if !ok {
@@ -89,7 +90,7 @@ func (s *ServerParts) Handle(ctx *actors.Context, m proto.Message) (complete boo
 		if err != nil || !ready {
 			return false, err
 		}
-		return false, s.begin(ctx)
+		return s.begin(ctx)
 	case *msg.LocalModel:
 		s.hold(ctx, m.GetWeights())
 		return s.accept(ctx, m.GetSlot(), m.GetWeights(), fedavg.Report{GradNorm: m.GetGradNorm(), Sigma2: m.GetSigma2(), Alpha: m.GetAlpha()})
@@ -106,11 +107,20 @@ func (s *ServerParts) Handle(ctx *actors.Context, m proto.Message) (complete boo
 }
 
 // begin samples the round's agents and sends each the model and, under
-// importance sampling of agents, its probability p_k.
-func (s *ServerParts) begin(ctx *actors.Context) error {
+// importance sampling of agents, its probability p_k. Under Poisson
+// participation it reports the round's number of agents (fedavg.ObsDraws);
+// a round without any is complete at once (the caller combines no reply).
+func (s *ServerParts) begin(ctx *actors.Context) (complete bool, err error) {
 	draws, err := s.Core.Draw()
 	if err != nil {
-		return err
+		return false, err
+	}
+	if s.Config.Variable() {
+		ctx.Observe(fedavg.ObsDraws, []float64{float64(len(draws))})
+	}
+	if len(draws) == 0 {
+		s.open = false
+		return true, nil
 	}
 	if s.circulate {
 		for slot, k := range draws {
@@ -129,7 +139,7 @@ func (s *ServerParts) begin(ctx *actors.Context) error {
 	if t := s.Config.Collection().Timer(); t > 0 {
 		ctx.After(t, &msg.FedAvgDeadline{})
 	}
-	return nil
+	return false, nil
 }
 
 func (s *ServerParts) accept(ctx *actors.Context, slot int32, v []float64, r fedavg.Report) (bool, error) {

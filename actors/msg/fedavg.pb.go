@@ -36,7 +36,11 @@ type GlobalModel struct {
 	// sampling of agents (its sampling probability when agents are drawn with
 	// replacement): the agent scales its steps by 1/(K p_k) (eq. 2.10). It is
 	// absent (0) under uniform sampling, where K p_k = 1.
-	P             float64 `protobuf:"fixed64,3,opt,name=p,proto3" json:"p,omitempty"`
+	P float64 `protobuf:"fixed64,3,opt,name=p,proto3" json:"p,omitempty"`
+	// clients is the round's number of clients n, which the parties of
+	// secure aggregation need, sent when it is random (Poisson participation
+	// with secure aggregation) and absent (0) otherwise.
+	Clients       int32 `protobuf:"varint,4,opt,name=clients,proto3" json:"clients,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -88,6 +92,13 @@ func (x *GlobalModel) GetWeights() []float64 {
 func (x *GlobalModel) GetP() float64 {
 	if x != nil {
 		return x.P
+	}
+	return 0
+}
+
+func (x *GlobalModel) GetClients() int32 {
+	if x != nil {
+		return x.Clients
 	}
 	return 0
 }
@@ -456,11 +467,12 @@ var File_fedavg_proto protoreflect.FileDescriptor
 
 const file_fedavg_proto_rawDesc = "" +
 	"\n" +
-	"\ffedavg.proto\x12\tmaple.msg\"I\n" +
+	"\ffedavg.proto\x12\tmaple.msg\"c\n" +
 	"\vGlobalModel\x12\x12\n" +
 	"\x04slot\x18\x01 \x01(\x05R\x04slot\x12\x18\n" +
 	"\aweights\x18\x02 \x03(\x01R\aweights\x12\f\n" +
-	"\x01p\x18\x03 \x01(\x01R\x01p\"\x85\x01\n" +
+	"\x01p\x18\x03 \x01(\x01R\x01p\x12\x18\n" +
+	"\aclients\x18\x04 \x01(\x05R\aclients\"\x85\x01\n" +
 	"\n" +
 	"LocalModel\x12\x12\n" +
 	"\x04slot\x18\x01 \x01(\x05R\x04slot\x12\x18\n" +

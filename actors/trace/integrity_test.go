@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -118,6 +119,80 @@ func TestOpenRefusesANamedPipe(t *testing.T) {
 		}
 		if !errors.Is(err, fileio.ErrNotRegular) || !strings.Contains(err.Error(), path) {
 			t.Errorf("Open with %s a named pipe: %v; want a refusal naming it", name, err)
+		}
+	}
+}
+
+// A flipped byte anywhere in a store is reported as corruption of the part
+// it fell in — the block, named by its position in the index and its byte
+// offset, or the index, or its trailer — not as whatever the zstd decoder
+// stumbled on ("output bigger than max block size"), or it changed nothing
+// that was written: the records read back are the same (zstd checks a
+// checksum of every frame's content, so a flip in the content cannot pass).
+// A store of four blocks (2 KB) has bytes flipped, in two ways, at the
+// start of every frame (magic, frame and block headers), in its middle and
+// at its end (the checksum), in the index's frame headers and the trailer,
+// and every 31st byte besides.
+func TestFlippedByteNamesTheCorruptBlock(t *testing.T) {
+	defer func(target, limit int) { blockTarget, blockLimit = target, limit }(blockTarget, blockLimit)
+	blockTarget, blockLimit = 4<<10, 8<<10
+	good := writeStore(t, synthetic("c", 0, 4, 8))
+	s := openStore(t, good)
+	if len(s.Index.Blocks) < 4 {
+		t.Fatalf("the test expects at least four blocks, got %d", len(s.Index.Blocks))
+	}
+	want := scanLines(t, s, Filter{})
+	// partOf describes the part of the store byte i is in: the prefix every
+	// error about it starts with.
+	partOf := func(i int64) string {
+		for k, b := range s.Index.Blocks {
+			if i >= b.Offset && i < b.Offset+b.Length {
+				return fmt.Sprintf("t.zst: block %d at byte %d (%d bytes) is corrupt: ", k, b.Offset, b.Length)
+			}
+		}
+		if i < int64(len(good))-trailerSize {
+			return "t.zst: the index "
+		}
+		return "t.zst: " // the trailer
+	}
+	var positions []int64
+	span := func(from, to int64) {
+		for i := max(from, 0); i < min(to, int64(len(good))); i++ {
+			positions = append(positions, i)
+		}
+	}
+	for _, b := range s.Index.Blocks {
+		span(b.Offset, b.Offset+12)
+		span(b.Offset+b.Length/2, b.Offset+b.Length/2+2)
+		span(b.Offset+b.Length-6, b.Offset+b.Length)
+	}
+	span(s.end, s.end+20)                                // the index's skippable frame header and its zstd frame's
+	span(int64(len(good))-trailerSize, int64(len(good))) // the trailer
+	for i := int64(0); i < int64(len(good)); i += 31 {
+		positions = append(positions, i)
+	}
+	for _, i := range positions {
+		for _, mask := range []byte{0x01, 0x5a} {
+			b := slices.Clone(good)
+			b[i] ^= mask
+			var got []Record
+			st, err := ReadStore(bytes.NewReader(b), int64(len(b)), "t.zst")
+			if err == nil {
+				err = st.Scan(Filter{}, func(r *Record) error { got = append(got, *r); return nil })
+			}
+			part := partOf(i)
+			switch {
+			case err == nil:
+				if !bytes.Equal(jsonLines(t, got), want) {
+					t.Fatalf("byte %d ^ %#x: no error, but other records", i, mask)
+				}
+			case part == "t.zst: ": // the trailer: its magic and ID make the file a store
+				if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrNotStore) || !strings.HasPrefix(err.Error(), part) {
+					t.Fatalf("byte %d ^ %#x, in the trailer: %v", i, mask, err)
+				}
+			case !errors.Is(err, ErrCorrupt) || !strings.HasPrefix(err.Error(), part) || !strings.Contains(err.Error(), "corrupt"):
+				t.Fatalf("byte %d ^ %#x: %v\nwant an error starting %q", i, mask, err, part)
+			}
 		}
 	}
 }

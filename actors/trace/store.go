@@ -522,6 +522,14 @@ type Store struct {
 // ErrNotStore reports a file that is not a compressed trace store.
 var ErrNotStore = errors.New("not a maple trace store")
 
+// ErrCorrupt reports a store whose bytes changed after they were written: a
+// block, or the index, whose zstd frame does not decompress (every frame
+// carries a checksum of its content, so a flipped byte rarely goes
+// unnoticed), or decompresses to another size than the index records, or
+// to lines that are not trace records. The error names the file and the
+// block, by its position in the index and its byte offset.
+var ErrCorrupt = errors.New("corrupt")
+
 // ReadStore reads the index of a store of size bytes on r; name labels
 // errors.
 func ReadStore(r io.ReaderAt, size int64, name string) (*Store, error) {
@@ -534,19 +542,20 @@ func ReadStore(r io.ReaderAt, size int64, name string) (*Store, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if binary.LittleEndian.Uint32(tr[:]) != trailerMagic || binary.LittleEndian.Uint32(tr[4:]) != 16 || string(tr[8:16]) != trailerID {
-		return nil, bad(fmt.Sprintf("no index trailer in the last %d bytes (at byte %d): truncated, or written by an interrupted run", trailerSize, size-trailerSize))
+		return nil, bad(fmt.Sprintf("no index trailer in the last %d bytes (at byte %d): cut short (by an interrupted run or copy), or damaged there", trailerSize, size-trailerSize))
 	}
 	off := binary.LittleEndian.Uint64(tr[16:])
 	if off > uint64(size-trailerSize-8) {
-		return nil, bad(fmt.Sprintf("the trailer puts the index at byte %d, beyond the file's %d bytes", off, size))
+		return nil, fmt.Errorf("%s: the index trailer at byte %d is %w: it puts the index at byte %d, beyond the file's %d bytes", name, size-trailerSize, ErrCorrupt, off, size)
 	}
 	var head [8]byte
 	if _, err := r.ReadAt(head[:], int64(off)); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	n := int64(binary.LittleEndian.Uint32(head[4:]))
-	if binary.LittleEndian.Uint32(head[:]) != indexMagic || int64(off)+8+n != size-trailerSize {
-		return nil, bad(fmt.Sprintf("index frame at byte %d damaged", off))
+	if magic := binary.LittleEndian.Uint32(head[:]); magic != indexMagic || int64(off)+8+n != size-trailerSize {
+		return nil, fmt.Errorf("%s: the index frame at byte %d is %w: its header (magic %#x, %d bytes) does not frame the %d bytes up to the trailer",
+			name, off, ErrCorrupt, magic, n, size-trailerSize-int64(off)-8)
 	}
 	body := make([]byte, n)
 	if _, err := r.ReadAt(body, int64(off)+8); err != nil {
@@ -554,11 +563,11 @@ func ReadStore(r io.ReaderAt, size int64, name string) (*Store, error) {
 	}
 	js, err := indexDecoder().DecodeAll(body, nil)
 	if err != nil {
-		return nil, bad(fmt.Sprintf("index at byte %d: %v", off, err))
+		return nil, fmt.Errorf("%s: the index at byte %d is %w: its zstd frame does not decompress (zstd: %v)", name, off, ErrCorrupt, err)
 	}
 	s := &Store{r: r, name: name, end: int64(off)}
 	if err := json.Unmarshal(js, &s.Index); err != nil {
-		return nil, bad(fmt.Sprintf("index at byte %d: %v", off, err))
+		return nil, fmt.Errorf("%s: the index at byte %d is %w: it decompresses, but not to a trace index (%v)", name, off, ErrCorrupt, err)
 	}
 	if err := s.check(); err != nil {
 		return nil, bad(err.Error())
@@ -711,10 +720,10 @@ func (s *Store) decode(i int, f Filter) decoded {
 	// damaged frame header can claim, and a size that differs is damage.
 	raw, err := blockDecoder().DecodeAll(frame, make([]byte, 0, b.Bytes))
 	if err != nil {
-		return decoded{err: fmt.Errorf("%s: %w", where, err)}
+		return decoded{err: fmt.Errorf("%s (%d bytes) is %w: its zstd frame does not decompress into the %d bytes the index records (zstd: %v)", where, b.Length, ErrCorrupt, b.Bytes, err)}
 	}
 	if int64(len(raw)) != b.Bytes {
-		return decoded{err: fmt.Errorf("%s: decompresses to %d bytes, the index says %d", where, len(raw), b.Bytes)}
+		return decoded{err: fmt.Errorf("%s (%d bytes) is %w: it decompresses to %d bytes, the index says %d", where, b.Length, ErrCorrupt, len(raw), b.Bytes)}
 	}
 	var d decoded
 	d.err = s.readLines(raw, b, where, f, func(r *Record) error {
@@ -759,7 +768,7 @@ func (s *Store) readLines(raw []byte, b *Block, name string, f Filter, fn func(*
 		}
 		var rec Record
 		if err := json.Unmarshal(text, &rec); err != nil {
-			return fmt.Errorf("%s, line %d of the block: not a trace record: %v", name, line+1, err)
+			return fmt.Errorf("%s is %w: line %d of the block is not a trace record (%v)", name, ErrCorrupt, line+1, err)
 		}
 		if err := b.holds(&rec, ix, types, actors, seenTypes, seenActors); err != nil {
 			return fmt.Errorf("%s, line %d of the block: %v: the index does not describe the block", name, line+1, err)

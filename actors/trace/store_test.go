@@ -259,7 +259,7 @@ func TestReadStoreRejectsDamage(t *testing.T) {
 		"truncated":   {good[:len(good)-5], "no index trailer"},
 		"offset":      {append(append([]byte{}, good[:len(good)-8]...), 0xff, 0xff, 0, 0, 0, 0, 0, 0), "beyond the file"},
 		"overflow":    {overflowing(t, good), "block 1 (offset"},
-		"wrong bytes": {withIndex(t, good, wrongBytes), "block 0 at byte 0: "},
+		"wrong bytes": {withIndex(t, good, wrongBytes), fmt.Sprintf("block 0 at byte 0 (%d bytes) is corrupt: its zstd frame does not decompress into the %d bytes", s.Index.Blocks[0].Length, wrongBytes.Blocks[0].Bytes)},
 		"huge block":  {withIndex(t, good, huge), "block 0 at byte 0 claims"},
 	}
 	for name, c := range cases {

@@ -76,6 +76,22 @@ type DP struct {
 	Canaries int
 }
 
+// Why DP-FedAvg with secure aggregation is refused under Poisson
+// participation, where a round's number of clients n is random and
+// depends on whether a given client takes part.
+const (
+	// PoissonDistributedDP: the distributed discrete Gaussian's shares
+	// σ_c = zC/(μ√n) and its grid would follow the round's n.
+	PoissonDistributedDP = "distributed DP splits the noise into shares σ_c = zC/(μ√n) over a round's n clients; under poisson participation n is random and changes with whether a client takes part, so the sum's noise would reveal it, and the distributed discrete Gaussian's accountant (Kairouz, Liu & Steinke 2021) is for a fixed number of shares: use central DP, or participation without-replacement"
+	// PoissonSecureDP: whether a securely aggregated round releases
+	// anything depends on n.
+	PoissonSecureDP = "under poisson participation a round of secure aggregation completes only with at least 2 clients and t surviving share holders, both of which depend on its random size and so on whether a client takes part, while the Poisson-sampled Gaussian's accountant assumes every round releases its noisy sum: central DP with poisson participation runs without secure aggregation, or use participation without-replacement"
+)
+
+// PoissonAdaptiveClip is why adaptive clipping is refused under Poisson
+// participation.
+const PoissonAdaptiveClip = "adaptive clipping divides the noisy count of unclipped updates by the round's number of clients, which under poisson participation is random and depends on whether a client takes part (an unbiased estimate would divide by the expected number, as TensorFlow Federated does; maple does not): use a fixed clip, or participation without-replacement"
+
 // maxRoundings bounds the draws of conditional randomized rounding: each
 // succeeds with probability at least 1 − β, so 1000 fail together with
 // probability at most β¹⁰⁰⁰.
@@ -108,13 +124,22 @@ func (c *Config) validateDP() error {
 		return errors.New("DP-FedAvg's accountant assumes a sample without replacement: an agent drawn twice would count twice")
 	case d.Mode == DistributedDP && c.SecAgg == nil:
 		return errors.New("distributed DP adds the noise in shares that only secure aggregation sums: it needs secure aggregation")
+	case d.Mode == DistributedDP && c.Participation == Poisson:
+		return errors.New(PoissonDistributedDP)
+	case d.Mode == CentralDP && c.SecAgg != nil && c.Participation == Poisson:
+		return errors.New(PoissonSecureDP)
 	case d.Canaries < 0 || d.Canaries > c.Agents:
 		return fmt.Errorf("canaries: must lie in [0, %d], got %d", c.Agents, d.Canaries)
+	case d.Adaptive != nil && c.Participation == Poisson:
+		return errors.New(PoissonAdaptiveClip)
 	case d.Adaptive != nil && (d.Mode != CentralDP || c.SecAgg != nil):
 		return errors.New("adaptive_clip: the server adapts C from each update's norm, which it sees only under central DP without secure aggregation")
 	}
 	if _, mean := c.rule().(MeanRule); !mean {
 		return fmt.Errorf("DP-FedAvg noises the sum of the round's updates; the server's rule %T is not their mean", c.Rule)
+	}
+	if err := c.RoundAccountant().Check(c.RoundMechanism(1, c.Draws())); err != nil {
+		return err
 	}
 	if a := d.Adaptive; a != nil {
 		if err := a.Validate(); err != nil {

@@ -51,9 +51,15 @@ const (
 	WithReplacement
 	// Full lets every agent take part in every round (L = K).
 	Full
+	// Poisson lets each agent take part in each round independently with
+	// probability q = L/K (Participants is the expected number L), so that
+	// a round has a Binomial(K, q) number of agents — how DP-FedAvg is
+	// deployed and accounted (McMahan et al. 2018). Under DP the server
+	// still divides by L = qK (their fixed-denominator estimator).
+	Poisson
 )
 
-var participationNames = enum.Of[Participation]("participation", "without-replacement", "with-replacement", "full")
+var participationNames = enum.Of[Participation]("participation", "without-replacement", "with-replacement", "full", "poisson")
 
 // String returns the scenario-file name of the value.
 func (v Participation) String() string { return participationNames.String(v) }
@@ -103,7 +109,9 @@ type Range struct{ Min, Max int }
 
 // Config is one FedAvg set-up.
 type Config struct {
-	// Agents is K and Participants is L (ignored for Full participation).
+	// Agents is K and Participants is L (ignored for Full participation;
+	// the expected number of agents per round under Poisson participation,
+	// whose rate is q = L/K, Rate).
 	Agents, Participants int
 	Participation        Participation
 	// StepSize is μ.
@@ -157,6 +165,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("participants: need at least 1, got %d", c.Participants)
 	case c.Participation == WithoutReplacement && c.Participants > c.Agents:
 		return fmt.Errorf("participants: %d cannot be sampled without replacement from %d agents", c.Participants, c.Agents)
+	case c.Participation == Poisson && c.Participants > c.Agents:
+		return fmt.Errorf("participants: an expected %d agents per round under poisson participation needs a rate q = L/K ≤ 1, but there are %d agents", c.Participants, c.Agents)
+	case c.Participation < WithoutReplacement || c.Participation > Poisson:
+		return fmt.Errorf("participation: invalid value %d", int(c.Participation))
 	case !(c.StepSize > 0) || math.IsInf(c.StepSize, 0):
 		return fmt.Errorf("step size: must be a positive number, got %v", c.StepSize)
 	case c.Epochs.Min < 1 || c.Epochs.Max < c.Epochs.Min:
@@ -214,10 +226,27 @@ func (c *Config) client() Client {
 }
 
 // Draws returns the number of agent draws per round: L, or K under Full
-// participation.
+// participation. Under Poisson participation it is the expected number L =
+// qK: a round's own number is that of the draws Server.Draw returns, and
+// DP-FedAvg's fixed denominator is L.
 func (c *Config) Draws() int {
 	if c.Participation == Full {
 		return c.Agents
 	}
 	return c.Participants
 }
+
+// Rate returns the probability q that a given agent takes part in a given
+// round: L/K (1 under Full participation). Under Poisson participation the
+// agents take part independently; under sampling without replacement q is
+// the marginal inclusion probability of the fixed-size sample. With
+// replacement it is the expected draws per agent, L/K.
+func (c *Config) Rate() float64 {
+	return float64(c.Draws()) / float64(c.Agents)
+}
+
+// Variable reports whether a round's number of agents is random (Poisson
+// participation): what depends on it — secure aggregation's parties, the
+// bytes of a round — is then the round's own, known to the server once it
+// has drawn the round.
+func (c *Config) Variable() bool { return c.Participation == Poisson }

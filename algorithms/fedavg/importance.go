@@ -85,6 +85,8 @@ func (c *Importance) validate(cfg *Config) error {
 		return fmt.Errorf("data policy fixed is not supported: fixed probabilities are given per agent only")
 	case c.Agents != Uniform && cfg.Participation == Full:
 		return fmt.Errorf("agent policy %v needs partial participation: with full participation every p_k = 1/K", c.Agents)
+	case c.Agents != Uniform && cfg.Participation == Poisson:
+		return fmt.Errorf("agent policy %v draws a fixed number of agents with unequal probabilities: it does not apply to poisson participation", c.Agents)
 	case (c.Agents == Optimal || c.Agents == Adaptive || c.Agents == Partial) && cfg.Schedule == PerRound:
 		return fmt.Errorf("agent policy %v needs E_k and B_k fixed per agent (schedule per-agent): α_k = 3 + 6/(E_k B_k) enters p_k (eq. 2.49)", c.Agents)
 	case c.needsOptimum() && len(c.Optimum) == 0:

@@ -1,8 +1,6 @@
 package fedavg
 
 import (
-	"math"
-
 	"gonum.org/v1/gonum/floats"
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -25,38 +23,38 @@ type PrivateClient interface {
 	Mechanism() string
 }
 
-// Ledger accounts for a run's privacy round by round in Rényi DP, at
-// accountant.DefaultOrders, and converts it to (ε, δ) with the conversion
-// of Balle et al. 2020:
+// Ledger accounts for a run's privacy round by round:
 //
-//   - client level (DP-FedAvg): each round releases the noisy sum of the
-//     clipped updates of a fixed-size sample of q = L/K of the agents,
-//     under the replace-one relation (one agent's data replaced), so that
-//     the sensitivity of the sum is 2C: the Gaussian mechanism with noise
-//     multiplier z/2 (central DP) or the distributed discrete Gaussian of
-//     the round's surviving clients (accountant.DDG.ReplaceOneRDP),
-//     amplified by the sampling (accountant.SubsampledRDP, Wang, Balle &
-//     Kasiviswanathan 2019); a round that releases nothing costs nothing;
-//   - sample level (DP-SGD inside the clients): each round, the agent with
-//     the largest sampling rate B_max/N_min takes E_max local steps, and is
-//     assumed drawn in every round (no amplification by the sampling of
-//     agents): an upper bound for every agent.
+//   - client level (DP-FedAvg): each round that releases a noisy sum of
+//     clipped updates is one RoundMechanism (Config.RoundMechanism: its
+//     sampling, relation and noise — under distributed DP, that of the
+//     round's surviving clients), composed by the run's RoundAccountant
+//     (Config.RoundAccountant): fixed-size sampling of q = L/K of the
+//     agents under replace-one neighbours, or Poisson sampling at q = L/K
+//     under add/remove neighbours; a round that releases nothing costs
+//     nothing;
+//   - sample level (DP-SGD inside the clients): in Rényi DP at
+//     accountant.DefaultOrders, converted by Balle et al. 2020, each round
+//     the agent with the largest sampling rate B_max/N_min takes E_max
+//     local steps, and is assumed drawn in every round (no amplification by
+//     the sampling of agents): an upper bound for every agent.
 type Ledger struct {
 	cfg     *Config
 	dim     int
 	orders  []float64
-	client  []float64 // accumulated RDP at orders; nil without DP-FedAvg
-	sample  []float64 // nil without a PrivateClient
+	client  RoundAccountant // nil without DP-FedAvg
+	sample  []float64       // nil without a PrivateClient
 	priv    PrivateClient
 	samples int
-	// The RDP of one round at orders: the client level's by number of
-	// survivors (it depends on them under distributed DP only), the sample
-	// level's.
-	clientSteps map[int][]float64
-	sampleStep  []float64
+	// The mechanism of one round by number of survivors (it depends on
+	// them under distributed DP only), and the sample level's RDP of one
+	// round.
+	mechanisms map[int]RoundMechanism
+	sampleStep []float64
 }
 
-// Guarantee is an (ε, δ) guarantee and the Rényi order that gave it.
+// Guarantee is an (ε, δ) guarantee and the Rényi order that gave it (0
+// when the accountant does not work in Rényi DP).
 type Guarantee struct {
 	Epsilon, Delta, Order float64
 }
@@ -64,9 +62,9 @@ type Guarantee struct {
 // NewLedger returns the ledger of a run of cfg on models of dim
 // coordinates whose smallest local dataset has minSamples samples.
 func NewLedger(cfg *Config, dim, minSamples int) *Ledger {
-	l := &Ledger{cfg: cfg, dim: dim, orders: accountant.DefaultOrders(), samples: minSamples, clientSteps: map[int][]float64{}}
+	l := &Ledger{cfg: cfg, dim: dim, orders: accountant.DefaultOrders(), samples: minSamples, mechanisms: map[int]RoundMechanism{}}
 	if cfg.DP.Mode != NoDP {
-		l.client = make([]float64, len(l.orders))
+		l.client = cfg.RoundAccountant()
 	}
 	if p, ok := cfg.client().(PrivateClient); ok {
 		l.priv = p
@@ -92,18 +90,14 @@ func (l *Ledger) Samples() bool { return l.sample != nil }
 func (l *Ledger) Round(released bool, survivors int) (client, sample Guarantee) {
 	if l.client != nil && released && (l.cfg.DP.Mode != DistributedDP || survivors > 0) {
 		if l.cfg.DP.Mode != DistributedDP {
-			survivors = 0 // the round's RDP does not depend on them
+			survivors = 0 // the round's mechanism does not depend on them
 		}
-		step, ok := l.clientSteps[survivors]
+		m, ok := l.mechanisms[survivors]
 		if !ok {
-			f := l.clientStep(survivors)
-			step = make([]float64, len(l.orders))
-			for i, a := range l.orders {
-				step[i] = f(a)
-			}
-			l.clientSteps[survivors] = step
+			m = l.cfg.RoundMechanism(l.dim, survivors)
+			l.mechanisms[survivors] = m
 		}
-		floats.Add(l.client, step)
+		l.client.Compose(m)
 	}
 	if l.sample != nil {
 		if l.sampleStep == nil {
@@ -116,57 +110,12 @@ func (l *Ledger) Round(released bool, survivors int) (client, sample Guarantee) 
 		floats.Add(l.sample, l.sampleStep)
 	}
 	if l.client != nil {
-		client = l.guarantee(l.client, l.cfg.DP.Delta)
+		client = l.client.Guarantee(l.cfg.DP.Delta)
 	}
 	if l.sample != nil {
-		sample = l.guarantee(l.sample, l.priv.SampleDelta())
+		sample = bestGuarantee(l.orders, l.sample, l.priv.SampleDelta())
 	}
 	return client, sample
-}
-
-// clientStep returns one round's client-level RDP as a function of the
-// order.
-func (l *Ledger) clientStep(survivors int) func(alpha float64) float64 {
-	cfg := l.cfg
-	q := float64(cfg.Draws()) / float64(cfg.Agents)
-	var eps func(alpha float64) float64
-	if cfg.DP.Mode == DistributedDP {
-		scfg, _ := cfg.SecAggRound(1, l.dim) // validated
-		eps = cfg.DDG(scfg.Encoder, l.dim, survivors).ReplaceOneRDP
-	} else {
-		z := cfg.DP.NoiseMultiplier / 2 // replace-one: sensitivity 2C
-		eps = func(alpha float64) float64 { return accountant.GaussianRDP(alpha, z) }
-	}
-	if q >= 1 {
-		return eps
-	}
-	// The sampling bound holds at integer orders, and needs ε(j) at every
-	// j ≤ α: tabulate it once.
-	last := int(l.orders[len(l.orders)-1])
-	table := make([]float64, last+1)
-	for j := 2; j <= last; j++ {
-		table[j] = eps(float64(j))
-	}
-	return func(alpha float64) float64 {
-		if alpha != math.Trunc(alpha) {
-			return math.Inf(1)
-		}
-		return accountant.SubsampledRDP(int(alpha), q, func(j int) float64 { return table[j] })
-	}
-}
-
-// guarantee converts accumulated RDP into the best (ε, δ) over the orders.
-func (l *Ledger) guarantee(rdp []float64, delta float64) Guarantee {
-	best := Guarantee{Epsilon: math.Inf(1), Delta: delta}
-	for i, a := range l.orders {
-		if math.IsInf(rdp[i], 1) {
-			continue
-		}
-		if e := accountant.Balle2020.Epsilon(rdp[i], a, delta); e < best.Epsilon {
-			best.Epsilon, best.Order = e, a
-		}
-	}
-	return best
 }
 
 // DoneWireSize returns the length of the protobuf encoding of the Done a

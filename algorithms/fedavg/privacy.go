@@ -17,6 +17,9 @@ const (
 	// ObsSecAggIncluded is the number of clients whose inputs a completed
 	// round's sum holds: [|U₃|].
 	ObsSecAggIncluded = "secagg/included"
+	// ObsSecAggSkipped is a round of Poisson participation with fewer than
+	// MinSecAggClients clients, which secure aggregation skips: [n].
+	ObsSecAggSkipped = "secagg/skipped"
 	// ObsSecAggFailed is a round whose secure aggregation failed:
 	// [phase, client (−1 for the round's count), survivors, threshold].
 	ObsSecAggFailed = "secagg/failed"
@@ -48,22 +51,26 @@ func SecAggCosts(models, modelBytes int, c *secagg.Costs) []float64 {
 }
 
 // ModelBytes returns the bytes of the GlobalModels a synchronous server
-// sends in a round to its draws, for models of dim coordinates: their
-// protobuf sizes, as the actor engine counts them.
-func (c *Config) ModelBytes(dim int) int {
+// sends in a round to its draws draws, for models of dim coordinates: their
+// protobuf sizes, as the actor engine counts them (with the round's number
+// of clients when the server announces it, Announces).
+func (c *Config) ModelBytes(draws, dim int) int {
 	n := 0
-	for slot := range c.Draws() {
+	for slot := range draws {
 		n += ModelWireSize(int32(slot), dim)
+		if c.Announces() {
+			n += ClientsWireSize(draws)
+		}
 	}
 	return n
 }
 
 // ReplyBytes returns the bytes of the replies of a round in which every
-// draw answers in the clear (LocalModel or LocalUpdate), for models of dim
-// coordinates: the traffic secure aggregation replaces.
-func (c *Config) ReplyBytes(dim int) int {
+// one of draws draws answers in the clear (LocalModel or LocalUpdate), for
+// models of dim coordinates: the traffic secure aggregation replaces.
+func (c *Config) ReplyBytes(draws, dim int) int {
 	n := 0
-	for slot := range c.Draws() {
+	for slot := range draws {
 		n += ReplyWireSize(int32(slot), dim)
 	}
 	return n

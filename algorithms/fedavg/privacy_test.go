@@ -90,7 +90,7 @@ func TestDistributedDPInput(t *testing.T) {
 	const dim = 4000
 	cfg := privateConfig(DistributedDP)
 	cfg.SecAgg = &SecureAggregation{Neighbours: 4, Threshold: 3, Bits: 24, Clip: 40}
-	scfg, err := cfg.SecAggRound(1, dim)
+	scfg, err := cfg.SecAggRound(1, cfg.Draws(), dim)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package fedavg
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 
 	"maple/privacy/fixedpoint"
@@ -24,11 +25,17 @@ import (
 type SecureAggregation struct {
 	// Neighbours is k, the clients each client shares its keys with and
 	// masks against: Draws() − 1 for SecAgg, fewer for SecAgg+ (a Harary
-	// graph under a random permutation).
+	// graph under a random permutation). 0 derives it from each round's
+	// number of clients n (RoundNeighbours), as Poisson participation
+	// requires.
 	Neighbours int
 	// Threshold is t: any t of a client's k + 1 share holders reconstruct
-	// its secrets; a round in which fewer survive fails.
+	// its secrets; a round in which fewer survive fails. 0 derives it from
+	// the round's k (RoundThreshold).
 	Threshold int
+	// Sparse says the protocol is SecAgg+: a derived k is 2⌈log₂ n⌉ rather
+	// than n − 1.
+	Sparse bool
 	// Bits is the width of the fixed-point encoding and Clip the range of
 	// each coordinate of an input.
 	Bits int
@@ -50,17 +57,54 @@ const (
 	StreamSecAggChannel = "secagg-channel"
 )
 
-// SecAggRound returns the configuration of round's secure aggregation over
-// inputs of dim coordinates.
-func (c *Config) SecAggRound(round, dim int) (secagg.Config, error) {
+// SecAggRound returns the configuration of round's secure aggregation
+// among clients clients (the round's draws: Draws(), or under Poisson
+// participation the round's own number) over inputs of dim coordinates:
+// the fixed-point grid holds a sum of clients inputs, and a derived
+// neighbours and threshold are the round's.
+func (c *Config) SecAggRound(round, clients, dim int) (secagg.Config, error) {
 	sa := c.SecAgg
-	enc, err := fixedpoint.New(sa.Bits, sa.Clip, c.Draws())
+	enc, err := fixedpoint.New(sa.Bits, sa.Clip, clients)
 	if err != nil {
 		return secagg.Config{}, err
 	}
-	return secagg.Config{Clients: c.Draws(), Neighbours: sa.Neighbours, Threshold: sa.Threshold,
+	k, t := sa.Neighbours, sa.Threshold
+	if k == 0 {
+		k = RoundNeighbours(clients, sa.Sparse)
+	}
+	if t == 0 {
+		t = RoundThreshold(k)
+	}
+	return secagg.Config{Clients: clients, Neighbours: k, Threshold: t,
 		Encoder: enc, Dim: dim, Round: uint64(round)}, nil
 }
+
+// RoundNeighbours is the default k of a round of n ≥ 2 clients: n − 1 for
+// SecAgg (the complete graph), and for SecAgg+ (sparse) 2⌈log₂ n⌉, the
+// O(log n) degree of Bell et al. 2020, at most n − 1.
+func RoundNeighbours(n int, sparse bool) int {
+	if n < 2 {
+		return 1
+	}
+	if !sparse {
+		return n - 1
+	}
+	return min(n-1, 2*bits.Len(uint(n-1)))
+}
+
+// RoundThreshold is the default threshold for k neighbours: a majority
+// ⌊(k + 1)/2⌋ + 1 of each client's k + 1 share holders.
+func RoundThreshold(k int) int { return (k+1)/2 + 1 }
+
+// MinSecAggClients is the fewest clients a round of secure aggregation
+// can have; a Poisson round with fewer is skipped (SecAggSkipped).
+const MinSecAggClients = 2
+
+// SecAggSkipped reports whether a round of n clients is skipped under
+// secure aggregation: fewer than MinSecAggClients can only occur under
+// Poisson participation, and then the server sends no model, nobody
+// trains, the model is unchanged and the round releases nothing.
+func (c *Config) SecAggSkipped(n int) bool { return c.SecAgg != nil && n < MinSecAggClients }
 
 // validateSecAgg checks secure aggregation against the rest of the
 // configuration: the protocol's own limits (threshold, neighbours, bits for
@@ -85,10 +129,22 @@ func (c *Config) validateSecAgg() error {
 	if _, mean := c.rule().(MeanRule); !mean {
 		return fmt.Errorf("secure aggregation reveals only the sum of a round's replies; the server's rule %T needs each reply", c.Rule)
 	}
-	if n < 2 {
+	if n < MinSecAggClients {
 		return fmt.Errorf("secure aggregation needs at least 2 clients per round, got %d", n)
 	}
-	cfg, err := c.SecAggRound(1, 1)
+	if c.Participation == Poisson {
+		// A round may hold any number of the K agents: the grid must hold
+		// a sum of all of them, and the graph and threshold are each
+		// round's own.
+		switch {
+		case sa.Neighbours != 0:
+			return fmt.Errorf("neighbours: under poisson participation each round's k is derived from its own number of clients, got %d", sa.Neighbours)
+		case sa.Threshold != 0:
+			return fmt.Errorf("threshold: under poisson participation each round's t is derived from its own number of clients, got %d", sa.Threshold)
+		}
+		n = c.Agents
+	}
+	cfg, err := c.SecAggRound(1, n, 1)
 	if err != nil {
 		return err
 	}
@@ -133,7 +189,7 @@ func (s *Server) CombineSum(sum []float64, included int) {
 	}
 	n, pad := float64(included), 0.0
 	if col := s.cfg.Collection(); col.Early() && !col.Reweight() {
-		n, pad = float64(s.cfg.Draws()), float64(s.cfg.Draws()-included)
+		n, pad = float64(len(s.draws)), float64(len(s.draws)-included)
 	}
 	inv := 1 / n
 	if s.cfg.Share == Models {
@@ -172,7 +228,7 @@ type SecAggRoundResult struct {
 // (secagg.Reference): the actor run's round when every client answers.
 func (c *Config) SecureRound(round int, replies [][]float64, st SecAggStreams) (*SecAggRoundResult, error) {
 	dim := len(replies[0])
-	scfg, err := c.SecAggRound(round, dim)
+	scfg, err := c.SecAggRound(round, len(replies), dim)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package fedavg
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"maple/algorithms/sampling"
 )
@@ -43,6 +44,9 @@ type Server struct {
 // from the stream r (the server's "participation" stream).
 func NewServer(cfg *Config, w0 []float64, r *rand.Rand) *Server {
 	n := cfg.Draws()
+	if cfg.Participation == Poisson {
+		n = 0 // each round's own, grown as needed
+	}
 	s := &Server{
 		cfg:     cfg,
 		model:   append([]float64(nil), w0...),
@@ -116,7 +120,9 @@ func (s *Server) AcceptReport(agent int, r Report) (complete bool, err error) {
 }
 
 // Begin samples the agents of a new round and returns them, one per slot in
-// ascending order (an agent appears once per draw). The slice is reused. It
+// ascending order (an agent appears once per draw): Draws() of them, or
+// under Poisson participation a Binomial(K, q) number, possibly none. The
+// slice is reused. It
 // is Draw for configurations without importance sampling of agents, for
 // which sampling cannot fail; it panics if Draw fails.
 func (s *Server) Begin() []int {
@@ -142,6 +148,9 @@ func (s *Server) Draw() ([]int, error) {
 		}
 	case s.cfg.Participation == WithReplacement:
 		sampling.WithReplacement(s.draws, s.cfg.Agents, s.rand)
+	case s.cfg.Participation == Poisson:
+		s.draws = PoissonSample(s.draws, s.cfg.Agents, s.cfg.Rate(), s.rand)
+		s.replies = slices.Grow(s.replies[:0], len(s.draws))[:len(s.draws)]
 	default:
 		sampling.WithoutReplacement(s.draws, s.cfg.Agents, s.rand)
 	}

@@ -125,8 +125,11 @@ func (f FirstK) Describe() string {
 }
 
 // Validate implements Checker: the K replies must be among a round's
-// draws.
+// draws, whose number must be fixed.
 func (f FirstK) Validate(cfg *Config) error {
+	if cfg.Participation == Poisson {
+		return fmt.Errorf("first-k over-selects a round of fixed size and keeps k of its replies; under participation poisson a round's size is random (Binomial(K, q)), so k may exceed it: use all or deadline")
+	}
 	if f.K < 1 || f.K > cfg.Draws() {
 		return params.Errorf("k", "the first %d replies of a round of %d draws: over-selection samples more agents than it keeps (raise the participants)", f.K, cfg.Draws())
 	}

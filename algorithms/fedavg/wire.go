@@ -13,6 +13,10 @@ const (
 	ObsEmpty     = "empty"
 	ObsStaleness = "staleness"
 	ObsModel     = "model"
+	// ObsDraws is the number of agents a synchronous server drew for the
+	// round, [n], reported when it draws them under Poisson participation
+	// (where it is random, possibly 0).
+	ObsDraws = "draws"
 	// ObsLost and ObsDuplicate are the actor engine's own observations of a
 	// message lost on its link and of a message sent twice (actors.KeyLost,
 	// actors.KeyDuplicate); the value is the receiver.
@@ -23,6 +27,21 @@ const (
 // ModelWireSize is the length of the protobuf encoding of a GlobalModel with
 // slot and n weights (and no probability p), as proto.Size computes it.
 func ModelWireSize(slot int32, n int) int { return vectorMessageSize(slot, n) }
+
+// ClientsWireSize is the length the field clients (the round's number of
+// clients, n) adds to the protobuf encoding of a GlobalModel.
+func ClientsWireSize(n int) int {
+	if n == 0 {
+		return 0
+	}
+	return protowire.SizeTag(4) + protowire.SizeVarint(uint64(int64(n)))
+}
+
+// Announces reports whether the server tells each client of a round how
+// many clients the round has (GlobalModel's field clients): under secure
+// aggregation with Poisson participation, where the parties of the
+// protocol need the round's n and it is random.
+func (c *Config) Announces() bool { return c.SecAgg != nil && c.Participation == Poisson }
 
 // ReplyWireSize is the length of the protobuf encoding of a LocalModel or
 // LocalUpdate with slot and n values and no importance report.

@@ -28,34 +28,31 @@ func dpReport(j *run.Job, cfg *fedavg.Config, l *privacyLog) {
 		}
 		return eps
 	}
-	q := float64(cfg.Draws()) / float64(cfg.Agents)
 	if d := &cfg.DP; d.Mode != fedavg.NoDP {
+		m := cfg.RoundMechanism(l.dim, cfg.Draws())
 		r := map[string]any{
 			"mechanism":        "DP-FedAvg (McMahan et al. 2018), " + d.Mode.String() + " noise",
 			"level":            "client",
-			"neighbouring":     "replace-one: one agent's whole local dataset replaced, so the sum of updates clipped to C moves by up to 2C",
+			"relation":         m.Relation.String(),
+			"sampling":         m.Sampling.String(),
+			"sampling_rate":    m.Rate,
+			"neighbouring":     relationWords(m.Relation),
 			"adversary":        "sees the models the server releases, not which agents took part in a round",
-			"sampling":         fmt.Sprintf("%d of %d agents per round without replacement, q = %g (Wang, Balle & Kasiviswanathan 2019, Thm 9)", cfg.Draws(), cfg.Agents, q),
+			"participation":    participationWords(cfg, m),
+			"bound":            cfg.RoundAccountant().Bound(m),
 			"clip":             d.Clip,
 			"noise_multiplier": d.NoiseMultiplier,
 			"delta":            d.Delta,
-			"conversion":       "Rényi DP to (ε, δ) by Balle et al. 2020, Thm 21, over the orders of accountant.DefaultOrders",
 			"epsilon_by_round": byRound(0),
 			"epsilon_final":    l.eps[len(l.eps)-1][0],
 		}
 		if d.Mode == fedavg.DistributedDP {
-			scfg, _ := cfg.SecAggRound(1, l.dim) // validated
-			ddg := cfg.DDG(scfg.Encoder, l.dim, cfg.Draws())
-			r["bound"] = "distributed discrete Gaussian (Kairouz, Liu & Steinke 2021, Prop. 14 with Thm 1's τ) of the clients whose noise each round's sum holds, sensitivity doubled for replace-one"
-			r["grid_step"], r["client_noise"], r["tau"] = ddg.Gamma, ddg.Sigma, ddg.Tau()
+			r["grid_step"], r["client_noise"], r["tau"] = m.DDG.Gamma, m.DDG.Sigma, m.DDG.Tau()
 			r["beta"] = d.Beta
-		} else {
-			r["bound"] = "Gaussian mechanism with noise multiplier z/2 (replace-one sensitivity 2C)"
-			if d.Adaptive != nil {
-				z, _ := d.Adaptive.UpdateNoiseMultiplier(d.NoiseMultiplier) // validated
-				r["adaptive_clip"] = map[string]any{"quantile": d.Adaptive.Quantile, "learning_rate": d.Adaptive.LearningRate,
-					"count_noise": d.Adaptive.CountNoise, "update_noise_multiplier": z}
-			}
+		} else if d.Adaptive != nil {
+			z, _ := d.Adaptive.UpdateNoiseMultiplier(d.NoiseMultiplier) // validated
+			r["adaptive_clip"] = map[string]any{"quantile": d.Adaptive.Quantile, "learning_rate": d.Adaptive.LearningRate,
+				"count_noise": d.Adaptive.CountNoise, "update_noise_multiplier": z}
 		}
 		j.Stats.Details["privacy"] = r
 	}
@@ -72,6 +69,26 @@ func dpReport(j *run.Job, cfg *fedavg.Config, l *privacyLog) {
 			"epsilon_final":    l.eps[len(l.eps)-1][1],
 		}
 	}
+}
+
+// relationWords says what the neighbouring relation r means for DP-FedAvg.
+func relationWords(r fedavg.Relation) string {
+	if r == fedavg.AddRemove {
+		return "add-remove: one agent added or removed, so the sum of updates clipped to C moves by up to C"
+	}
+	return "replace-one: one agent's whole local dataset replaced, so the sum of updates clipped to C moves by up to 2C"
+}
+
+// participationWords says how the agents of a round were drawn, as the
+// accountant takes it.
+func participationWords(cfg *fedavg.Config, m fedavg.RoundMechanism) string {
+	switch cfg.Participation {
+	case fedavg.Poisson:
+		return fmt.Sprintf("each of %d agents independently with probability q = %g per round (Poisson sampling; %d expected, the estimator's fixed denominator)", cfg.Agents, m.Rate, cfg.Draws())
+	case fedavg.Full:
+		return fmt.Sprintf("all %d agents in every round (q = 1)", cfg.Agents)
+	}
+	return fmt.Sprintf("%d of %d agents per round without replacement (fixed-size sampling), q = %g", cfg.Draws(), cfg.Agents, m.Rate)
 }
 
 // auditor is the one-run audit of DP-FedAvg (algorithms/fedavg/audit.go):

@@ -50,7 +50,9 @@ func init() {
 		Tiny: []string{fedavgTiny, fedavgTiny + "    server: {kind: trimmed-mean, trim: 0.34}\n",
 			fedavgTiny + "    collect: {kind: deadline, seconds: 1}\nnetwork: {step_time: {kind: fixed, value: 0.3}}\n",
 			fedavgTiny + "privacy: {secure_aggregation: {protocol: secagg+, clip: 2, bits: 16}, dp: {mode: distributed, clip: 0.5}}\n",
-			fedavgTiny + "privacy: {dp: {clip: 0.5, adaptive_clip: {quantile: 0.4}, audit: {canaries: 2}}}\n"},
+			fedavgTiny + "privacy: {dp: {clip: 0.5, adaptive_clip: {quantile: 0.4}, audit: {canaries: 2}}}\n",
+			fedavgTiny + "    participation: poisson\nprivacy: {dp: {clip: 0.5, audit: {canaries: 2}}}\n",
+			fedavgTiny + "    participation: poisson\nprivacy: {secure_aggregation: {protocol: secagg+, clip: 2, bits: 16}}\n"},
 	})
 }
 
@@ -74,9 +76,11 @@ algorithm:
 // FedAvg parameterizes federated averaging (thesis eqs. 1.30–1.31): the
 // section algorithm.fedavg.
 type FedAvg struct {
-	// Participation is without-replacement, with-replacement or full.
+	// Participation is without-replacement, with-replacement, full or
+	// poisson (each agent independently with probability q = L/K).
 	Participation string `yaml:"participation"`
-	// Participants is L, the number of agents drawn per round.
+	// Participants is L, the number of agents drawn per round (the expected
+	// number under poisson participation).
 	Participants int `yaml:"participants"`
 	// LocalSteps is the range of E_k, the local steps of agent k.
 	LocalSteps scenarios.IntRange `yaml:"local_steps"`
@@ -168,6 +172,9 @@ func validateFedAvg(v *scenarios.Validator, sc *scenarios.Scenario) {
 	if fa.Participation == fedavg.WithoutReplacement.String() && fa.Participants > sc.Data.Agents {
 		v.Fail("algorithm.fedavg.participants", "%d agents cannot be sampled without replacement from data.agents = %d", fa.Participants, sc.Data.Agents)
 	}
+	if fa.Participation == fedavg.Poisson.String() && fa.Participants > sc.Data.Agents {
+		v.Fail("algorithm.fedavg.participants", "under participation poisson it is the expected number L of agents per round, each agent taking part with probability q = L/K ≤ 1, but data.agents = %d < %d", sc.Data.Agents, fa.Participants)
+	}
 	v.IntRange("algorithm.fedavg.local_steps", fa.LocalSteps, 1)
 	v.IntRange("algorithm.fedavg.batch", fa.Batch, 1)
 	v.OneOf("algorithm.fedavg.batch_sampling", fa.BatchSampling, []string{"without-replacement", "with-replacement"})
@@ -197,6 +204,8 @@ func validateImportance(v *scenarios.Validator, sc *scenarios.Scenario, fa *FedA
 	switch {
 	case agents != fedavg.Uniform && fa.Participation == fedavg.Full.String():
 		v.Fail(field+".agents", "policy %s needs partial participation: with algorithm.fedavg.participation full every p_k = 1/K", im.Agents)
+	case agents != fedavg.Uniform && fa.Participation == fedavg.Poisson.String():
+		v.Fail(field+".agents", "policy %s draws a fixed number of agents with unequal probabilities, which algorithm.fedavg.participation poisson does not", im.Agents)
 	case (agents == fedavg.Optimal || agents == fedavg.Adaptive || agents == fedavg.Partial) && fa.Schedule == fedavg.PerRound.String():
 		v.Fail(field+".agents", "policy %s needs E_k and B_k fixed per agent (algorithm.fedavg.schedule per-agent): α_k = 3 + 6/(E_k B_k) enters p_k (thesis eq. 2.49)", im.Agents)
 	}
@@ -449,6 +458,8 @@ func fedavgExposure(cfg *fedavg.Config, server string) run.Exposure {
 		return e
 	}
 	switch cfg.Participation {
+	case fedavg.Poisson:
+		e.NoSampling = "agents take part by Poisson sampling, so a round averages a random number n of replies (agent 0 weighs 1/n, the noise on the mean is σ/√n), and the amplification bound is for a mean of a fixed number"
 	case fedavg.WithoutReplacement:
 		e.Fraction, e.Average = float64(cfg.Participants)/float64(cfg.Agents), cfg.Participants
 	case fedavg.Full:

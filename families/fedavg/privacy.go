@@ -3,7 +3,6 @@ package fedavg
 import (
 	"fmt"
 	"math"
-	"math/bits"
 
 	"maple/algorithms/fedavg"
 	"maple/privacy/clip"
@@ -35,32 +34,28 @@ func draws(sc *scenarios.Scenario) int {
 	return fa.Participants
 }
 
-// defaultNeighbours is SecAgg+'s default k for n clients: 2⌈log₂ n⌉, the
-// O(log n) degree of Bell et al. 2020 (at most n − 1).
-func defaultNeighbours(n int) int {
-	if n < 2 {
-		return 1
-	}
-	return min(n-1, 2*bits.Len(uint(n-1)))
+// poisson reports whether the scenario's rounds are of random size
+// (participation poisson).
+func poisson(sc *scenarios.Scenario) bool {
+	return fedavgParams(sc).Participation == fedavg.Poisson.String()
 }
 
 // completeFedAvgPrivacy fills the defaults of the privacy sections that
 // depend on the round's clients: SecAgg's k = n − 1 and SecAgg+'s
-// 2⌈log₂ n⌉, a majority of each client's share holders as the threshold,
-// and the count noise L/20 of adaptive clipping (at least z, so that the
-// update query keeps some of the budget).
+// 2⌈log₂ n⌉ (fedavg.RoundNeighbours), a majority of each client's share
+// holders as the threshold (fedavg.RoundThreshold), and the count noise
+// L/20 of adaptive clipping (at least z, so that the update query keeps
+// some of the budget). Under poisson participation k and t are left to
+// each round (0), whose n is its own.
 func completeFedAvgPrivacy(sc *scenarios.Scenario, set func(string) bool) {
 	n := draws(sc)
 	const field = scenarios.FieldSecureAggregation
-	if sa := sc.Privacy.SecureAggregation; sa != nil && sa.Protocol != "none" {
+	if sa := sc.Privacy.SecureAggregation; sa != nil && sa.Protocol != "none" && !poisson(sc) {
 		if !set(field + ".neighbours") {
-			sa.Neighbours = n - 1
-			if sa.Protocol == "secagg+" {
-				sa.Neighbours = defaultNeighbours(n)
-			}
+			sa.Neighbours = fedavg.RoundNeighbours(n, sa.Protocol == "secagg+")
 		}
 		if !set(field + ".threshold") {
-			sa.Threshold = (sa.Neighbours+1)/2 + 1
+			sa.Threshold = fedavg.RoundThreshold(sa.Neighbours)
 		}
 	}
 	if d := sc.Privacy.DP; d != nil && d.AdaptiveClip != nil && !set(scenarios.FieldDP+".adaptive_clip.count_noise") {
@@ -78,6 +73,10 @@ func validateFedAvgPrivacy(v *scenarios.Validator, sc *scenarios.Scenario, fa *F
 	if sa != nil && sa.Protocol == "none" {
 		for _, f := range []string{"threshold", "neighbours", "bits", "clip", "timeout"} {
 			v.Unused(sfield+"."+f, "protocol none sends the replies in the clear")
+		}
+	} else if poisson(sc) {
+		for _, f := range []string{"neighbours", "threshold"} {
+			v.Unused(sfield+"."+f, "under algorithm.fedavg.participation poisson each round's is derived from its own number of clients n (k = n − 1 for secagg, 2⌈log₂ n⌉ for secagg+; t = ⌊(k + 1)/2⌋ + 1)")
 		}
 	} else {
 		// completeFedAvgPrivacy derives them from the curve's protocol and
@@ -119,6 +118,15 @@ func validateSecAgg(v *scenarios.Validator, sc *scenarios.Scenario, sa *scenario
 		v.Fail(field, "secure aggregation needs at least 2 clients per round, got %d", n)
 		return
 	}
+	if poisson(sc) {
+		// Each round's k and t are its own (fedavg.RoundNeighbours); its
+		// grid must hold a sum of as many as every agent.
+		if _, err := fixedpoint.New(sa.Bits, sa.Clip, sc.Data.Agents); err != nil {
+			v.Fail(field+"."+fieldOf(err), "%v (under algorithm.fedavg.participation poisson a round may hold all data.agents = %d agents)", trimField(err), sc.Data.Agents)
+		}
+		validateTimeout(v, sc, sa)
+		return
+	}
 	if sa.Protocol == "secagg" && sa.Neighbours != n-1 {
 		v.Fail(field+".neighbours", "protocol secagg shares with all n − 1 = %d other clients of a round; a sparser graph is protocol secagg+", n-1)
 	}
@@ -146,9 +154,15 @@ func validateSecAgg(v *scenarios.Validator, sc *scenarios.Scenario, sa *scenario
 			v.Fail(field+".bits", "%d bits and clip %v give a grid step γ = %.3g so fine that the noise each client adds spans σ/γ = %.3g steps, beyond the exact sampler's 2³⁰: lower bits or raise clip", sa.Bits, sa.Clip, g, sigma/g)
 		}
 	}
+	validateTimeout(v, sc, sa)
+}
+
+// validateTimeout refuses phases without a timeout when clients can vanish
+// mid-round.
+func validateTimeout(v *scenarios.Validator, sc *scenarios.Scenario, sa *scenarios.SecureAggregation) {
 	if sa.Timeout == 0 {
 		if cause := dropCause(sc); cause != "" {
-			v.Fail(field+".timeout", "clients can vanish mid-round (%s), and a phase without a timeout would wait for them forever: set one", cause)
+			v.Fail(scenarios.FieldSecureAggregation+".timeout", "clients can vanish mid-round (%s), and a phase without a timeout would wait for them forever: set one", cause)
 		}
 	}
 }
@@ -204,7 +218,18 @@ func validateDP(v *scenarios.Validator, sc *scenarios.Scenario, d *scenarios.DP,
 	if d.Mode == "distributed" && !secure {
 		v.Fail(field+".mode", "distributed noise is added in shares that only secure aggregation sums: set privacy.secure_aggregation (protocol secagg or secagg+)")
 	}
+	if poisson(sc) {
+		switch {
+		case d.Mode == "distributed":
+			v.Fail(field+".mode", "%s", fedavg.PoissonDistributedDP)
+		case secure:
+			v.Fail(scenarios.FieldSecureAggregation, "%s", fedavg.PoissonSecureDP)
+		}
+	}
 	if a := d.AdaptiveClip; a != nil {
+		if poisson(sc) {
+			v.Fail(field+".adaptive_clip", "%s", fedavg.PoissonAdaptiveClip)
+		}
 		if d.Mode != "central" || secure {
 			v.Fail(field+".adaptive_clip", "the server adapts C from each update's norm, which it sees only under central DP without secure aggregation")
 		}
@@ -221,7 +246,8 @@ func validateDP(v *scenarios.Validator, sc *scenarios.Scenario, d *scenarios.DP,
 func applyPrivacy(c *scenarios.CurveSpec, cfg *fedavg.Config) {
 	p := &c.Scenario.Privacy
 	if sa := p.SecureAggregation; sa != nil && sa.Protocol != "none" {
-		cfg.SecAgg = &fedavg.SecureAggregation{Neighbours: sa.Neighbours, Threshold: sa.Threshold, Bits: sa.Bits, Clip: sa.Clip, Timeout: sa.Timeout}
+		cfg.SecAgg = &fedavg.SecureAggregation{Neighbours: sa.Neighbours, Threshold: sa.Threshold, Bits: sa.Bits, Clip: sa.Clip, Timeout: sa.Timeout,
+			Sparse: sa.Protocol == "secagg+"}
 	}
 	d := p.DP
 	if d == nil {
@@ -281,10 +307,12 @@ type privacyLog struct {
 	// minSamples is the smallest local dataset, the DP-SGD client with the
 	// largest sampling rate.
 	minSamples int
+	// sizes are the rounds' numbers of clients.
+	sizes *roundSizes
 }
 
 func newPrivacyLog(sc *scenarios.Scenario, cfg *fedavg.Config, dim int, t *rundir.Table, cols []rundir.Column) *privacyLog {
-	l := &privacyLog{sc: sc, cfg: cfg, dim: dim, t: t, col: map[string]int{},
+	l := &privacyLog{sc: sc, cfg: cfg, dim: dim, t: t, col: map[string]int{}, sizes: newRoundSizes(cfg, sc.Iterations),
 		costs: make([][]float64, sc.Iterations+1), time: make([]float64, sc.Iterations+1), eps: make([][2]float64, sc.Iterations+1)}
 	for i, c := range cols {
 		switch c.Name {
@@ -299,6 +327,9 @@ func newPrivacyLog(sc *scenarios.Scenario, cfg *fedavg.Config, dim int, t *rundi
 // one. Times are recorded and passed on.
 func (l *privacyLog) observe(round int, key string, v []float64) bool {
 	in := round >= 0 && round <= l.sc.Iterations
+	if l.sizes.observe(round, key, v) {
+		return true
+	}
 	switch key {
 	case fedavg.ObsSecAggCosts:
 		if in {
@@ -329,11 +360,16 @@ func (l *privacyLog) observe(round int, key string, v []float64) bool {
 
 // roundCosts returns a round's bytes per client and for the server: from
 // the server's tally under secure aggregation, or, in the clear, the
-// models and replies of every draw.
+// models and replies of every draw. A round without clients (Poisson
+// participation) costs nothing.
 func (l *privacyLog) roundCosts(round int) (client, server float64) {
-	n := float64(l.cfg.Draws())
+	draws := l.sizes.draws(round)
+	if draws == 0 {
+		return 0, 0
+	}
+	n := float64(draws)
 	if l.cfg.SecAgg == nil {
-		b := float64(l.cfg.ModelBytes(l.dim) + l.cfg.ReplyBytes(l.dim))
+		b := float64(l.cfg.ModelBytes(draws, l.dim) + l.cfg.ReplyBytes(draws, l.dim))
 		return b / n, b
 	}
 	v := l.costs[round]
@@ -374,6 +410,7 @@ func (l *privacyLog) finish(j *run.Job) {
 	if l.clipped > 0 && l.cfg.DP.Mode == fedavg.DistributedDP {
 		j.Stats.Warnings = append(j.Stats.Warnings, fmt.Sprintf("%v coordinates of the clients' noisy inputs fell outside privacy.secure_aggregation.clip and were clipped: the distributed discrete Gaussian's guarantee assumes the noise reaches the sum whole; raise the clip (to C/μ plus a few σ) or the bits", l.clipped))
 	}
+	l.sizes.finish(j)
 	if j.Run != 0 {
 		return
 	}
@@ -389,6 +426,9 @@ func (l *privacyLog) secAggDetails(sa *scenarios.SecureAggregation) map[string]a
 	T := float64(l.sc.Iterations)
 	n := l.cfg.Draws()
 	d := map[string]any{"protocol": sa.Protocol, "clients_per_round": n}
+	if l.cfg.Variable() {
+		d["clients_per_round"] = "random (participation poisson): see participation"
+	}
 	var client, server float64
 	for it := 1; it <= l.sc.Iterations; it++ {
 		c, s := l.roundCosts(it)
@@ -401,8 +441,11 @@ func (l *privacyLog) secAggDetails(sa *scenarios.SecureAggregation) map[string]a
 		d["bytes"] = "the protobuf sizes of the models sent and the replies received in the clear, every draw replying"
 		return d
 	}
-	scfg, _ := l.cfg.SecAggRound(1, l.dim) // validated
-	d["neighbours"], d["threshold"], d["bits"], d["clip"] = sa.Neighbours, sa.Threshold, sa.Bits, sa.Clip
+	scfg, _ := l.cfg.SecAggRound(1, n, l.dim) // validated
+	d["neighbours"], d["threshold"], d["bits"], d["clip"] = scfg.Neighbours, scfg.Threshold, sa.Bits, sa.Clip
+	if l.cfg.Variable() {
+		d["at_expected_clients"] = fmt.Sprintf("neighbours, threshold, quantization_step and expected_without_dropouts are those of a round of the expected n = L = %d clients; each round's are those of its own n", n)
+	}
 	d["quantization_step"] = scfg.Encoder.Step()
 	d["phase_timeout"] = sa.Timeout
 	d["bytes"] = "payload sizes of the protocol's messages as Bonawitz et al. count them (32-byte keys, 4-byte ids, sealed share pairs, ⌈bits·m/8⌉-byte masked inputs, 40-byte shares), plus the protobuf size of the model each client receives"

@@ -107,7 +107,7 @@ func TestSecAggCostsAreTheClosedForm(t *testing.T) {
 			}
 			want := secagg.ExpectedCosts(secagg.Config{Clients: 6, Neighbours: k, Threshold: 2, Encoder: enc, Dim: 3})
 			phases := d["per_phase_per_round"].(map[string]any)
-			total := float64((&fedavg.Config{Agents: 12, Participants: 6}).ModelBytes(3))
+			total := float64((&fedavg.Config{Agents: 12, Participants: 6}).ModelBytes(6, 3))
 			for _, p := range secagg.Phases() {
 				got := phases[p.String()].(map[string]any)
 				if got["client_bytes"].(float64) != float64(want.Server[p].Received.Bytes) || got["server_bytes"].(float64) != float64(want.Server[p].Sent.Bytes) ||

@@ -172,6 +172,9 @@ func validateGraphFL(v *scenarios.Validator, sc *scenarios.Scenario) {
 	if part == fedavg.Full {
 		v.Unused("algorithm.graphfl.participants", "participation full takes every client of a server")
 	}
+	if part == fedavg.Poisson {
+		v.Fail("algorithm.graphfl.participation", "poisson participation is FedAvg's alone: a graph FL server draws a fixed number of its clients (without-replacement, with-replacement or full)")
+	}
 	if part == fedavg.WithoutReplacement && g.Participants > K {
 		v.Fail("algorithm.graphfl.participants", "L = %d clients cannot be sampled without replacement from the K = %d clients of a server (data.agents/servers)", g.Participants, K)
 	}

@@ -19,6 +19,14 @@
 // training is not (ε′, δ)-DP for any ε′ below it. A correct accountant's ε
 // can therefore exceed the bound only with probability 1 − confidence
 // (TestBoundRarelyExceedsTheTruth).
+//
+// From scores to a bound (guess.go): an auditor with a score per canary
+// (higher meaning "in", e.g. privacy/auditscore's likelihood ratios) guesses
+// "in" for the highest and "out" for the lowest and abstains on the rest
+// (Guess, Audit). The guess counts must be fixed before the audited run is
+// seen — by the scenario, or planned from a model or a pilot run (Plan,
+// ExpectedBound) — or else chosen as the best of a grid on the run itself
+// with the confidence split over the grid (AuditBest, a union bound).
 package onerun
 
 import (
@@ -63,22 +71,28 @@ func PValue(o Outcome, eps, delta float64) float64 {
 		return 1
 	}
 	lq := -math.Log1p(math.Exp(-eps)) // ln q
-	l1q := -math.Log1p(math.Exp(eps)) // ln(1 − q)
-	logPMF := func(k int) float64 {
-		a, _ := math.Lgamma(float64(r + 1))
-		b, _ := math.Lgamma(float64(k + 1))
-		c, _ := math.Lgamma(float64(r - k + 1))
-		return a - b - c + float64(k)*lq + float64(r-k)*l1q
-	}
+	l1q := lq - eps                   // ln(1 − q), since q/(1 − q) = e^ε
+	// ln P[Binomial(r, q) = v] by lgamma once; its neighbours by the ratio
+	// of consecutive terms, P(k+1)/P(k) = (r − k)/(k + 1) · e^ε, which
+	// loses a few ulps over r steps where lgamma per term would cost three
+	// lgamma calls (TestPValueIsTheBinomialTail bounds the drift).
+	a, _ := math.Lgamma(float64(r + 1))
+	b, _ := math.Lgamma(float64(v + 1))
+	c, _ := math.Lgamma(float64(r - v + 1))
+	atV := a - b - c + float64(v)*lq + float64(r-v)*l1q
 	terms := make([]float64, 0, r-v+1)
-	for k := v; k <= r; k++ {
-		terms = append(terms, logPMF(k))
+	for k, l := v, atV; k <= r; k++ {
+		terms = append(terms, l)
+		l += math.Log(float64(r-k)/float64(k+1)) + eps
 	}
 	p := math.Exp(logSumExp(terms))
 	if delta > 0 {
 		var alpha, below float64
+		l := atV
 		for i := 1; i <= v; i++ {
-			below += math.Exp(logPMF(v - i))
+			k := v - i // P(k) from P(k+1) = l
+			l += math.Log(float64(k+1)/float64(r-k)) - eps
+			below += math.Exp(l)
 			alpha = max(alpha, below/float64(i))
 		}
 		p += alpha * delta * 2 * float64(o.Canaries)
@@ -93,11 +107,8 @@ func LowerBound(o Outcome, delta, confidence float64) (float64, error) {
 	if err := o.Validate(); err != nil {
 		return 0, err
 	}
-	if !(delta >= 0 && delta < 1) {
-		return 0, fmt.Errorf("delta: must lie in [0, 1), got %v", delta)
-	}
-	if !(confidence > 0 && confidence < 1) {
-		return 0, fmt.Errorf("confidence: must lie in (0, 1), got %v", confidence)
+	if err := checkLevels(delta, confidence); err != nil {
+		return 0, err
 	}
 	level := 1 - confidence
 	if PValue(o, 0, delta) >= level {

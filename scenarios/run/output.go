@@ -235,6 +235,13 @@ func summarize(plan *scenarios.Plan, curves []curveResult, opts *Options) *rundi
 		cs.MessagesPerRun = rundir.Number(messages / float64(len(c.jobs)))
 		cs.VirtualTime = rundir.Number(duration / float64(len(c.jobs)))
 		cs.Details = c.jobs[0].Stats.Details
+		if a := sc.Privacy.Audit; a != nil {
+			audit, err := auditOf(a, c.jobs, c.Mean.Iterations)
+			if err != nil {
+				cs.Warnings = append(cs.Warnings, "privacy.audit: no bound: "+err.Error())
+			}
+			cs.Audit = audit
+		}
 		cs.Claim = plan.Base.Output.Claims[c.Spec.Label]
 		s.Curves = append(s.Curves, cs)
 	}

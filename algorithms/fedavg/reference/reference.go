@@ -98,6 +98,20 @@ func ReferenceEvents(ctx context.Context, cfg fedavg.Config, src data.Source, l 
 		if err != nil {
 			return fmt.Errorf("round %d: %w", round, err)
 		}
+		if cfg.Variable() {
+			observe(round, fedavg.ObsDraws, []float64{float64(len(draws))})
+		}
+		if cfg.SecAggSkipped(len(draws)) {
+			// Too few clients for secure aggregation: nobody is sent the
+			// model, the model is unchanged and nothing is released.
+			observe(round, fedavg.ObsSecAggSkipped, []float64{float64(len(draws))})
+			private.account(round, false, 0)
+			observe(round, fedavg.ObsModel, server.Model())
+			continue
+		}
+		for len(replies) < len(draws) {
+			replies = append(replies, make([]float64, len(w0)))
+		}
 		for slot, k := range draws {
 			a := secure.wake(pool, k)
 			out, err := a.Core.Train(replies[slot], server.Model(), server.Probability(slot))
@@ -110,7 +124,7 @@ func ReferenceEvents(ctx context.Context, cfg fedavg.Config, src data.Source, l 
 			}
 		}
 		if cfg.SecAgg != nil {
-			err := private.secureRound(round, server, draws, secure, replies)
+			err := private.secureRound(round, server, draws, secure, replies[:len(draws)])
 			secure.parkAll(pool)
 			if err != nil {
 				return fmt.Errorf("round %d: %w", round, err)
@@ -159,7 +173,7 @@ func (p *referencePrivacy) secureRound(round int, server *fedavg.Server, draws [
 	}
 	p.observe(round, fedavg.ObsSecAggClipped, []float64{float64(res.Clipped)})
 	p.observe(round, fedavg.ObsSecAggIncluded, []float64{float64(res.Included)})
-	p.observe(round, fedavg.ObsSecAggCosts, fedavg.SecAggCosts(len(draws), p.cfg.ModelBytes(p.dim), res.Costs))
+	p.observe(round, fedavg.ObsSecAggCosts, fedavg.SecAggCosts(len(draws), p.cfg.ModelBytes(len(draws), p.dim), res.Costs))
 	server.CombineSum(res.Sum, res.Included)
 	return nil
 }

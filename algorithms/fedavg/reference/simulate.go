@@ -351,6 +351,15 @@ func (s *sim) syncServer(m simMsg) error {
 		if err != nil {
 			return err
 		}
+		if s.cfg.Variable() {
+			s.observe(m.round, fedavg.ObsDraws, float64(len(draws)))
+		}
+		if len(draws) == 0 {
+			// A Poisson round without agents: nothing to wait for.
+			s.open = false
+			s.endRound(m.round)
+			return nil
+		}
 		model := append([]float64(nil), s.server.Model()...)
 		for slot, k := range draws {
 			s.send(simMsg{kind: simModel, from: simServer, to: simAgent0 + k, round: m.round, slot: int32(slot), vec: model},

@@ -1,13 +1,32 @@
 // Package stattest holds the goodness-of-fit statistics the privacy tests use to
 // check that a sampler draws from the distribution it claims: the one-sample
 // Kolmogorov–Smirnov statistic and its asymptotic critical value, and the
-// sample mean and variance with their standard errors.
+// sample mean and variance with their standard errors; and the binomial
+// count the audits' coverage tests allow.
 package stattest
 
 import (
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
+
+// MaxExceedances returns the smallest c with P[Binomial(n, p) > c] ≤ level:
+// of n independent trials that each fail with probability at most p, more
+// than c fail with probability at most level. A coverage test of a bound
+// that claims to fail with probability at most p asserts at most c failures
+// in n independent repetitions; it fails wrongly with probability at most
+// level, and a bound that fails more often than it claims makes it fail.
+func MaxExceedances(n int, p, level float64) int {
+	b := distuv.Binomial{N: float64(n), P: p}
+	for c := range n {
+		if 1-b.CDF(float64(c)) <= level {
+			return c
+		}
+	}
+	return n
+}
 
 // KS returns the one-sample Kolmogorov–Smirnov statistic
 //

@@ -58,3 +58,18 @@ func TestStandardErrors(t *testing.T) {
 		t.Fatalf("VarianceSE = %g, want 2", se)
 	}
 }
+
+// P[Binomial(200, 0.05) > c] is 0.0012 at c = 20 and 0.00048 at c = 21
+// (the sum of the pmf from c + 1 on): the smallest c at level 0.001 is 21.
+// With p = 0 no trial fails; with level 1 any count is allowed.
+func TestMaxExceedances(t *testing.T) {
+	if c := MaxExceedances(200, 0.05, 0.001); c != 21 {
+		t.Errorf("MaxExceedances(200, 0.05, 0.001) = %d, want 21", c)
+	}
+	if c := MaxExceedances(100, 0, 0.001); c != 0 {
+		t.Errorf("p = 0: %d, want 0", c)
+	}
+	if c := MaxExceedances(100, 0.5, 1); c != 0 {
+		t.Errorf("level 1: %d, want 0", c)
+	}
+}
