@@ -129,7 +129,7 @@ func TestAuditRefusals(t *testing.T) {
 // D = 2nN = 130): its records are the same, bit for bit, with one thread
 // and with four.
 func TestRecordsAtAnyGOMAXPROCS(t *testing.T) {
-	set := []string{"data={agents: 13, samples: 10, dim: 5, regenerate: once}", "runs=2", "iterations=2"}
+	set := []string{"data={agents: 13, samples: 10, dim: 5, regenerate: once}", "runs=4", "iterations=2"}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	one := audittest.Run(t, audited, run.Reference, set...)
 	runtime.GOMAXPROCS(4)
