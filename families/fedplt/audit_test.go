@@ -138,3 +138,36 @@ func TestRecordsAtAnyGOMAXPROCS(t *testing.T) {
 		t.Errorf("GOMAXPROCS 1 and 4 differ: %s", d)
 	}
 }
+
+// The runner's bounds from 400 runs a side never exceed the exact ε of the
+// final models at any row (with less noise than the other tests, ε from 3.6
+// to 6.2):
+// neither the strict bound nor the GDP bound, whose Gaussian assumption is
+// exact for this view; and the GDP bound comes within a factor 2 of it.
+func TestRunnerBoundsAreBelowTheExactEpsilon(t *testing.T) {
+	p, err := scenarios.Parse([]byte(audited), "a.yaml", t.TempDir(), []string{"runs=800", "algorithm.fedplt.solver={kind: noisy-gd, noise: 0.05}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := run.Execute(p, t.TempDir(), run.Options{Engine: run.Reference})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Summary.Curves[0]
+	a := c.Audit
+	d, _ := json.Marshal(c.Details["audit"])
+	var exact struct {
+		Eps []float64 `json:"exact_epsilon"`
+	}
+	if err := json.Unmarshal(d, &exact); err != nil || a == nil || len(a.Lower) != 6 || len(a.Assumed) != 6 {
+		t.Fatalf("audit %+v, details %s: %v", a, d, err)
+	}
+	for k := range a.Lower {
+		if float64(a.Lower[k]) > exact.Eps[k] || float64(a.Assumed[k]) > exact.Eps[k] {
+			t.Errorf("row %d: bounds %v (GDP %v) above the exact ε %v", k, a.Lower[k], a.Assumed[k], exact.Eps[k])
+		}
+	}
+	if !(float64(a.AssumedFinal) > exact.Eps[5]/2) {
+		t.Errorf("the GDP bound %v is not within a factor 2 of the exact ε %v", a.AssumedFinal, exact.Eps[5])
+	}
+}

@@ -7,6 +7,7 @@ import (
 	_ "maple/families/gammamechanism"
 	"maple/families/internal/audittest"
 	"maple/privacy/gamma"
+	"maple/scenarios"
 	"maple/scenarios/run"
 )
 
@@ -117,5 +118,31 @@ func TestOneRunAudit(t *testing.T) {
 	up, down := gamma.Divergence(theta, b)
 	if gap := mi - mo; math.Abs(gap-(up+down)) > 5*math.Hypot(si, so) {
 		t.Errorf("score gap %.4f, theory %.4f ± %.3f", gap, up+down, 5*math.Hypot(si, so))
+	}
+}
+
+// The runner's strict lower bound (Clopper–Pearson, no assumption) from 500
+// runs a side never exceeds the tight ε of a row, and finds something at
+// the largest ε (the score separates the two inputs there).
+func TestRunnerBoundIsBelowTheTightEpsilon(t *testing.T) {
+	p, err := scenarios.Parse([]byte(audited), "a.yaml", t.TempDir(), []string{"runs=1000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := run.Execute(p, t.TempDir(), run.Options{Engine: run.Reference})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := res.Summary.Curves[0].Audit
+	if a == nil || len(a.Lower) != 5 || a.RunsIn != 500 || a.RunsOut != 500 {
+		t.Fatalf("audit %+v", a)
+	}
+	for k, lo := range a.Lower {
+		if up := float64(a.Upper[k]); !math.IsNaN(up) && float64(lo) > up {
+			t.Errorf("row %d: lower bound %v above the tight ε %v", k, lo, up)
+		}
+	}
+	if !(a.LowerFinal > 0.5) {
+		t.Errorf("the audit found ε ≥ %v at ε_i = 6 (tight %v)", a.LowerFinal, a.UpperFinal)
 	}
 }

@@ -173,3 +173,22 @@ func TestAuditNeedsAMechanismAndARange(t *testing.T) {
 		}
 	}
 }
+
+// The runner's strict bound from 500 walks a side stays below each
+// mechanism's tight ε and finds some of it.
+func TestRunnerBoundIsBelowTheTightEpsilon(t *testing.T) {
+	for _, scheme := range []string{"gamma", "laplace"} {
+		p, err := scenarios.Parse([]byte(audited), "a.yaml", t.TempDir(), append(schemeSet(scheme), "runs=1000", "iterations=2"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := run.Execute(p, t.TempDir(), run.Options{Engine: run.Reference})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := res.Summary.Curves[0].Audit
+		if a == nil || a.RunsIn != 500 || !(a.LowerFinal <= a.UpperFinal) || !(a.LowerFinal > 0.5) {
+			t.Errorf("%s: audit %+v", scheme, a)
+		}
+	}
+}
