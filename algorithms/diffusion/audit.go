@@ -349,6 +349,35 @@ func (a *Auditor) Divergence() float64 {
 	return div
 }
 
+// Draws returns the number of independent draws of agent 0's value its
+// messages in the view carry per iteration, each weighted by how much it
+// reveals next to one draw of the scheme's noise: Σ over the stages and the
+// links of b/b_k for Laplace noise (the ratio of the laws' ε for one shift,
+// b_k the scale of link k's noise: 1 per link under random noise, 1 per
+// stage for the one graph-homomorphic draw of coefficient ±1, a_0k per link
+// for local graph-homomorphic masks, whose density is (a_0k/b)-log-Lipschitz),
+// and of (σ/σ_k)² for Gaussian noise (the ratio of the laws' μ²). It is +Inf
+// where the view reveals the value.
+func (a *Auditor) Draws() float64 {
+	if a.model == revealed {
+		return math.Inf(1)
+	}
+	pr := &a.cfg.Privacy
+	unit := noise.LaplaceScale(pr.Std)
+	if pr.Mechanism == noise.Gaussian {
+		unit = pr.Std
+	}
+	var w float64
+	for _, law := range a.laws {
+		r := unit / law.Scale()
+		if pr.Mechanism == noise.Gaussian {
+			r *= r
+		}
+		w += r
+	}
+	return w * float64(len(a.stages))
+}
+
 // Exact reports whether the auditor's predictions of agent 0's values under
 // D and D′ are the exact conditional means given the view, so that the score
 // is the exact likelihood ratio of the view (or, where the view reveals the

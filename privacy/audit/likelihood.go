@@ -67,6 +67,10 @@ func (l Noise) Scaled(c float64) Noise {
 	return l
 }
 
+// Scale returns the law's scale: the Laplace scale b of each term (times
+// the factor), or the Gaussian σ.
+func (l Noise) Scale() float64 { return l.scale }
+
 // String describes the law.
 func (l Noise) String() string {
 	switch {
