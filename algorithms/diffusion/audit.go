@@ -114,7 +114,7 @@ type Auditor struct {
 	pending map[int]*auditRound
 	next    int             // the next iteration to score
 	cum     []float64       // cum[i]: the score after iteration i
-	shifts  [][]float64     // per iteration scored and communicating stage, μ₁ − μ₀ (Divergence)
+	shifts  [][]float64     // per iteration scored and communicating stage, μ₁ − μ₀ (Divergence, Sensitivity)
 	mu      [2][3][]float64 // the victim's predicted value of each stage under D and D′
 	yhat    [3][]float64    // the revealed value of each stage (network replay)
 	predict predictor
@@ -349,6 +349,19 @@ func (a *Auditor) Divergence() float64 {
 	return div
 }
 
+// Sensitivity returns the largest ‖μ₁ − μ₀‖₂ over the iterations and
+// stages scored: how far agent 0's predicted values under D and D′ moved
+// apart — under the network view, the conditional sensitivity of agent 0's
+// messages that the chain of eq. 30 bounds by B + B′ + ‖w^o − w′^o‖ (its own
+// error) on its high-probability event.
+func (a *Auditor) Sensitivity() float64 {
+	var m float64
+	for _, d := range a.shifts {
+		m = max(m, floats.Norm(d, 2))
+	}
+	return m
+}
+
 // Draws returns the number of independent draws of agent 0's value its
 // messages in the view carry per iteration, each weighted by how much it
 // reveals next to one draw of the scheme's noise: Σ over the stages and the
@@ -444,10 +457,10 @@ func (a *Auditor) score(i int, r *auditRound) {
 					s += law.LogRatio(x[c], mu0[c], mu1[c])
 				}
 			}
-			d := make([]float64, a.dim)
-			floats.SubTo(d, mu1, mu0)
-			a.shifts = append(a.shifts, d)
 		}
+		d := make([]float64, a.dim)
+		floats.SubTo(d, mu1, mu0)
+		a.shifts = append(a.shifts, d)
 	}
 	a.cum = append(a.cum, a.cum[i-1]+s)
 }

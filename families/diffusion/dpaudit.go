@@ -129,13 +129,20 @@ func (ar *auditRun) record(j *run.Job, t *rundir.Table, agents, dim int) error {
 		"statistic":        a.Statistic(),
 		"exact":            a.Exact(),
 		"score_final":      a.Score(sc.Iterations),
-		"divergence":       rundir.Number(a.Divergence()),
 		"optimum_distance": ar.dist,
+		"sensitivity_max":  a.Sensitivity(),
 		"accountant":       upper.Accountant,
 		"epsilon_final":    rundir.Number(upper.Epsilon[len(upper.Epsilon)-1]),
 	}
+	if j.Run == 0 || view == diffusion.NetworkView {
+		// The wire view's predictions are the noise-free recursions, the
+		// same in every run, and so is its divergence: run 0 says it (it
+		// can take a numerical integral per link and coordinate).
+		d["divergence"] = rundir.Number(a.Divergence())
+	}
 	if chain, how := ar.chain(sc, agents, dim); how != "" {
 		d["chain_epsilon_final"], d["chain"] = rundir.Number(chain), how
+		d["chain_sensitivity_bound"] = sc.Privacy.Accountant.B + sc.Privacy.Accountant.BPrime + ar.dist
 	}
 	j.Stats.Details["privacy_audit"] = d
 	return nil
@@ -188,10 +195,10 @@ func (ar *auditRun) upper(sc *scenarios.Scenario, t *rundir.Table, agents, dim i
 // agent 0's value (no finite ε applies) or there is no noise.
 func (ar *auditRun) chain(sc *scenarios.Scenario, agents, dim int) (float64, string) {
 	acc := sc.Privacy.Accountant
-	if acc == nil || sc.Privacy.Scheme == "none" || math.IsInf(ar.auditor.Divergence(), 1) || math.IsNaN(ar.auditor.Divergence()) {
+	draws := ar.auditor.Draws()
+	if acc == nil || sc.Privacy.Scheme == "none" || math.IsInf(draws, 1) {
 		return 0, ""
 	}
-	draws := ar.auditor.Draws()
 	T := sc.Iterations
 	sigma := math.Sqrt(sc.Privacy.Variance)
 	bound := acc.B + acc.BPrime + ar.dist

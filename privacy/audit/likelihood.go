@@ -127,23 +127,22 @@ func (l Noise) Divergence(d float64) float64 {
 }
 
 // divergence computes KL(f(· − d) ‖ f) = ∫ f(y)·(log f(y) − log f(y + d)) dy
-// numerically: Gauss–Legendre rules of 16 nodes on panels at most two scales
-// wide in each of the three intervals between −R, the kinks at y = 0 (of f,
-// for Laplace terms) and y = −d (of f(y + d)), and R, beyond which both
-// tails, of order
-// |y|^{n−1}e^{−|y|/b} (or e^{−y²/2σ²}), hold a mass below e^{−50}:
-// R = |d| + (60 + 4n)·scale.
+// numerically: Gauss–Legendre rules of 16 nodes on panels at most four
+// scales wide in each of the three intervals between −R, the kinks at y = 0
+// (of f, for Laplace terms) and y = −d (of f(y + d)), and R, beyond which
+// both tails, of order |y|^{n−1}e^{−|y|/b} (or e^{−y²/2σ²}), hold a mass
+// below e^{−30}: R = |d| + (40 + 4n)·scale.
 func (l Noise) divergence(d float64) float64 {
 	f := func(y float64) float64 {
 		ly := l.LogDensity(y)
 		return math.Exp(ly) * (ly - l.LogDensity(y+d))
 	}
-	R := math.Abs(d) + (60+4*float64(l.terms))*l.scale
+	R := math.Abs(d) + (40+4*float64(l.terms))*l.scale
 	cuts := [4]float64{-R, min(0, -d), max(0, -d), R}
 	var sum float64
 	for k := range 3 {
 		lo, hi := cuts[k], cuts[k+1]
-		panels := max(1, int(math.Ceil((hi-lo)/(2*l.scale))))
+		panels := max(1, int(math.Ceil((hi-lo)/(4*l.scale))))
 		w := (hi - lo) / float64(panels)
 		for p := range panels {
 			sum += quad.Fixed(f, lo+float64(p)*w, lo+float64(p+1)*w, 16, nil, 0)

@@ -47,7 +47,14 @@ type auditWire struct {
 // other failure ends the test.
 func AuditRuns(t testing.TB, src string, e run.Engine, sets ...string) ([]AuditRun, error) {
 	t.Helper()
-	p, err := scenarios.Parse([]byte(src), "audit.yaml", t.TempDir(), sets)
+	return AuditRunsIn(t, src, t.TempDir(), e, sets...)
+}
+
+// AuditRunsIn is AuditRuns for a scenario whose files (a matrix, data) are
+// named relative to dir.
+func AuditRunsIn(t testing.TB, src, dir string, e run.Engine, sets ...string) ([]AuditRun, error) {
+	t.Helper()
+	p, err := scenarios.Parse([]byte(src), "audit.yaml", dir, sets)
 	if err != nil {
 		if !scenarios.IsUserError(err) {
 			t.Fatal(err)
