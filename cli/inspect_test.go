@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"maple/scenarios"
 )
 
 // Every bundled scenario, run tiny with a trace and --report, can be
@@ -47,6 +49,13 @@ func TestInspectionWorksOnEveryBundledScenario(t *testing.T) {
 		"--set", "sweep={data.agents: [10, 20]}"}
 	extra["scenarios/secagg/costs.yaml"], extra["scenarios/secagg/costs-large.yaml"] = secaggCosts, secaggCosts
 	noMessages := map[string]bool{"scenarios/randomwalk/fig1a.yaml": true, "scenarios/randomwalk/fig1b.yaml": true}
+	// A many-run audit compares runs with its canary and runs without:
+	// the audited scenarios need two runs.
+	for _, file := range files {
+		if p, err := scenarios.LoadFile(file, nil); err == nil && p.Base.Privacy.Audit != nil && p.Base.Privacy.Audit.Method == scenarios.AuditManyRun {
+			extra[file] = append(extra[file], "--set", "runs=2")
+		}
+	}
 	for _, file := range files {
 		if file == failingScenario {
 			continue // it stops with an error by design (systems_test.go)

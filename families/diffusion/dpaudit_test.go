@@ -3,6 +3,8 @@ package diffusion
 import (
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -155,5 +157,34 @@ func TestPrivacyAuditRefusals(t *testing.T) {
 	_, err := familytest.AuditRuns(t, audited, run.Reference, "privacy.scheme=random", "privacy.self_noise=true", "privacy.audit.view=network")
 	if err == nil || !strings.Contains(err.Error(), "privacy.self_noise: the network view replays every agent's self term") {
 		t.Errorf("self noise under the network view: %v", err)
+	}
+}
+
+// The ratio-form scenario (not bundled: it names its matrix file) loads from
+// its directory and runs, and in the ratio form the network view separates
+// every run — above 0 with the canary, below without — while the same draw
+// in the ratio-free form does not reveal agent 0's value.
+func TestRatioFormScenarioSeparatesEveryRun(t *testing.T) {
+	const file = "../../scenarios/decentralized/ratio-form/audit.yaml"
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := familytest.AuditRunsIn(t, string(src), filepath.Dir(file), run.Reference, "runs=6", "iterations=4", "sweep={privacy.variance: [3.2727e7]}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 6*4 {
+		t.Fatalf("%d runs, want 6 of each of the 4 curves", len(runs))
+	}
+	for _, r := range runs {
+		d := auditDetails(t, r)
+		reveals := strings.Contains(d["statistic"].(string), "reveals agent 0's value")
+		if ratio := strings.HasPrefix(r.Curve, "ratio,"); reveals != ratio {
+			t.Errorf("%s: %v", r.Curve, d["statistic"])
+		}
+		if s := r.Scores[len(r.Scores)-1]; strings.HasPrefix(r.Curve, "ratio, network") && (s > 0) != r.In {
+			t.Errorf("%s, run %d (canary in: %v): score %v", r.Curve, r.Run, r.In, s)
+		}
 	}
 }
