@@ -42,8 +42,22 @@ func init() {
 		Columns:  diffusionColumns,
 		Run:      runDiffusion,
 		Estimate: diffusionEstimate,
+		// The first is the scenario the parity walk derives for a family
+		// that lists none; the second adds a many-run audit.
+		Tiny: []string{tiny, tiny + "privacy: {scheme: random, variance: 0.01, audit: {view: network}}\n"},
 	})
 }
+
+// tiny is the family's small scenario for the engines' parity walk.
+const tiny = `name: tiny
+seed: 3
+runs: 2
+iterations: 8
+data: {agents: 6, samples: [8, 12], dim: 2}
+algorithm: {kind: diffusion}
+output: {plot: false, steady_state: 0.5}
+topology: {graph: ring}
+`
 
 // Diffusion parameterizes decentralized learning with the generalized
 // recursion of paper 001 eqs. 21–23: the section algorithm.diffusion.
