@@ -117,6 +117,7 @@ type Auditor struct {
 	shifts  [][]float64     // per iteration scored and communicating stage, μ₁ − μ₀ (Divergence, Sensitivity)
 	mu      [2][3][]float64 // the victim's predicted value of each stage under D and D′
 	yhat    [3][]float64    // the revealed value of each stage (network replay)
+	obs     [][]float64     // the messages scored, one per law
 	predict predictor
 }
 
@@ -183,6 +184,7 @@ func NewAuditor(cfg Config, prob Problem, alt *data.Set, view AuditView, streams
 		a.yhat[j] = make([]float64, a.dim)
 	}
 	a.chooseModel()
+	a.obs = make([][]float64, len(a.laws))
 	if view == WireView {
 		a.predict, err = newNoiseFree(cfg, prob, alt, streams)
 	} else {
@@ -340,11 +342,7 @@ func (a *Auditor) Divergence() float64 {
 	}
 	var div float64
 	for _, d := range a.shifts {
-		for _, law := range a.laws {
-			for _, dc := range d {
-				div += law.Divergence(dc)
-			}
-		}
+		div += audit.IndependentDivergence(a.laws, d)
 	}
 	return div
 }
@@ -375,19 +373,7 @@ func (a *Auditor) Draws() float64 {
 	if a.model == revealed {
 		return math.Inf(1)
 	}
-	pr := &a.cfg.Privacy
-	unit := noise.LaplaceScale(pr.Std)
-	if pr.Mechanism == noise.Gaussian {
-		unit = pr.Std
-	}
-	var w float64
-	for _, law := range a.laws {
-		r := unit / law.Scale()
-		if pr.Mechanism == noise.Gaussian {
-			r *= r
-		}
-		w += r
-	}
+	w := audit.Draws(a.laws, a.cfg.Privacy.Std)
 	return w * float64(len(a.stages))
 }
 
@@ -443,20 +429,14 @@ func (a *Auditor) score(i int, r *auditRound) {
 			case a.rev.plain >= 0:
 				y = obs(a.rev.plain)
 			case a.cfg.Privacy.Scheme == GraphHomomorphic:
-				xa, xb := obs(a.rev.a), obs(a.rev.b)
-				for c := range y {
-					y[c] = (a.rev.cb*xa[c] - a.rev.ca*xb[c]) / (a.rev.cb - a.rev.ca)
-				}
+				audit.SolveMultiples(y, obs(a.rev.a), obs(a.rev.b), a.rev.ca, a.rev.cb)
 			}
-			d0, d1 := floats.Distance(y, mu0, 2), floats.Distance(y, mu1, 2)
-			s += (d0*d0 - d1*d1) / 2
+			s += audit.RevealedScore(y, mu0, mu1)
 		default: // independent, or shared (one law, the first link)
-			for k, law := range a.laws {
-				x := obs(k)
-				for c := range x {
-					s += law.LogRatio(x[c], mu0[c], mu1[c])
-				}
+			for k := range a.laws {
+				a.obs[k] = obs(k)
 			}
+			s += audit.IndependentScore(a.laws, a.obs, mu0, mu1)
 		}
 		d := make([]float64, a.dim)
 		floats.SubTo(d, mu1, mu0)

@@ -124,3 +124,28 @@ func TestDivergenceIsTheMeanLogRatio(t *testing.T) {
 		t.Errorf("mean log ratio %v ± %v, divergence %v", mean, se, want)
 	}
 }
+
+// A link's worth in draws: 1 for the scheme's own noise, a for masks
+// weighted 1/a whatever their number (the log-Lipschitz constant of a sum of
+// Laplace terms is a term's), 1/c² for a Gaussian draw times c. Exact up to
+// the rounding of one division (1e-15 relative).
+func TestDraws(t *testing.T) {
+	const std = 0.3
+	for _, c := range []struct {
+		laws []Noise
+		want float64
+	}{
+		{[]Noise{LaplaceNoise(std), LaplaceNoise(std)}, 2},
+		{[]Noise{LaplaceSumNoise(3, std, 1/0.25), LaplaceSumNoise(1, std, 1/0.5)}, 0.75},
+		{[]Noise{GaussianNoise(std).Scaled(2)}, 0.25},
+	} {
+		if got := Draws(c.laws, std); math.Abs(got-c.want) > 1e-15*c.want {
+			t.Errorf("%v: %v draws, want %v", c.laws, got, c.want)
+		}
+	}
+	y := make([]float64, 2)
+	SolveMultiples(y, []float64{1 + 0.5*3, 2 - 0.5}, []float64{1 + 2*3, 2 - 2}, 0.5, 2)
+	if y[0] != 1 || y[1] != 2 {
+		t.Errorf("solved %v, want [1 2]", y)
+	}
+}
