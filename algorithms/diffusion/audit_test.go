@@ -132,7 +132,7 @@ func gradientAt(set *data.Set, l loss.Loss, w []float64) []float64 {
 // Σ_k Σ_c KL of a sum of n_k Laplace masks scaled by 1/a_0k for local
 // graph-homomorphic masks. Divergence must equal the closed forms (1e-12
 // relative: the same arithmetic in another order; 1e-7 for the numerical
-// integral of the masks' law), and the mean score of 1 500 runs each way
+// integral of the masks' law), and the mean score of 1 000 runs each way
 // must be within 4 standard errors of ±Divergence.
 func TestOneIterationScoreMeanIsTheDivergence(t *testing.T) {
 	A, sets, l := regressionNetwork(t, topology.Metropolis)
@@ -169,7 +169,7 @@ func TestOneIterationScoreMeanIsTheDivergence(t *testing.T) {
 			cfg := Config{Strategy: ATC, StepSize: mu, Privacy: c.privacy}
 			var div float64
 			for in := range 2 {
-				const N = 1500
+				const N = 1000
 				var sum, sum2 float64
 				for n := range N {
 					streams := SeedStreams(uint64(1000*in + n))
