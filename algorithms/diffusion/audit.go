@@ -574,12 +574,22 @@ func (rp *replay) stage(j int, r *auditRound, Y, Z [][]float64, mu *[2][3][]floa
 		copy(rp.self, Y[p])
 		if pr.Scheme == GraphHomomorphic {
 			// x = y + c·g on the link to the first receiver r: g = (x − y)/c.
+			// When agent 0's links carry different multiples, its value ŷ,
+			// hence its draw, is revealed whatever the dataset: both rows
+			// use that draw, so that the row of the dataset agent 0 does
+			// not hold does not feed its error back through the self term
+			// (by a_00(1 + |c_self|/c) per iteration, which can exceed 1).
 			rcv := a.net.receivers[q][0]
 			c := homomorphic.EdgeCoefficient(a.net.a, pr.Form, q, rcv)
 			cs := homomorphic.SelfCoefficient(a.net.a, q)
-			x := msg(q, rcv)
+			x, y := msg(q, rcv), Y[p]
+			if q == Victim && a.model == revealed {
+				rcv = a.links[a.rev.a]
+				c, x, y = a.rev.ca, msg(q, rcv), yhat[j]
+				audit.SolveMultiples(y, x, msg(q, a.links[a.rev.b]), a.rev.ca, a.rev.cb)
+			}
 			for k := range rp.self {
-				rp.self[k] += cs * (x[k] - Y[p][k]) / c
+				rp.self[k] += cs * (x[k] - y[k]) / c
 			}
 		}
 		z := Z[p]

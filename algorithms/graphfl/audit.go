@@ -465,12 +465,22 @@ func (a *Auditor) replay(prob Problem, alt *data.Set, runSeed uint64) {
 			}
 			copy(self, psi[u])
 			if pr.Scheme == GraphHomomorphic {
+				// x = ψ + c·g on the link to the first receiver r. When
+				// server 0's links carry different multiples, its aggregate,
+				// hence its draw, is revealed whatever the dataset: both
+				// units use that draw, so that the unit of the dataset
+				// client (0, 0) does not hold does not feed its error back
+				// through the self term.
 				r := a.net.receivers[q][0]
 				c := homomorphic.EdgeCoefficient(a.net.a, pr.Form, q, r)
 				cs := homomorphic.SelfCoefficient(a.net.a, q)
-				x := msg(q, r)
+				x, y := msg(q, r), psi[u]
+				if q == Victim && a.reveal {
+					c, x, y = a.coef[0], msg(q, a.links[a.pair[0]]), a.yhat
+					audit.SolveMultiples(y, x, msg(q, a.links[a.pair[1]]), a.coef[0], a.coef[1])
+				}
 				for j := range self {
-					self[j] += cs * (x[j] - psi[u][j]) / c
+					self[j] += cs * (x[j] - y[j]) / c
 				}
 			}
 			clear(w)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 
 	"maple/algorithms/data"
 	"maple/topology"
@@ -118,20 +119,36 @@ func TestServerScoreMeanIsTheDivergence(t *testing.T) {
 }
 
 // Where the network view reveals server 0's aggregate — no noise, local
-// graph-homomorphic masks — every run with the canary scores above 0 and
-// every run without it below, once client (0, 0) has taken part (with L = 2
-// of 4 clients, by round 6 in every seed here; before, both datasets predict
-// the same aggregate and the score is 0).
+// graph-homomorphic masks, graph-homomorphic noise in the ratio form on a
+// non-symmetric doubly-stochastic A (0.4·I + 0.35·S + 0.25·Sᵀ on a ring of 6,
+// S the cyclic shift: server 0's two links carry different multiples of its
+// draw) — every run with the canary scores above 0 and every run without it
+// below, once client (0, 0) has taken part (with L = 2 of 4 clients, by round
+// 6 in every seed here; before, both datasets predict the same aggregate and
+// the score is 0), and the scores stay finite.
 func TestServerRevealingViewsSeparateEveryRun(t *testing.T) {
 	prob, alt := auditProblem(t)
-	for _, name := range []string{"none", "lgh-secure"} {
+	ring := mat.NewDense(6, 6, nil)
+	for p := range 6 {
+		ring.Set(p, p, 0.4)
+		ring.Set(p, (p+1)%6, 0.35)
+		ring.Set((p+1)%6, p, 0.25)
+	}
+	for _, name := range []string{"none", "lgh-secure", "graph-homomorphic-ratio"} {
 		t.Run(name, func(t *testing.T) {
 			cfg := testConfig(6, None)
 			variants[name](&cfg)
+			prob := prob
+			if name == "graph-homomorphic-ratio" {
+				prob.A = ring
+			}
 			for seed := range uint64(20) {
 				a, err := NewAuditor(context.Background(), cfg, prob, alt, NetworkView, seed, 12)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if !a.reveal {
+					t.Fatalf("the view does not reveal server 0's aggregate: %s", a.Statistic())
 				}
 				run, in := prob, seed%2 == 1
 				if in {
@@ -141,7 +158,7 @@ func TestServerRevealingViewsSeparateEveryRun(t *testing.T) {
 				if err := Reference(cfg, run, seed, 12, Hooks{Share: feed(t, a)}); err != nil {
 					t.Fatal(err)
 				}
-				if s := a.Score(12); in != (s > 0) || math.IsInf(s, 0) {
+				if s := a.Score(12); in != (s > 0) || math.IsInf(s, 0) || math.IsNaN(s) {
 					t.Errorf("seed %d (canary in: %v): score %v", seed, in, s)
 				}
 			}
