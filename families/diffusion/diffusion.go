@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -44,7 +45,7 @@ func init() {
 		Estimate: diffusionEstimate,
 		// The first is the scenario the parity walk derives for a family
 		// that lists none; the second adds a many-run audit.
-		Tiny: []string{tiny, tiny + "privacy: {scheme: random, variance: 0.01, audit: {view: network}}\n"},
+		Tiny: []string{tiny, strings.Replace(tiny, "runs: 2", "runs: 4", 1) + "privacy: {scheme: random, variance: 0.01, audit: {view: network}}\n"},
 	})
 }
 
