@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"maple/scenarios"
 )
 
 // Every bundled scenario, run tiny with a trace and --report, can be
@@ -46,7 +48,14 @@ func TestInspectionWorksOnEveryBundledScenario(t *testing.T) {
 		`{label: SecAgg+, set: {privacy.secure_aggregation.protocol: secagg+, iterations: 2}}, {label: SecAgg, set: {iterations: 2}}]`,
 		"--set", "sweep={data.agents: [10, 20]}"}
 	extra["scenarios/secagg/costs.yaml"], extra["scenarios/secagg/costs-large.yaml"] = secaggCosts, secaggCosts
-	noMessages := map[string]bool{"scenarios/randomwalk/fig1a.yaml": true, "scenarios/randomwalk/fig1b.yaml": true}
+	noMessages := map[string]bool{"scenarios/randomwalk/fig1a.yaml": true, "scenarios/randomwalk/fig1b.yaml": true, "scenarios/randomwalk/audit-gamma-mechanism.yaml": true}
+	// A many-run audit compares runs with its canary and runs without: four
+	// runs at least.
+	for _, file := range files {
+		if p, err := scenarios.LoadFile(file, nil); err == nil && p.Base.Privacy.Audit != nil && p.Base.Privacy.Audit.Method == scenarios.AuditManyRun {
+			extra[file] = append(extra[file], "--set", "runs=4")
+		}
+	}
 	for _, file := range files {
 		if file == failingScenario {
 			continue // it stops with an error by design (systems_test.go)

@@ -45,6 +45,10 @@ type Hooks struct {
 	// Report receives what the agents' Outbox.Report would, with the
 	// reporting agent.
 	Report func(i, agent int, key string, v []float64)
+	// Share receives every share of stage j in iteration i, sender from →
+	// receiver to, as it is sent: the value with its noise or masks, what
+	// the trace shows on that link.
+	Share func(i, j, from, to int, v []float64)
 }
 
 // Reference runs iterations iterations of the whole recursion in matrix form,
@@ -211,6 +215,9 @@ func (r *reference) stage(i, j int, Y, Z [][]float64, h Hooks) {
 		for m := range Y {
 			if a := A.At(m, p); a != 0 || m == p && !r.cfg.linear() { // Agent always has its self term
 				r.message(Y[m], m, p, A)
+				if m != p && h.Share != nil {
+					h.Share(i, j, m, p, r.msg)
+				}
 				if !r.cfg.linear() {
 					r.terms = append(r.terms, Term{Weight: a, X: r.keep(m), Self: m == p})
 					continue

@@ -22,7 +22,9 @@
 // the Monitor that computes the stopping metric ‖Σ_i ∇f_i(x̄)‖² (the
 // composite gradient mapping when h ≠ 0), and the composite reference
 // solution (Solve). The convergence quantities of §V (ζ, χ, S, ‖S‖, σ and the
-// bound of Proposition 2) are in theory.go.
+// bound of Proposition 2) are in theory.go. FinalAudit (audit.go) is the
+// exact likelihood-ratio auditor of noisy GD's final models on least
+// squares, against a LabelCanary, for privacy audits of Proposition 4.
 //
 // Random streams: the coordinator owns "participation" (active sets),
 // "probabilities" (the p_i of Bernoulli participation) and "epochs" (TAMUNA's

@@ -58,6 +58,10 @@ type Monitor struct {
 	// Converged is the first round that met the tolerance and Diverged the
 	// round at which the metric stopped being finite; −1 until it happens.
 	Converged, Diverged int
+	// OnRound, if set, is told the local models x_{i,k} at the end of every
+	// round k ≥ 1 (read-only, valid during the call): what a privacy
+	// audit of the final models sees.
+	OnRound func(k int, x [][]float64)
 }
 
 // NewMonitor returns the monitor of a run of method m on sets, measured
@@ -153,6 +157,9 @@ func (m *Monitor) EndRound(k int) (stop bool) {
 		r.Stacked = math.Sqrt(s)
 	}
 	m.Records = append(m.Records, r)
+	if m.OnRound != nil && k > 0 {
+		m.OnRound(k, m.x)
+	}
 	if k == 0 {
 		m.initial = r.Stationarity
 	}

@@ -46,6 +46,10 @@ type Hooks struct {
 	Draws func(i int, G [][]float64)
 	// Models receives W[p] = w_{p,i} after round i.
 	Models func(i int, W [][]float64)
+	// Share receives every message of round i from server from to server
+	// to, as it is sent: the aggregate with its noise or masks, what the
+	// trace shows on that link.
+	Share func(i, from, to int, v []float64)
 }
 
 // Reference runs rounds rounds of the whole recursion without actors or
@@ -143,6 +147,9 @@ func ReferenceContext(ctx context.Context, cfg Config, prob Problem, runSeed uin
 					floats.AddScaled(msg, homomorphic.EdgeCoefficient(prob.A, pr.Form, m, p), G[m])
 				case pr.Scheme == LocalGraphHomomorphic && m != p:
 					masks.apply(msg, m, p, i)
+				}
+				if m != p && h.Share != nil {
+					h.Share(i, m, p, msg)
 				}
 				floats.AddScaled(W[p], a, msg)
 			}

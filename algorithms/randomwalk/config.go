@@ -159,6 +159,12 @@ type Privacy struct {
 	Low, High float64
 	// Scale is the Laplace scale b > 0.
 	Scale float64
+	// Inputs, if set, are the values the nodes privatize, one per node, in
+	// place of their L_i (which still set their gradient weights): a privacy
+	// audit's canary sets one node's input to an end of the mechanism's
+	// input range (families/randomwalk). Nil privatizes each L_i, as the
+	// paper does.
+	Inputs []float64
 }
 
 // GossipConfig configures the gossip baseline.

@@ -162,8 +162,18 @@ func NewNodes(cfg *Config, p Problem, streams Streams) ([]*Node, Weights, error)
 	w.LBar = floats.Sum(w.L) / scale
 	w.LogW = make([]float64, n)
 	if cfg.Target == Importance {
+		in := cfg.Privacy.Inputs
+		if in == nil {
+			in = w.L
+		}
+		if len(in) != n {
+			return nil, w, fmt.Errorf("privacy inputs: %d values for %d nodes", len(in), n)
+		}
 		for i := range w.LogW {
-			w.LogW[i] = privatize(&cfg.Privacy, w.L[i], streams(NodeName(i), PrivacyPurpose))
+			if !(in[i] > 0) || math.IsInf(in[i], 1) {
+				return nil, w, fmt.Errorf("privacy inputs: node %d's must be positive and finite, got %v", i, in[i])
+			}
+			w.LogW[i] = privatize(&cfg.Privacy, in[i], streams(NodeName(i), PrivacyPurpose))
 		}
 	}
 	// ln R̄ = ln(Σ_i e^{lw_i}/N), for the noisy-R weights.
@@ -231,6 +241,55 @@ func privatize(p *Privacy, l float64, r *rand.Rand) float64 {
 		return math.Log(max(l+noise.LaplaceFromUint64(r.Uint64(), p.Scale), p.Low))
 	}
 	return math.Log(l)
+}
+
+// LogRatio returns ln p(R | l1) − ln p(R | l0): the log-likelihood ratio of
+// a node's announcement, of log weight logR, between the mechanism's inputs
+// l1 and l0 — the Neyman–Pearson statistic of an auditor who knows that the
+// input is one of the two. The truncated Gamma and the floored Laplace
+// outputs have atoms at their clipping points, where the ratio is that of
+// the probabilities of the clipped tails. Without a mechanism the
+// announcement is ln L itself, and the ratio is +Inf at ln l1 and −Inf
+// elsewhere.
+func (p *Privacy) LogRatio(logR, l1, l0 float64) float64 {
+	lo, hi := min(l0, l1), max(l0, l1)
+	sign := 1.0
+	if l1 < l0 {
+		sign = -1 // the functions below are written for (hi, lo)
+	}
+	b := gamma.Bounds{Inf: lo, Sup: hi}
+	switch p.Mechanism {
+	case GammaMechanism:
+		return sign * gamma.LossUp(logR, p.Theta, b)
+	case TruncatedGamma:
+		return sign * gamma.TruncatedLossUp(logR, p.Theta, math.Log(p.Low), math.Log(p.High), b)
+	case LaplaceMechanism:
+		return sign * laplaceLossUp(logR, p.Scale, p.Low, lo, hi)
+	}
+	if logR == math.Log(l1) {
+		return math.Inf(1)
+	}
+	return math.Inf(-1)
+}
+
+// laplaceLossUp returns ln p(R | hi) − ln p(R | lo) for the Laplace
+// baseline's announcement R = max(L + Lap(b), floor), given ln R: at the
+// atom R = floor the log ratio of the Laplace CDFs at floor, elsewhere
+// (|R − lo| − |R − hi|)/b.
+func laplaceLossUp(logR, b, floor, lo, hi float64) float64 {
+	if logR > math.Log(floor) {
+		z := math.Exp(logR)
+		return (math.Abs(z-lo) - math.Abs(z-hi)) / b
+	}
+	return laplaceLogCDF(floor, hi, b) - laplaceLogCDF(floor, lo, b)
+}
+
+// laplaceLogCDF returns ln P[L + Lap(b) ≤ x].
+func laplaceLogCDF(x, l, b float64) float64 {
+	if x < l {
+		return (x-l)/b - math.Ln2
+	}
+	return math.Log1p(-math.Exp(-(x-l)/b) / 2)
 }
 
 // ID returns the node's index.

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -36,13 +37,28 @@ func init() {
 			Defaults: diffusionDefaults,
 			Validate: validateDiffusion,
 			Systems:  diffusionSystems,
+			Audit:    auditSupport,
 		},
 		Check:    checkDiffusion,
 		Columns:  diffusionColumns,
 		Run:      runDiffusion,
 		Estimate: diffusionEstimate,
+		// The first is the scenario the parity walk derives for a family
+		// that lists none; the second adds a many-run audit.
+		Tiny: []string{tiny, strings.Replace(tiny, "runs: 2", "runs: 4", 1) + "privacy: {scheme: random, variance: 0.01, audit: {view: network}}\n"},
 	})
 }
+
+// tiny is the family's small scenario for the engines' parity walk.
+const tiny = `name: tiny
+seed: 3
+runs: 2
+iterations: 8
+data: {agents: 6, samples: [8, 12], dim: 2}
+algorithm: {kind: diffusion}
+output: {plot: false, steady_state: 0.5}
+topology: {graph: ring}
+`
 
 // Diffusion parameterizes decentralized learning with the generalized
 // recursion of paper 001 eqs. 21–23: the section algorithm.diffusion.
@@ -118,6 +134,9 @@ func validateDiffusion(v *scenarios.Validator, sc *scenarios.Scenario) {
 	validateDiffusionSystems(v, sc, d)
 	if d.Audit != nil {
 		validateAudit(v, sc, d.Audit)
+	}
+	if sc.Privacy.Audit != nil {
+		validatePrivacyAudit(v, sc, d)
 	}
 }
 
@@ -337,6 +356,13 @@ func runDiffusion(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 			return err
 		}
 	}
+	sets := p.Sets
+	var dp *auditRun
+	if j.Audit() != nil {
+		if dp, sets, err = newAuditRun(j, p, cfg, diffusion.Problem{A: net.A, Sets: p.Sets, Loss: p.Loss, W0: w0}); err != nil {
+			return err
+		}
+	}
 	cols := diffusionColumns(sc)
 	wOpt := p.WOpt
 	if wOpt == nil {
@@ -354,7 +380,7 @@ func runDiffusion(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	obs.models(0, initial)
 	j.Table = obs.t
 	sysLog := newDiffusionLog(sc, obs.t, cols)
-	setup := adiffusion.Setup{Config: cfg, A: net.A, Sets: p.Sets, Loss: p.Loss, W0: w0,
+	setup := adiffusion.Setup{Config: cfg, A: net.A, Sets: sets, Loss: p.Loss, W0: w0,
 		Iterations: sc.Iterations, GradientTime: sc.Network.GradientTime, Async: diffusionAsync(sc)}
 	var model *systems.Model
 	if diffusionUsesSystems(sc) {
@@ -368,7 +394,16 @@ func runDiffusion(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	}
 	var setupCounts []diffusion.SetupCounts
 	if j.Opts.Engine == run.Reference {
-		prob := diffusion.Problem{A: net.A, Sets: p.Sets, Loss: p.Loss, W0: w0}
+		prob := diffusion.Problem{A: net.A, Sets: sets, Loss: p.Loss, W0: w0}
+		var share func(i, j, from, to int, v []float64)
+		var auditErr error
+		if dp != nil {
+			share = func(i, j, from, to int, v []float64) {
+				if auditErr == nil {
+					auditErr = dp.auditor.Observe(i, j, from, to, v)
+				}
+			}
+		}
 		switch {
 		case setup.Async != nil:
 			err = asyncDiffusionReference(j, cfg, prob, model, obs, sysLog)
@@ -379,10 +414,13 @@ func runDiffusion(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 				prob.Dynamics = diffusionDynamics(sc, model, j.RunSeed, len(p.Sets))
 			}
 			err = diffusion.ReferenceContext(j.Context(), cfg, prob, j.RunSeed, sc.Iterations, diffusion.Hooks{Models: obs.models, Draws: obs.draws,
-				Live: func(i int, lr *diffusion.LiveRound) { sysLog.live(i, lr.Facts()) }, Report: sysLog.report})
+				Live: func(i int, lr *diffusion.LiveRound) { sysLog.live(i, lr.Facts()) }, Report: sysLog.report, Share: share})
 		}
 		if err != nil {
 			return err
+		}
+		if auditErr != nil {
+			return auditErr
 		}
 	} else {
 		collector := adiffusion.NewCollector(len(p.Sets), dim)
@@ -401,6 +439,9 @@ func runDiffusion(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 			return err
 		}
 		collector.First = sched + 1
+		if dp != nil {
+			dp.spawn(r, collector.First)
+		}
 		if plan != nil {
 			col := len(cols) - 1
 			if plan.masked != nil {
@@ -418,6 +459,11 @@ func runDiffusion(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 		setupCounts = collector.Setup
 	}
 	sysLog.finishMasks()
+	if dp != nil {
+		if err := dp.record(j, obs.t, len(p.Sets), dim); err != nil {
+			return err
+		}
+	}
 	if j.Run == 0 && diffusionUsesSystems(sc) {
 		j.Stats.Details["systems"] = sysLog.details(sc)
 	}

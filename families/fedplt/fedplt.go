@@ -31,11 +31,35 @@ func init() {
 			Schemes:  []string{"none"},
 			Defaults: fedpltDefaults,
 			Validate: validateFedPLT,
+			Audit: &scenarios.AuditSupport{Methods: []string{scenarios.AuditManyRun},
+				Canaries: []string{canaryLabel}, Views: []string{viewFinal}},
 		},
 		Check:    func(c *scenarios.CurveSpec, _ string) error { _, err := fedpltConfig(c); return err },
 		Columns:  fedpltColumns,
 		Run:      runFedPLT,
 		Estimate: fedpltEstimate,
+		Tiny: []string{`name: tiny
+seed: 3
+runs: 2
+iterations: 8
+data: {agents: 6, samples: [8, 12], dim: 2}
+algorithm: {kind: fedplt}
+output: {plot: false, steady_state: 0.5}
+`, `name: tiny-audit
+seed: 3
+runs: 4
+iterations: 5
+data: {agents: 3, samples: [8, 12], dim: 2}
+algorithm:
+  kind: fedplt
+  fedplt:
+    init: prior
+    tolerance: 0
+    solver: {kind: noisy-gd, noise: 0.3}
+    accountant: {sensitivity: 2}
+privacy: {audit: {method: many-run}}
+output: {plot: false, steady_state: 0.5}
+`},
 	})
 }
 
@@ -53,7 +77,7 @@ func fedpltEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 		per = max(per, samplesPerGradient(s.Solver, q))
 	}
 	epochs := float64(max(f.LocalEpochs, 1))
-	return run.Estimate{
+	e := run.Estimate{
 		Bytes:       N * (run.ActorBytes + 8*d*8),
 		Ops:         T * N * (epochs*(4*per*d+10*d) + 4*q*d),
 		Messages:    1 + T*(2+4*N),
@@ -61,6 +85,15 @@ func fedpltEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 		VectorLen:   d,
 		Drivers:     []run.Driver{{Field: pltField + "local_epochs", Ratio: epochs / 5}},
 	}
+	if sc.Privacy.Audit != nil {
+		// The auditor's state of D = 2nN coordinates: four D×D matrices
+		// (M, Q, the covariance and scratch), two products of them per
+		// round and a Cholesky factorization of the final models' block.
+		D := 2 * d * N
+		e.Bytes += 4 * D * D * 8
+		e.Ops += T * (4*D*D*D + D*D*D/24)
+	}
+	return e
 }
 
 // samplesPerGradient is the number of samples a local gradient of solver b
@@ -190,6 +223,12 @@ type PLTAccountant struct {
 	Delta float64 `yaml:"delta"`
 	// Order is the Rényi order λ; 0 selects the best one for Delta.
 	Order float64 `yaml:"order"`
+	// Sensitivity is L of Assumption 3 for least squares without
+	// clipping, whose per-sample gradients are unbounded over the data:
+	// there Assumption 3 holds only between datasets that differ in one
+	// label, ‖∇f_i^D − ∇f_i^{D′}‖ = 2‖a‖·|b − b′|/q_i, and L covers every such
+	// pair with 2‖a‖·|b − b′| ≤ L. 0: none (no guarantee is reported).
+	Sensitivity float64 `yaml:"sensitivity,omitempty"`
 }
 
 // PLTTableCell places a curve in a table of the paper, for maple table.
@@ -287,6 +326,10 @@ func validateFedPLT(v *scenarios.Validator, sc *scenarios.Scenario) {
 	v.Positive(pltField+"5gcs.tau", f.FiveGCS.Tau)
 	if !(f.FiveGCS.MuFraction >= 0 && f.FiveGCS.MuFraction <= 1) {
 		v.Fail(pltField+"5gcs.mu_fraction", "must be a fraction in [0, 1], got %v", f.FiveGCS.MuFraction)
+	}
+	validateSensitivity(v, sc, f)
+	if sc.Privacy.Audit != nil {
+		validateAudit(v, sc, f)
 	}
 	if a := f.Accountant; !(a.Delta > 0 && a.Delta < 1) {
 		v.Fail(pltField+"accountant.delta", "δ must lie in (0, 1), got %v", a.Delta)
@@ -436,7 +479,11 @@ func runFedPLT(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 		return err
 	}
 	obj := fedplt.Objective{Loss: p.Loss, Nonconvex: f.Nonconvex}
-	prob := fedplt.NewProblem(obj, p.Sets)
+	sets, canary, err := auditSets(j, p)
+	if err != nil {
+		return err
+	}
+	prob := fedplt.NewProblem(obj, sets)
 	cfg.FiveGCS.Mu = f.FiveGCS.MuFraction * float64(cfg.Agents) * math.Max(prob.Moduli.Low, 0)
 	resolved, err := cfg.Resolve(prob.Moduli, prob.Sizes())
 	if err != nil {
@@ -451,7 +498,14 @@ func runFedPLT(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	if err != nil {
 		return pltError(c, err)
 	}
-	mon := fedplt.NewMonitor(cfg.Method, obj, p.Sets, cfg.Prox, sol.X, cfg.Rho, f.Tolerance, x0, x0)
+	mon := fedplt.NewMonitor(cfg.Method, obj, sets, cfg.Prox, sol.X, cfg.Rho, f.Tolerance, x0, x0)
+	var aud *finalAudit
+	if canary != nil {
+		if aud, err = newFinalAudit(c, cfg, &fedplt.Problem{Obj: obj, Sets: p.Sets, Moduli: prob.Moduli}, canary, sc.Iterations); err != nil {
+			return err
+		}
+		mon.OnRound = aud.observe
+	}
 	if j.Opts.Engine == run.Reference {
 		if _, err := fedplt.ReferenceContext(j.Context(), cfg, prob, x0, j.RunSeed, sc.Iterations, mon); err != nil {
 			return err
@@ -471,6 +525,9 @@ func runFedPLT(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	}
 	j.Table = pltTable(sc, p, mon)
 	pltDetails(j, cfg, prob, mon, sol)
+	if aud != nil {
+		return aud.record(j, cfg, prob)
+	}
 	return nil
 }
 
@@ -589,31 +646,53 @@ func pltPrivacy(cfg *fedplt.Config, prob *fedplt.Problem, rounds int, a PLTAccou
 	case prob.Moduli.Low <= 0:
 		return map[string]any{"renyi": "not available: Proposition 4 needs strongly convex costs"}
 	}
+	agents, why := pltAgents(cfg, prob, rounds, a)
+	if why != "" {
+		return map[string]any{"renyi": why}
+	}
+	p, agent, order, eps := pltEpsilon(agents, a)
+	return map[string]any{
+		"agent": agent, "sensitivity_L": p.L, "samples": p.Samples, "noise": p.Tau, "step": p.Step, "local_steps": p.Steps,
+		"order": order, "epsilon_renyi": p.Rate() * order, "saturation_per_order": p.Saturation(),
+		"delta": a.Delta, "epsilon": eps, "note": "Proposition 4: final local models, full participation (an upper bound under partial participation); the worst agent's bound",
+	}
+}
+
+// pltAgents returns Proposition 4's parameters of every agent after
+// `rounds` rounds — its q_i, τ, γ and L (its clipping bound,
+// algorithm.fedplt.accountant.sensitivity for least squares, or the data's
+// 2·max‖a‖ for logistic regression) — or why some agent has none.
+func pltAgents(cfg *fedplt.Config, prob *fedplt.Problem, rounds int, a PLTAccountant) ([]renyi.Params, string) {
 	agents := make([]renyi.Params, len(cfg.Solvers))
 	free := -1.0 // the unclipped L, a pass over all the data: computed once
 	for i, s := range cfg.Solvers {
 		t := s.Rule.Traits()
 		L := t.Clip
+		if L == 0 && a.Sensitivity > 0 {
+			L = a.Sensitivity
+		}
 		if L == 0 {
 			if free < 0 {
 				var ok bool
 				if free, ok = prob.Obj.Sensitivity(prob.Sets, 0); !ok {
-					return map[string]any{"renyi": fmt.Sprintf("not available: agent %d's per-sample gradients are unbounded; set algorithm.fedplt.solver.clip", i)}
+					return nil, fmt.Sprintf("not available: agent %d's per-sample gradients are unbounded; set algorithm.fedplt.solver.clip, or for neighbours that differ in one label algorithm.fedplt.accountant.sensitivity", i)
 				}
 			}
 			L = free
 		}
 		agents[i] = renyi.Params{L: L, Low: prob.Moduli.Low, Tau: t.Noise, Samples: prob.Sets[i].Len(), Step: s.Step, Steps: rounds * cfg.Epochs}
 	}
-	p, agent := renyi.WorstCase(agents)
-	order, eps := renyi.BestOrder(p.Rate(), a.Delta)
+	return agents, ""
+}
+
+// pltEpsilon returns the worst agent's parameters and index, and its (ε,
+// δ) at the best Rényi order for δ (or at the accountant's order).
+func pltEpsilon(agents []renyi.Params, a PLTAccountant) (p renyi.Params, agent int, order, eps float64) {
+	p, agent = renyi.WorstCase(agents)
+	order, eps = renyi.BestOrder(p.Rate(), a.Delta)
 	if a.Order > 0 {
 		order = a.Order
 		eps = renyi.ToDP(p.Epsilon(order), order, a.Delta)
 	}
-	return map[string]any{
-		"agent": agent, "sensitivity_L": p.L, "samples": p.Samples, "noise": p.Tau, "step": p.Step, "local_steps": p.Steps,
-		"order": order, "epsilon_renyi": p.Rate() * order, "saturation_per_order": p.Saturation(),
-		"delta": a.Delta, "epsilon": eps, "note": "Proposition 4: final local models, full participation (an upper bound under partial participation); the worst agent's bound",
-	}
+	return p, agent, order, eps
 }

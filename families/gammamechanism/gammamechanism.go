@@ -6,6 +6,8 @@ package gammamechanism
 
 import (
 	"math"
+	"reflect"
+	"strings"
 
 	"maple/algorithms/rng"
 	"maple/privacy/gamma"
@@ -25,6 +27,8 @@ func init() {
 			Validate:      validateGammaMechanism,
 			OwnAccounting: "the gamma-mechanism family evaluates Lemma 1's (ε, δ) itself, it learns nothing",
 			NoData:        "the gamma-mechanism family evaluates the Gamma mechanism's privacy loss, it learns from no data",
+			Audit: &scenarios.AuditSupport{Methods: []string{scenarios.AuditManyRun, scenarios.AuditOneRun},
+				Canaries: []string{canaryExtremeInput}, Views: []string{viewRelease}},
 		},
 		Columns:  func(*scenarios.Scenario) []rundir.Column { return gammaMechanismColumns },
 		Run:      runGammaMechanism,
@@ -35,6 +39,14 @@ iterations: 6
 algorithm:
   kind: gamma-mechanism
   gamma-mechanism: {l_range: [2, 4], theta: 1, epsilon_max: 6, samples: 200}
+output: {plot: false, steady_state: 0.5}
+`, `name: tiny-audit
+runs: 4
+iterations: 6
+algorithm:
+  kind: gamma-mechanism
+  gamma-mechanism: {l_range: [2, 4], delta: 0.1, epsilon_max: 6, samples: 200}
+privacy: {audit: {method: many-run}}
 output: {plot: false, steady_state: 0.5}
 `},
 	})
@@ -102,9 +114,26 @@ func validateGammaMechanism(v *scenarios.Validator, sc *scenarios.Scenario) {
 	}
 	v.Positive(f+"epsilon_max", g.EpsilonMax)
 	v.AtLeast(f+"samples", g.Samples, 1)
-	for _, s := range []string{"data", "loss", "network", "privacy", "algorithm.step_size"} {
+	for _, s := range append([]string{"data", "loss", "network", "algorithm.step_size"}, privacyFieldsBut("audit")...) {
 		v.Unused(s, "the gamma-mechanism family evaluates a mechanism, it learns nothing")
 	}
+	if sc.Privacy.Audit != nil && g.Delta == 0 {
+		v.Fail(scenarios.FieldAudit, "an audit bounds ε at one δ, and a δ(ε) curve (theta) has a δ per row: audit a θ(ε) curve (algorithm.gamma-mechanism.delta), whose rows are the mechanisms Lemma 1 calibrates to (ε_i, δ)")
+	}
+}
+
+// privacyFieldsBut returns the fields of the section privacy but the one
+// named except, as paths: the family uses none of them but the audit.
+func privacyFieldsBut(except string) []string {
+	var fields []string
+	t := reflect.TypeOf(scenarios.Privacy{})
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if name != "" && name != "-" && name != except {
+			fields = append(fields, "privacy."+name)
+		}
+	}
+	return fields
 }
 
 // gammaMechanismColumns are Fig. 1's quantities at ε_i.
@@ -112,6 +141,7 @@ var gammaMechanismColumns = []rundir.Column{
 	{Name: "epsilon", Label: "ε", Axis: true},
 	{Name: "delta", Label: "δ(ε, θ), Lemma 1"},
 	{Name: "delta_mc", Label: "δ(ε, θ), Monte Carlo"},
+	{Name: "delta_tight", Label: "δ(ε, θ), tight (the privacy profile)"},
 	{Name: "delta_floor", Label: "δ_∞(ε), the limit θ → ∞"},
 	{Name: "theta", Label: "θ"},
 }
@@ -129,10 +159,11 @@ func runGammaMechanism(j *run.Job, _ *inputs.Problem, _ *run.TraceSink) error {
 	var losses []float64
 	est := make([]float64, 1)
 	infeasible := 0
+	thetas := make([]float64, len(t.Iterations)) // 0 where no θ reaches δ
 	for row, i := range t.Iterations {
 		eps := float64(i) * g.EpsilonMax / float64(sc.Iterations)
 		t.Set(row, 0, eps)
-		t.Set(row, 3, gamma.Floor(eps, b))
+		t.Set(row, 4, gamma.Floor(eps, b))
 		theta := g.Theta
 		if g.Delta != 0 {
 			var err error
@@ -142,11 +173,16 @@ func runGammaMechanism(j *run.Job, _ *inputs.Problem, _ *run.TraceSink) error {
 			}
 		}
 		t.Set(row, 1, gamma.Delta(eps, theta, b))
-		t.Set(row, 4, theta)
+		t.Set(row, 3, gamma.Profile(eps, theta, b))
+		t.Set(row, 5, theta)
+		thetas[row] = theta
 		losses = gamma.MonteCarloDelta(est, []float64{eps}, theta, b, g.Samples, r, losses)
 		t.Set(row, 2, est[0])
 	}
 	j.Table = t
 	j.Stats.Details["gamma"] = map[string]any{"inf_l": b.Inf, "sup_l": b.Sup, "ratio": b.Ratio(), "infeasible_rows": infeasible}
+	if j.Audit() != nil {
+		auditGamma(j, g, b, thetas)
+	}
 	return nil
 }

@@ -44,6 +44,7 @@ func init() {
 			Nodes: func(sc *scenarios.Scenario) (int, string) {
 				return graphflParams(sc).Servers, "algorithm.graphfl.servers"
 			},
+			Audit: auditSupport,
 		},
 		Check:    checkGraphFL,
 		Columns:  graphflColumns,
@@ -61,9 +62,26 @@ algorithm:
   graphfl: {servers: 4, participants: 1, local_steps: [1, 3], batch: [1, 4]}
 topology: {graph: ring}
 output: {plot: false, steady_state: 0.5}
-`},
+`, tinyAudited},
 	})
 }
+
+// tinyAudited is the family's small scenario with random server noise and a
+// many-run audit (four runs, the fewest it takes), for the engines' parity walk.
+const tinyAudited = `name: tiny
+seed: 3
+runs: 4
+iterations: 8
+data: {agents: 8, samples: [8, 12], dim: 2}
+loss: {rho: 0.05}
+algorithm:
+  kind: graphfl
+  step_size: 0.2
+  graphfl: {servers: 4, participants: 1, local_steps: [1, 3], batch: [1, 4]}
+topology: {graph: ring}
+output: {plot: false, steady_state: 0.5}
+privacy: {scheme: random, variance: 0.01, audit: {view: network}}
+`
 
 // Client-level privacy.scheme values, FedAvg's: a scheme that names noise at
 // the clients only. algorithm.graphfl.client_noise adds the same noise to a
@@ -206,6 +224,9 @@ func validateGraphFL(v *scenarios.Validator, sc *scenarios.Scenario) {
 		if pr.Mechanism != noise.Laplace.String() {
 			v.Fail("privacy.mechanism", "local graph-homomorphic masks are Laplace by construction; %s does not apply (client noise would use it, but the masks cannot)", pr.Mechanism)
 		}
+	}
+	if pr.Audit != nil {
+		validatePrivacyAudit(v, sc)
 	}
 }
 
@@ -511,14 +532,33 @@ func runGraphFL(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	}
 	obs.models(0, initial)
 	j.Table = obs.t
-	setup := agraphfl.Setup{Config: cfg, A: net.A, Sets: p.Sets, Loss: p.Loss, W0: w0,
+	sets := p.Sets
+	var dp *auditRun
+	if j.Audit() != nil {
+		if dp, sets, err = newAuditRun(j, p, cfg, graphfl.Problem{A: net.A, Sets: p.Sets, Loss: p.Loss, W0: w0}); err != nil {
+			return err
+		}
+	}
+	setup := agraphfl.Setup{Config: cfg, A: net.A, Sets: sets, Loss: p.Loss, W0: w0,
 		Rounds: sc.Iterations, GradientTime: sc.Network.GradientTime}
 	var counts []pairmask.SetupCounts
 	traffic := map[string]*trafficCount{}
 	if j.Opts.Engine == run.Reference {
-		prob := graphfl.Problem{A: net.A, Sets: p.Sets, Loss: p.Loss, W0: w0}
-		if err := graphfl.ReferenceContext(j.Context(), cfg, prob, j.RunSeed, sc.Iterations, graphfl.Hooks{Aggregates: obs.aggregates, Models: obs.models}); err != nil {
+		prob := graphfl.Problem{A: net.A, Sets: sets, Loss: p.Loss, W0: w0}
+		hooks := graphfl.Hooks{Aggregates: obs.aggregates, Models: obs.models}
+		var auditErr error
+		if dp != nil {
+			hooks.Share = func(i, from, to int, v []float64) {
+				if auditErr == nil {
+					auditErr = dp.auditor.Observe(i, from, to, v)
+				}
+			}
+		}
+		if err := graphfl.ReferenceContext(j.Context(), cfg, prob, j.RunSeed, sc.Iterations, hooks); err != nil {
 			return err
+		}
+		if auditErr != nil {
+			return auditErr
 		}
 	} else {
 		collector := agraphfl.NewCollector(P, dim)
@@ -534,11 +574,19 @@ func runGraphFL(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 			return err
 		}
 		collector.First = sched + 1
+		if dp != nil {
+			dp.spawn(r, collector.First)
+		}
 		if err := r.Execute(sched, &msg.Start{}); err != nil {
 			return err
 		}
 		j.Finish(r)
 		counts = collector.Setup
+	}
+	if dp != nil {
+		if err := dp.record(j, obs.t, net, dim); err != nil {
+			return err
+		}
 	}
 	return describeGraphFL(j, p, net, setup, obs, counts, traffic)
 }

@@ -38,11 +38,35 @@ func init() {
 			Validate: validateRandomWalk,
 			// Lemma 1's (ε, δ) of the announced L_i, in the summary.
 			OwnAccounting: "random walks report Lemma 1's (ε, δ), not the ε(i) accountant",
+			Audit: &scenarios.AuditSupport{Methods: []string{scenarios.AuditManyRun},
+				Canaries: []string{canaryExtremeInput}, Views: []string{viewWire}},
 		},
 		Check:    checkRandomWalk,
 		Columns:  randomWalkColumns,
 		Run:      runRandomWalk,
 		Estimate: randomWalkEstimate,
+		Tiny: []string{`name: tiny
+seed: 3
+runs: 2
+iterations: 8
+data: {agents: 6, samples: [8, 12], dim: 2}
+algorithm: {kind: randomwalk}
+topology: {graph: ring}
+output: {plot: false, steady_state: 0.5}
+`, `name: tiny-audit
+seed: 3
+runs: 4
+iterations: 8
+data: {agents: 6, samples: [8, 12], dim: 2}
+algorithm:
+  kind: randomwalk
+  randomwalk:
+    target: importance
+    mechanism: {epsilon: 3, delta: 0.06, l_range: [1, 2]}
+privacy: {scheme: gamma, audit: {method: many-run}}
+topology: {graph: ring}
+output: {plot: false, steady_state: 0.5}
+`},
 	})
 }
 
@@ -242,6 +266,14 @@ func validateRandomWalk(v *scenarios.Validator, sc *scenarios.Scenario) {
 	v.Absent(f+"mechanism", mech == rw.NoMechanism && p.Mechanism != nil, "privacy.scheme is none")
 	if m := p.Mechanism; m != nil {
 		validateWalkMechanism(v, m, mech)
+	}
+	if sc.Privacy.Audit != nil {
+		switch {
+		case mech == rw.NoMechanism:
+			v.Fail(scenarios.FieldAudit, "the walk audits the mechanism that privatizes L_i: set privacy.scheme to gamma, truncated-gamma or laplace")
+		case p.Mechanism.LRange == nil:
+			v.Fail(f+"mechanism.l_range", "privacy.audit needs the mechanism's input range [inf L, sup L]: local DP is a guarantee over a fixed domain of inputs, whose ends are the audit's canary (a run's own least and largest L_i would change with its data)")
+		}
 	}
 	// Shared fields the family does not use.
 	v.Unused("privacy.mechanism", "random walks privatize L_i with privacy.scheme and algorithm.randomwalk.mechanism")
@@ -502,6 +534,10 @@ func runRandomWalk(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	if err != nil {
 		return err
 	}
+	audit := j.Audit() != nil
+	if audit {
+		insertCanary(j, &cfg, l)
+	}
 	if err := cfg.Validate(); err != nil {
 		return c.Errorf("algorithm.randomwalk", "%v", err)
 	}
@@ -558,6 +594,9 @@ func runRandomWalk(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	}
 	j.Table = t
 	describeRandomWalk(j, &cfg, prob, p.WOpt, l, weights, target, facts, tracker, t)
+	if audit {
+		recordAudit(j, &cfg, weights.LogW[0], len(t.Iterations))
+	}
 	return nil
 }
 

@@ -38,6 +38,18 @@
 // MonteCarloDelta estimates the same tails by sampling the privacy loss,
 // which the tests compare with Delta.
 //
+// # The tight profile
+//
+// Lemma 1 bounds only the tail P[loss ≥ ε], which suffices for (ε, δ)-LDP but
+// is not necessary. Profile is the smallest δ at ε, the hockey-stick
+// divergence P[loss ≥ ε] − e^ε·P′[loss ≥ ε] of the extreme pair in either
+// direction, in closed form from the same incomplete gamma functions (the
+// loss is affine in ln Z); Epsilon inverts it, Lemma1Epsilon inverts Lemma 1,
+// and Divergence gives the KL divergences, the expected log-likelihood
+// ratios a privacy audit scores (LossUp, TruncatedLossUp). The tests check the
+// profile against gonum's quadrature of its definition, Monte Carlo, a
+// closed form and every interior pair of inputs.
+//
 // The values depend only on (ε, θ/inf L, sup L/inf L): scaling L and θ by c
 // scales R by c (spec random-walk §3.3).
 package gamma

@@ -218,6 +218,31 @@ func LossUp(lnZ, theta float64, b Bounds) float64 {
 	return lgamma(b.Inf/theta) - lgamma(b.Sup/theta) + (b.Sup-b.Inf)/theta*(lnZ-math.Log(theta))
 }
 
+// TruncatedLossUp returns the privacy loss ln p(Y | sup L) − ln p(Y | inf L)
+// of the truncated Gamma mechanism, whose output Y is the draw clipped to
+// [e^{lnLow}, e^{lnHigh}], at ln Y = lnY: LossUp inside the range, and at the
+// clipping points, where the output has atoms, the log ratio of the two
+// inputs' probabilities of the clipped tail.
+func TruncatedLossUp(lnY, theta, lnLow, lnHigh float64, b Bounds) float64 {
+	s, i := b.Sup/theta, b.Inf/theta
+	lt := math.Log(theta)
+	switch {
+	case lnY <= lnLow:
+		return lnLowerReg(s, lnLow-lt) - lnLowerReg(i, lnLow-lt)
+	case lnY >= lnHigh:
+		return math.Log(upperReg(s, lnHigh-lt)) - math.Log(upperReg(i, lnHigh-lt))
+	}
+	return LossUp(lnY, theta, b)
+}
+
+// lnLowerReg returns ln P(s, t) given ln t, without underflow for tiny t.
+func lnLowerReg(s, lnT float64) float64 {
+	if lnT < lnTinyT {
+		return s*lnT - lgamma(s+1)
+	}
+	return math.Log(lowerReg(s, lnT))
+}
+
 // MonteCarloDelta estimates δ at every ε of eps by sampling: n outputs of
 // the mechanism on sup L and n on inf L from r, the fraction of each whose
 // privacy loss against the other input is at least ε, and the larger of the

@@ -1,0 +1,151 @@
+package graphfl
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"maple/families/internal/familytest"
+	"maple/scenarios"
+	"maple/scenarios/run"
+)
+
+// audited is a small graph FL scenario with a many-run audit: 4 servers of 3
+// clients, 2 drawn per round.
+const audited = `name: audited
+seed: 9
+runs: 4
+iterations: 9
+data: {kind: regression, agents: 12, samples: 12, dim: 2}
+loss: {kind: least-squares, rho: 0.1}
+algorithm:
+  kind: graphfl
+  step_size: 0.2
+  graphfl: {servers: 4, participants: 2, local_steps: [1, 2], batch: [1, 3]}
+topology: {graph: complete, weights: metropolis}
+privacy: {mechanism: laplace, variance: 0.01, audit: {}}
+output: {every: 3, plot: false}
+`
+
+// bits compares float slices exactly, NaN and infinities included.
+func bits(x []float64) []uint64 {
+	b := make([]uint64, len(x))
+	for i, v := range x {
+		b[i] = math.Float64bits(v)
+	}
+	return b
+}
+
+// Both engines record the same audit, bit for bit, for every server scheme,
+// view and mechanism: one score and one ε per row (rounds 0, 3, 6, 9), 0 at
+// round 0; eq. 3.58's ε grows linearly in the round (∞ without noise); the
+// canary is in the odd runs.
+func TestPrivacyAuditIsTheSameOnBothEngines(t *testing.T) {
+	for _, scheme := range []string{"none", "random", "random-broadcast", "graph-homomorphic", "local-graph-homomorphic"} {
+		for _, view := range []string{"wire", "network"} {
+			for _, mech := range []string{"laplace", "gaussian"} {
+				if mech == "gaussian" && (scheme == "local-graph-homomorphic" || scheme == "none") {
+					continue
+				}
+				name := scheme + "/" + view + "/" + mech
+				sets := []string{"privacy.scheme=" + scheme, "privacy.audit.view=" + view, "privacy.mechanism=" + mech}
+				a, err := familytest.AuditRuns(t, audited, run.Actors, sets...)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				r, err := familytest.AuditRuns(t, audited, run.Reference, sets...)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				for k := range a {
+					if !slices.Equal(bits(a[k].Scores), bits(r[k].Scores)) || !slices.Equal(bits(a[k].Upper), bits(r[k].Upper)) {
+						t.Errorf("%s, run %d: actors %v / %v, reference %v / %v", name, k, a[k].Scores, a[k].Upper, r[k].Scores, r[k].Upper)
+					}
+					checkShape(t, name, a[k], scheme, mech)
+				}
+			}
+		}
+	}
+}
+
+// checkShape checks one run's record against the scenario audited.
+func checkShape(t *testing.T, name string, r familytest.AuditRun, scheme, mech string) {
+	t.Helper()
+	if len(r.Scores) != 4 || len(r.Upper) != 4 || r.Scores[0] != 0 || r.Upper[0] != 0 || r.In != (r.Run%2 == 1) {
+		t.Errorf("%s, run %d: scores %v, upper %v, canary in %v", name, r.Run, r.Scores, r.Upper, r.In)
+		return
+	}
+	for k := 1; k < 4; k++ {
+		switch {
+		case math.IsNaN(r.Scores[k]) || math.IsInf(r.Scores[k], 0):
+			t.Errorf("%s, run %d: score %v at row %d", name, r.Run, r.Scores[k], k)
+		case scheme == "none" && !math.IsInf(r.Upper[k], 1):
+			t.Errorf("%s: ε %v without noise", name, r.Upper[k])
+		case scheme != "none" && mech == "laplace" && math.Abs(r.Upper[k]-float64(k)*r.Upper[1]) > 1e-12*r.Upper[k]:
+			t.Errorf("%s: eq. 3.58's ε %v is not linear in the round", name, r.Upper)
+		case scheme != "none" && !(r.Upper[k] > r.Upper[k-1]):
+			t.Errorf("%s: ε %v does not grow", name, r.Upper)
+		}
+	}
+	if want := map[string]float64{"laplace": 0, "gaussian": scenarios.DefaultDelta}[mech]; scheme != "none" && r.Delta != want {
+		t.Errorf("%s: δ = %v, want %v", name, r.Delta, want)
+	}
+}
+
+// Under the network view the score is the exact log-likelihood ratio, so
+// its expectation given the run's path is the divergence the run reports
+// with the canary and minus it without: over 40 runs, the mean of
+// score − (±divergence) must be within 4 standard errors of 0, and the runs
+// with the canary must score higher on average.
+func TestNetworkScoresAreCentredOnTheDivergence(t *testing.T) {
+	src := strings.Replace(audited, "runs: 4", "runs: 40", 1)
+	for _, scheme := range []string{"random", "graph-homomorphic"} {
+		runs, err := familytest.AuditRuns(t, src, run.Reference, "privacy.scheme="+scheme, "privacy.audit.view=network")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum, sum2, gap float64
+		for _, r := range runs {
+			var d map[string]any
+			if err := json.Unmarshal(r.Details["privacy_audit"], &d); err != nil {
+				t.Fatal(err)
+			}
+			div, s := d["divergence"].(float64), r.Scores[len(r.Scores)-1]
+			if !r.In {
+				div, gap = -div, gap-s
+			} else {
+				gap += s
+			}
+			sum += s - div
+			sum2 += (s - div) * (s - div)
+		}
+		n := float64(len(runs))
+		mean := sum / n
+		se := math.Sqrt((sum2/n - mean*mean) / n)
+		if math.Abs(mean) > 4*se || !(gap > 0) {
+			t.Errorf("%s: score − expected score %v ± %v; in − out %v", scheme, mean, se, gap/(n/2))
+		}
+	}
+}
+
+// What the auditor cannot see or replay is refused by name, exit 2.
+func TestPrivacyAuditRefusals(t *testing.T) {
+	for _, c := range []struct {
+		sets []string
+		want string
+	}{
+		{[]string{"privacy.scheme=model-noise"}, "privacy.audit: audits the servers' exchange (eq. 3.58); client-level noise (model-noise)"},
+		{[]string{"privacy.scheme=random", "algorithm.graphfl.client_noise=update-noise"}, "client-level noise (update-noise)"},
+		{[]string{"privacy.scheme=none", "algorithm.graphfl.servers=1", "topology.graph=complete"}, "algorithm.graphfl.servers: privacy.audit audits the exchange between servers"},
+		{[]string{"privacy.scheme=random", "loss.optimum=none"}, "loss.optimum: privacy.audit inserts the neighbouring dataset"},
+		{[]string{"privacy.scheme=random", "privacy.self_noise=true", "privacy.audit.view=network"}, "privacy.self_noise: the network view replays every server's self term"},
+		{[]string{"privacy.scheme=random", "privacy.audit.method=one-run"}, "privacy.audit.method: algorithm.kind graphfl offers the methods many-run, not one-run"},
+	} {
+		_, err := familytest.AuditRuns(t, audited, run.Reference, c.sets...)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !scenarios.IsUserError(err) {
+			t.Errorf("--set %v: %v, want %q", c.sets, err, c.want)
+		}
+	}
+}
