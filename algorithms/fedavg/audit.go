@@ -18,7 +18,7 @@ import (
 //     Audit.Canaries of the agents are canaries, each in with probability
 //     ½;
 //   - many-run: agent 0 is the only canary, in the runs that hold it
-//     (Audit.In).
+//     (Audit.In), along the same direction in every run.
 //
 // The auditor (families/fedavg) opens the same streams, knows every
 // canary's direction, and scores it on the models the server releases.
@@ -33,9 +33,12 @@ type Audit struct {
 	// Canaries is the expected number of canary agents of a one-run
 	// audit: each agent is one with probability Canaries/K.
 	Canaries int
-	// Single makes agent 0 the only canary (a many-run audit), and In says
-	// whether the run holds it.
+	// Single makes agent 0 the only canary (a many-run audit), In says
+	// whether the run holds it, and Direction is its unit direction u: the
+	// same in every run of the audit, as the auditor designs one canary and
+	// runs the training with it and without.
 	Single, In bool
+	Direction  []float64
 	// Opposite makes a canary that is out reply −C·u (replace-one) rather
 	// than nothing (add/remove).
 	Opposite bool
@@ -63,7 +66,7 @@ func (c *Config) CanaryOf(agent int, r *rand.Rand, dim int) Canary {
 		if agent != 0 {
 			return Canary{}
 		}
-		can = Canary{Canary: true, Included: a.In}
+		return Canary{Canary: true, Included: a.In, Direction: a.Direction}
 	case a.Canaries > 0:
 		if r.Float64() >= float64(a.Canaries)/float64(c.Agents) {
 			return Canary{}
@@ -72,12 +75,19 @@ func (c *Config) CanaryOf(agent int, r *rand.Rand, dim int) Canary {
 	default:
 		return Canary{}
 	}
-	can.Direction = make([]float64, dim)
-	for j := range can.Direction {
-		can.Direction[j] = r.NormFloat64()
-	}
-	floats.Scale(1/floats.Norm(can.Direction, 2), can.Direction)
+	can.Direction = RandomDirection(r, dim)
 	return can
+}
+
+// RandomDirection draws a direction uniform on the unit sphere of dimension
+// dim from r.
+func RandomDirection(r *rand.Rand, dim int) []float64 {
+	u := make([]float64, dim)
+	for j := range u {
+		u[j] = r.NormFloat64()
+	}
+	floats.Scale(1/floats.Norm(u, 2), u)
+	return u
 }
 
 // canary writes a canary's reply into dst and reports whether the agent is

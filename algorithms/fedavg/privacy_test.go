@@ -9,14 +9,20 @@ import (
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
 	"maple/algorithms/rng"
+	"maple/privacy/accountant"
 	"maple/privacy/clip"
+	"maple/privacy/ledger"
 )
 
 // privateConfig is K = 10 agents, L = 5 per round, μ = 0.5, update sharing.
 func privateConfig(mode DPMode) Config {
-	return Config{Agents: 10, Participants: 5, StepSize: 0.5, Share: Updates,
+	c := Config{Agents: 10, Participants: 5, StepSize: 0.5, Share: Updates,
 		Epochs: Range{Min: 1, Max: 1}, Batch: Range{Min: 1, Max: 1},
 		DP: DP{Mode: mode, Clip: 2, NoiseMultiplier: 1.5, Delta: 1e-5}}
+	if mode == DistributedDP {
+		c.DP.Relation, c.DP.Accountant = accountant.ReplaceOne, ledger.RDP
+	}
+	return c
 }
 
 // chi2Variance checks that the n values x/scale have unit variance: the
@@ -216,10 +222,10 @@ func TestManyRunCanaryIsAgentZero(t *testing.T) {
 		sign         float64
 	}{{true, false, 1}, {false, false, 0}, {true, true, 1}, {false, true, -1}} {
 		cfg := privateConfig(CentralDP)
-		cfg.DP.Audit = Audit{Single: true, In: c.in, Opposite: c.opposite}
+		cfg.DP.Audit = Audit{Single: true, In: c.in, Opposite: c.opposite, Direction: []float64{0.6, 0.8}}
 		pool := NewPool(&cfg, data.Sets(sets), l, seed, nil)
 		can := cfg.CanaryOf(0, rng.New(seed, AgentName(0), StreamCanary), dim)
-		if !can.Canary || can.Included != c.in || cfg.CanaryOf(1, rng.New(seed, AgentName(1), StreamCanary), dim).Canary {
+		if !can.Canary || can.Included != c.in || len(can.Direction) != dim || cfg.CanaryOf(1, rng.New(seed, AgentName(1), StreamCanary), dim).Canary {
 			t.Fatalf("%+v: agent 0 %+v, agent 1 a canary too", c, can)
 		}
 		for k := range 2 {

@@ -48,7 +48,7 @@ func validateFedAvgAudit(v *scenarios.Validator, sc *scenarios.Scenario) {
 	if sc.Privacy.DP == nil {
 		v.Fail(scenarios.FieldAudit+".canary", "canary clients test DP-FedAvg's client-level guarantee: they need privacy.dp")
 	}
-	if d := sc.Privacy.DP; d != nil && d.Relation == "add-remove" && fedavgParams(sc).Participation == fedavg.WithoutReplacement.String() {
+	if fa := fedavgParams(sc); sc.Privacy.DP != nil && sc.Privacy.DP.Relation == "add-remove" && fa.Participation == fedavg.WithoutReplacement.String() && fa.Participants < sc.Data.Agents {
 		v.Fail(scenarios.FieldAudit+".canary", "under fixed-size sampling a canary client that is out still takes one of the round's L places, so the runs with and without it are not add/remove neighbours: audit with privacy.dp.relation replace-one or with participation poisson")
 	}
 	if a.Method == scenarios.AuditOneRun && a.Canaries > sc.Data.Agents {
@@ -56,17 +56,21 @@ func validateFedAvgAudit(v *scenarios.Validator, sc *scenarios.Scenario) {
 	}
 }
 
-// applyAudit translates privacy.audit into cfg for run r of a curve: a
-// many-run audit makes agent 0 the canary, in the odd runs; a one-run audit
-// makes about Canaries agents canaries. A canary that is out replies −C·u
-// when the guarantee is stated for replace-one neighbours.
-func applyAudit(a *scenarios.Audit, cfg *fedavg.Config, in bool) {
+// applyAudit translates privacy.audit into cfg for a run of a curve of
+// scenario seed seed, on models of dim coordinates: a many-run audit makes
+// agent 0 the canary, in the odd runs, along one direction drawn from the
+// scenario's seed (the same in every run, so that what the other clients'
+// updates add along it is alike in the runs with and without it); a
+// one-run audit makes about Canaries agents canaries. A canary that is out
+// replies −C·u when the guarantee is stated for replace-one neighbours.
+func applyAudit(a *scenarios.Audit, cfg *fedavg.Config, seed uint64, dim int, in bool) {
 	if a == nil || a.Canary != canaryClient {
 		return
 	}
 	au := fedavg.Audit{Opposite: cfg.DP.Relation == accountant.ReplaceOne}
 	if a.Method == scenarios.AuditManyRun {
 		au.Single, au.In = true, in
+		au.Direction = fedavg.RandomDirection(rng.New(seed, "audit", fedavg.StreamCanary), dim)
 	} else {
 		au.Canaries = a.Canaries
 	}
@@ -74,19 +78,20 @@ func applyAudit(a *scenarios.Audit, cfg *fedavg.Config, in bool) {
 }
 
 // auditor scores the canary clients on the released models. In round i the
-// server moves the model by w_{i−1} − w_i = (μ/L)·(S_i + noise), S_i the
-// sum of the clipped updates; a canary that is in and drawn adds C·u/μ to
-// S_i in update units, so x = ⟨w_{i−1} − w_i, u⟩·L/μ is C·b_i plus the
-// noise N(0, (zC/μ)²·μ²)… in the units of C: x ~ C·b_i + N(0, (zC)²) when
-// the other clients' updates are orthogonal to u (random directions in
-// many dimensions nearly are). The white-box score is the log-likelihood
+// server moves the model by w_{i−1} − w_i = (μ/L)·(S_i + n_i), S_i the sum
+// of the clipped updates ψ (clipped to C/μ) and n_i ~ N(0, (zC/μ)²) per
+// coordinate; a canary that is in and drawn adds C·u/μ to S_i, so
+// x = ⟨w_{i−1} − w_i, u⟩·L is C·b_i + N(0, (zC)²) plus what the other
+// clients' updates add along u (little, for a direction u drawn at random
+// in many dimensions; alike in every run, for the many-run audit's fixed
+// one). The white-box score is the log-likelihood
 // ratio of these projections — the Neyman–Pearson test between b_i ~
 // Bernoulli(q) and b_i = 0 (add/remove) or −b_i (replace-one); the final
 // view scores the projection of w_0 − w_T, the sum of the x_i.
 type auditor struct {
 	a        *scenarios.Audit
 	canaries []fedavg.Canary
-	scale    float64 // L/μ
+	scale    float64 // L
 	clip     float64 // C
 	sigma    float64 // zC
 	rate     float64 // q
@@ -101,7 +106,7 @@ type auditor struct {
 // newAuditor opens every agent's StreamCanary stream, as the agents do, to
 // know the canaries.
 func newAuditor(a *scenarios.Audit, cfg *fedavg.Config, runSeed uint64, w0 []float64, rows int, table interface{ Row(int) int }) *auditor {
-	au := &auditor{a: a, scale: float64(cfg.Draws()) / cfg.StepSize, clip: cfg.DP.Clip, sigma: cfg.DP.NoiseMultiplier * cfg.DP.Clip,
+	au := &auditor{a: a, scale: float64(cfg.Draws()), clip: cfg.DP.Clip, sigma: cfg.DP.NoiseMultiplier * cfg.DP.Clip,
 		rate: min(cfg.Rate(), 1), opposite: cfg.DP.Audit.Opposite,
 		w0: append([]float64(nil), w0...), prev: append([]float64(nil), w0...), step: make([]float64, len(w0)),
 		rows: make([][]float64, rows), table: table}

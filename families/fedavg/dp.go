@@ -2,6 +2,7 @@ package fedavg
 
 import (
 	"fmt"
+	"math"
 
 	"maple/algorithms/fedavg"
 	"maple/privacy/accountant"
@@ -48,6 +49,9 @@ func dpReport(j *run.Job, cfg *fedavg.Config, l *privacyLog) {
 		}
 		if d.Accountant == ledger.PLD {
 			r["discretization_interval"] = pld.DefaultInterval
+			if d.Mode == fedavg.CentralDP {
+				noteFallback(j, r, "privacy.dp", cfg.NewClientLedger(), rd, j.Curve.Scenario.Iterations, d.Delta)
+			}
 		}
 		if d.Mode == fedavg.DistributedDP {
 			r["grid_step"], r["client_noise"], r["tau"] = rd.DDG.Gamma, rd.DDG.Sigma, rd.DDG.Tau()
@@ -61,7 +65,7 @@ func dpReport(j *run.Job, cfg *fedavg.Config, l *privacyLog) {
 	}
 	if p, ok := cfg.Client.(fedavg.PrivateClient); ok {
 		step := p.Step(l.minSamples, cfg.Batch.Max)
-		j.Stats.Details["sample_privacy"] = map[string]any{
+		sp := map[string]any{
 			"mechanism":        p.Mechanism(),
 			"level":            "sample",
 			"adversary":        "sees every update the agent with the largest sampling rate sends, as if it took part in every round",
@@ -75,6 +79,34 @@ func dpReport(j *run.Job, cfg *fedavg.Config, l *privacyLog) {
 			"epsilon_by_round": byRound(1),
 			"epsilon_final":    l.eps[len(l.eps)-1][1],
 		}
+		if p.SampleAccountant() == ledger.PLD {
+			sp["discretization_interval"] = pld.DefaultInterval
+			noteFallback(j, sp, "algorithm.fedavg.client", ledger.New(ledger.PLD, pld.Options{}), step, j.Curve.Scenario.Iterations*cfg.Epochs.Max, p.SampleDelta())
+		}
+		j.Stats.Details["sample_privacy"] = sp
+	}
+}
+
+// noteFallback says, in a guarantee's details r and in the run's warnings,
+// when the PLD ledger l of rounds rounds of rd gave its final ε by Rényi
+// DP (the PLD accountant counted the losses beyond its grid as infinite)
+// or could bound nothing: field names the section that chose the
+// accountant.
+func noteFallback(j *run.Job, r map[string]any, field string, l *ledger.Ledger, rd ledger.Round, rounds int, delta float64) {
+	for range rounds {
+		if l.Compose(rd) != nil {
+			return // validated: cannot happen
+		}
+	}
+	g, err := l.Guarantee(delta)
+	switch {
+	case err != nil:
+		return
+	case math.IsInf(g.Epsilon, 1):
+		j.Stats.Warnings = append(j.Stats.Warnings, fmt.Sprintf("%s: no accountant bounds ε after %d rounds: the privacy losses lie beyond the PLD accountant's grid and Rényi DP gives no finite bound either; the guarantee is vacuous (ε = +Inf)", field, rounds))
+	case g.By != ledger.PLD:
+		r["epsilon_final_by"] = g.By.String()
+		j.Stats.Warnings = append(j.Stats.Warnings, fmt.Sprintf("%s: the PLD accountant counts privacy losses beyond its grid as infinite and gave ε = +Inf after %d rounds; the ε reported there is Rényi DP's (%.4g), the smaller valid bound", field, rounds, g.Epsilon))
 	}
 }
 

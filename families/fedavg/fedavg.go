@@ -361,7 +361,7 @@ func runFedAvg(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	obs.sys = run.NewSystemsLog(sc, obs.t, cols)
 	obs.priv = newPrivacyLog(sc, cfg, len(w0), obs.t, cols)
 	obs.priv.minSamples = fedavg.LedgerSamples(cfg, p.Data)
-	applyAudit(sc.Privacy.Audit, cfg, j.CanaryIn())
+	applyAudit(sc.Privacy.Audit, cfg, sc.Seed, len(w0), j.CanaryIn())
 	if cfg.DP.Audit.Active() {
 		obs.audit = newAuditor(sc.Privacy.Audit, cfg, j.RunSeed, w0, len(obs.t.Iterations), obs.t)
 	}

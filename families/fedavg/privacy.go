@@ -6,9 +6,9 @@ import (
 
 	"maple/algorithms/fedavg"
 	"maple/privacy/accountant"
-	"maple/privacy/ledger"
 	"maple/privacy/clip"
 	"maple/privacy/fixedpoint"
+	"maple/privacy/ledger"
 	"maple/privacy/secagg"
 	"maple/rundir"
 	"maple/scenarios"
@@ -433,10 +433,10 @@ func (l *privacyLog) finish(j *run.Job) {
 			l.t.Set(r, c, l.time[it]-l.time[it-1])
 		}
 		if c, ok := l.col["epsilon"]; ok {
-			l.t.Set(r, c, l.eps[it][0])
+			l.t.SetBound(r, c, l.eps[it][0])
 		}
 		if c, ok := l.col["sample_epsilon"]; ok {
-			l.t.Set(r, c, l.eps[it][1])
+			l.t.SetBound(r, c, l.eps[it][1])
 		}
 	}
 	if l.clipped > 0 && l.cfg.DP.Mode == fedavg.DistributedDP {

@@ -124,10 +124,11 @@ func Bound(k Kind, r Round) string {
 	return "Gaussian mechanism with noise multiplier z/2 (replace-one sensitivity 2C) amplified by fixed-size sampling without replacement (Wang, Balle & Kasiviswanathan 2019, Thm 9), " + conv
 }
 
-// Guarantee is an (ε, δ) guarantee and, from the Rényi DP accountant, the
-// order that gave it (0 otherwise).
+// Guarantee is an (ε, δ) guarantee, the accountant that gave it and, from
+// the Rényi DP accountant, the order that gave it (0 otherwise).
 type Guarantee struct {
 	Epsilon, Delta, Order float64
+	By                    Kind
 }
 
 // Ledger composes a run's rounds.
@@ -147,12 +148,14 @@ type run struct {
 
 // New returns an empty ledger of accountant k; opt sets the PLD
 // accountant's discretization (zero values: its defaults).
+//
+// A PLD ledger also keeps the rounds' Rényi DP where that accountant bounds
+// them: the PLD accountant counts losses beyond its grid (a round's beyond
+// ±100, a composition wider than 2²¹ points) as infinite, which is an upper
+// bound but can be +Inf where Rényi DP is finite — then the ledger gives
+// Rényi DP's ε, the smaller of two valid bounds, and says so (By).
 func New(k Kind, opt pld.Options) *Ledger {
-	l := &Ledger{kind: k, opt: opt}
-	if k == RDP {
-		l.rdp = newRDP()
-	}
-	return l
+	return &Ledger{kind: k, opt: opt, rdp: newRDP()}
 }
 
 // Kind returns the ledger's accountant.
@@ -169,7 +172,11 @@ func (l *Ledger) Compose(r Round) error {
 		l.runs = append(l.runs, run{round: r, count: 1})
 	}
 	if l.rdp != nil {
-		l.rdp.compose(r)
+		if Check(RDP, r) == nil {
+			l.rdp.compose(r)
+		} else if l.kind == PLD {
+			l.rdp = nil // Rényi DP cannot back the PLD accountant up for these rounds
+		}
 	}
 	return nil
 }
@@ -190,7 +197,7 @@ func (l *Ledger) Guarantee(delta float64) (Guarantee, error) {
 	if !(delta > 0 && delta < 1) {
 		return Guarantee{}, fmt.Errorf("delta: must lie in (0, 1), got %v", delta)
 	}
-	g := Guarantee{Delta: delta}
+	g := Guarantee{Delta: delta, By: l.kind}
 	if len(l.runs) == 0 {
 		return g, nil
 	}
@@ -198,23 +205,35 @@ func (l *Ledger) Guarantee(delta float64) (Guarantee, error) {
 		g.Epsilon, g.Order = l.rdp.epsilon(delta)
 		return g, nil
 	}
-	if len(l.runs) == 1 {
-		eps, err := sequenceEpsilon(l.runs[0].round.Mechanism, l.opt, delta, l.runs[0].count)
-		g.Epsilon = eps
+	var err error
+	if g.Epsilon, err = l.pldEpsilon(delta); err != nil {
 		return g, err
+	}
+	if math.IsInf(g.Epsilon, 1) && l.rdp != nil {
+		if eps, order := l.rdp.epsilon(delta); eps < g.Epsilon {
+			g.Epsilon, g.Order, g.By = eps, order, RDP
+		}
+	}
+	return g, nil
+}
+
+// pldEpsilon is the PLD accountant's ε of the rounds so far at delta.
+func (l *Ledger) pldEpsilon(delta float64) (float64, error) {
+	if len(l.runs) == 1 {
+		return sequenceEpsilon(l.runs[0].round.Mechanism, l.opt, delta, l.runs[0].count)
 	}
 	a, err := pld.NewAccountant(l.opt)
 	if err != nil {
-		return g, err
+		return 0, err
 	}
 	for _, r := range l.runs {
 		if err := a.Compose(r.round.Mechanism, r.count); err != nil {
-			return g, err
+			return 0, err
 		}
 	}
-	g.Epsilon, err = a.Epsilon(delta)
-	if math.IsNaN(g.Epsilon) {
-		return g, fmt.Errorf("ledger: the PLD accountant gave NaN")
+	eps, err := a.Epsilon(delta)
+	if math.IsNaN(eps) {
+		eps = math.Inf(1)
 	}
-	return g, err
+	return eps, err
 }

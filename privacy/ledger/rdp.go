@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/floats"
 
@@ -9,30 +10,35 @@ import (
 )
 
 // rdpState is the Rényi DP accountant's state: the RDP of the rounds so far
-// at accountant.DefaultOrders, and one round's by round.
+// at accountant.DefaultOrders.
 type rdpState struct {
 	orders []float64
 	total  []float64
-	steps  map[Round][]float64
 }
+
+// rdpSteps holds one round's RDP at accountant.DefaultOrders by Round, for
+// every ledger of the process: tabulating a thousand orders of the sampled
+// Gaussian costs far more than a run's other accounting, and every run of
+// a curve has the same rounds.
+var rdpSteps sync.Map // Round → []float64
 
 func newRDP() *rdpState {
 	o := accountant.DefaultOrders()
-	return &rdpState{orders: o, total: make([]float64, len(o)), steps: map[Round][]float64{}}
+	return &rdpState{orders: o, total: make([]float64, len(o))}
 }
 
 // compose adds one round of r, which Check(RDP, r) accepted.
 func (s *rdpState) compose(r Round) {
-	step, ok := s.steps[r]
+	v, ok := rdpSteps.Load(r)
 	if !ok {
 		f := s.round(r)
-		step = make([]float64, len(s.orders))
+		step := make([]float64, len(s.orders))
 		for i, alpha := range s.orders {
 			step[i] = f(alpha)
 		}
-		s.steps[r] = step
+		v, _ = rdpSteps.LoadOrStore(r, step)
 	}
-	floats.Add(s.total, step)
+	floats.Add(s.total, v.([]float64))
 }
 
 // round returns one round's RDP as a function of the order:
