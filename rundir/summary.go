@@ -142,6 +142,16 @@ type Audit struct {
 	Assumed          []Number `json:"assumed,omitempty"`
 	AssumedStatistic string   `json:"assumed_statistic,omitempty"`
 	AssumedFinal     Number   `json:"assumed_final,omitempty"`
+	// Measured, for a family that models its rounds (the measured-noise
+	// statistic), is the lower bound after each evaluated row from the
+	// noise measured on every round's observation: the ε the accountant
+	// gives the declared mechanism at the least noise the observations
+	// allow, MeasuredNoise that noise multiplier, MeasuredStatistic how
+	// and under what assumption, MeasuredFinal its last row.
+	Measured          []Number `json:"measured,omitempty"`
+	MeasuredNoise     Number   `json:"measured_noise_multiplier,omitempty"`
+	MeasuredStatistic string   `json:"measured_statistic,omitempty"`
+	MeasuredFinal     Number   `json:"measured_final,omitempty"`
 	// LowerFinal and UpperFinal are the bounds after the last row, and
 	// Ratio LowerFinal/UpperFinal.
 	LowerFinal Number `json:"lower_final"`

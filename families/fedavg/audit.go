@@ -100,7 +100,10 @@ type auditor struct {
 	step     []float64
 	score    []float64 // per canary: the running score (white-box) or projection (final)
 	rows     [][]float64
-	table    interface{ Row(int) int }
+	// rounds[c][i−1] is canary c's projection x in round i (white-box),
+	// what the measured-noise statistic reads.
+	rounds [][]float64
+	table  interface{ Row(int) int }
 }
 
 // newAuditor opens every agent's StreamCanary stream, as the agents do, to
@@ -120,6 +123,9 @@ func newAuditor(a *scenarios.Audit, cfg *fedavg.Config, runSeed uint64, w0 []flo
 	}
 	au.score = make([]float64, len(au.canaries))
 	au.rows[0] = make([]float64, len(au.canaries))
+	if a.View == viewWhiteBox {
+		au.rounds = make([][]float64, len(au.canaries))
+	}
 	return au
 }
 
@@ -138,8 +144,9 @@ func (au *auditor) release(round int, w []float64) {
 		floats.SubTo(au.step, au.prev, w)
 		copy(au.prev, w)
 		for c, can := range au.canaries {
-			x := []float64{floats.Dot(au.step, can.Direction) * au.scale}
-			au.score[c] += au.roundScore(x)
+			x := floats.Dot(au.step, can.Direction) * au.scale
+			au.score[c] += au.roundScore([]float64{x})
+			au.rounds[c] = append(au.rounds[c], x)
 		}
 	}
 	if row := au.table.Row(round); row > 0 {
@@ -167,18 +174,25 @@ func (au *auditor) record(j *run.Job, l *privacyLog) {
 			au.rows[k] = au.rows[k-1] // a row no released model reached
 		}
 	}
+	model := au.model(l.cfg)
 	if au.a.Method == scenarios.AuditManyRun {
-		s := make([]float64, len(au.rows))
+		rec := run.AuditRecord{Scores: make([]float64, len(au.rows))}
 		for k, r := range au.rows {
-			s[k] = r[0]
+			rec.Scores[k] = r[0]
 		}
-		j.RecordAudit(run.AuditRecord{Scores: s})
+		if model != nil {
+			rec.Rounds = au.rounds[0]
+		}
+		j.RecordAudit(rec)
 	} else {
-		in := make([]bool, len(au.canaries))
+		rec := run.AuditRecord{Included: make([]bool, len(au.canaries)), CanaryScores: au.rows}
 		for c, can := range au.canaries {
-			in[c] = can.Included
+			rec.Included[c] = can.Included
 		}
-		j.RecordAudit(run.AuditRecord{Included: in, CanaryScores: au.rows})
+		if model != nil {
+			rec.CanaryRounds = au.rounds
+		}
+		j.RecordAudit(rec)
 	}
 	rd := l.cfg.Round(l.dim, l.cfg.Draws())
 	eps := make([]float64, len(au.rows))
@@ -189,5 +203,20 @@ func (au *auditor) record(j *run.Job, l *privacyLog) {
 		}
 	}
 	j.RecordAuditUpper(run.AuditUpper{Accountant: ledger.Bound(l.cfg.DP.Accountant, rd), Relation: rd.Mechanism.Relation.String(),
-		Sampling: rd.Mechanism.Sampling.String(), Delta: l.cfg.DP.Delta, Epsilon: eps})
+		Sampling: rd.Mechanism.Sampling.String(), Delta: l.cfg.DP.Delta, Epsilon: eps, Model: model})
+}
+
+// model is the mechanism of a round as the measured-noise statistic takes
+// it: the projection x is shifted by C when the canary is drawn (rate q)
+// under Gaussian noise zC. It holds for central DP with a fixed clip and a
+// white-box view (one observation per round); nil otherwise — distributed
+// DP's noise is a sum of discrete Gaussians, adaptive clipping moves C, and
+// the final view has no rounds to measure.
+func (au *auditor) model(cfg *fedavg.Config) *run.AuditModel {
+	if au.rounds == nil || cfg.DP.Mode != fedavg.CentralDP || cfg.DP.Adaptive != nil {
+		return nil
+	}
+	rd := cfg.Round(0, cfg.Draws())
+	return &run.AuditModel{Shift: au.clip, Noise: au.sigma, Rate: au.rate, Sampling: rd.Mechanism.Sampling.String(),
+		Relation: rd.Mechanism.Relation.String(), RoundsPerIteration: 1}
 }
