@@ -69,6 +69,17 @@ func (t *Table) Row(i int) int {
 	return -1
 }
 
+// SetBound stores a bound as the metric col of row — an accountant's ε,
+// which is +Inf where nothing bounds it: unlike Set, an infinite bound is
+// not a divergence. A NaN still is.
+func (t *Table) SetBound(row, col int, v float64) {
+	if math.IsInf(v, 1) {
+		t.values[row*t.cols+col] = v
+		return
+	}
+	t.Set(row, col, v)
+}
+
 // Set stores the metric col of row, noting the first non-finite value.
 func (t *Table) Set(row, col int, v float64) {
 	t.values[row*t.cols+col] = v

@@ -142,6 +142,16 @@ type Audit struct {
 	Assumed          []Number `json:"assumed,omitempty"`
 	AssumedStatistic string   `json:"assumed_statistic,omitempty"`
 	AssumedFinal     Number   `json:"assumed_final,omitempty"`
+	// Measured, for a family that models its rounds (the measured-noise
+	// statistic), is the lower bound after each evaluated row from the
+	// noise measured on every round's observation: the ε the accountant
+	// gives the declared mechanism at the least noise the observations
+	// allow, MeasuredNoise that noise multiplier, MeasuredStatistic how
+	// and under what assumption, MeasuredFinal its last row.
+	Measured          []Number `json:"measured,omitempty"`
+	MeasuredNoise     Number   `json:"measured_noise_multiplier,omitempty"`
+	MeasuredStatistic string   `json:"measured_statistic,omitempty"`
+	MeasuredFinal     Number   `json:"measured_final,omitempty"`
 	// LowerFinal and UpperFinal are the bounds after the last row, and
 	// Ratio LowerFinal/UpperFinal.
 	LowerFinal Number `json:"lower_final"`
@@ -207,4 +217,60 @@ func (s *Summary) MarkPartial(plan *scenarios.Plan, completed int) {
 			s.MissingCurves = append(s.MissingCurves, c.Label)
 		}
 	}
+}
+
+// Finite returns v with every float64 that is NaN or ±Inf — an ε no
+// accountant can bound, a diverged value — replaced by a Number, which
+// encodes it as null, looking into maps, slices and slices of slices of
+// the kinds families put in a summary's details: JSON has no such numbers,
+// and encoding/json refuses the whole summary for one of them. Other
+// values are returned as they are.
+func Finite(v any) any {
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return Number(x)
+		}
+	case []float64:
+		for _, f := range x {
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				n := make([]Number, len(x))
+				for i, f := range x {
+					n[i] = Number(f)
+				}
+				return n
+			}
+		}
+	case [][]float64:
+		out := make([]any, len(x))
+		for i, row := range x {
+			out[i] = Finite(row)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = Finite(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = Finite(e)
+		}
+		return out
+	case []map[string]any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = Finite(e)
+		}
+		return out
+	case map[string]float64:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = Finite(e)
+		}
+		return out
+	}
+	return v
 }

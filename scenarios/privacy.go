@@ -61,9 +61,15 @@ type DP struct {
 	Beta float64 `yaml:"beta"`
 	// Delta is the δ of the reported (ε, δ) guarantee.
 	Delta float64 `yaml:"delta"`
-	// Audit, if present, inserts canary clients and reports the one-run
-	// empirical lower bound on ε (Steinke, Nasr & Jagielski, NeurIPS 2023).
-	Audit *DPAudit `yaml:"audit,omitempty"`
+	// Relation is the neighbouring relation the guarantee is stated for:
+	// add-remove (one client more or fewer) or replace-one (one client's
+	// data replaced); the family derives it from the mode when the
+	// scenario leaves it empty.
+	Relation string `yaml:"relation"`
+	// Accountant composes the rounds: pld (privacy loss distributions) or
+	// rdp (Rényi DP); the family derives it from the mode when the
+	// scenario leaves it empty.
+	Accountant string `yaml:"accountant"`
 }
 
 // AdaptiveClip is the section privacy.dp.adaptive_clip.
@@ -77,20 +83,6 @@ type AdaptiveClip struct {
 	CountNoise float64 `yaml:"count_noise"`
 }
 
-// DPAudit is the section privacy.dp.audit: the one-run audit of the
-// training's privacy.
-type DPAudit struct {
-	// Canaries is the expected number m of canary clients: each agent is
-	// one with probability m/K, and each canary is included with
-	// probability ½.
-	Canaries int `yaml:"canaries"`
-	// Guesses is how many canaries the auditor guesses on (half in, half
-	// out, at the extremes of its scores); 0 guesses on every canary.
-	Guesses int `yaml:"guesses"`
-	// Confidence is the confidence of the lower bound.
-	Confidence float64 `yaml:"confidence"`
-}
-
 // The documented defaults of the privacy sections, in place before a file
 // is decoded so that a file setting some of a section's keys keeps the
 // others.
@@ -100,8 +92,7 @@ func defaultSecureAggregation() *SecureAggregation {
 
 func defaultDP() *DP {
 	return &DP{Mode: "central", Clip: 1, NoiseMultiplier: 1, Beta: math.Exp(-0.5), Delta: DefaultDelta,
-		AdaptiveClip: &AdaptiveClip{Quantile: 0.5, LearningRate: 0.2},
-		Audit:        &DPAudit{Canaries: 100, Confidence: 0.95}}
+		AdaptiveClip: &AdaptiveClip{Quantile: 0.5, LearningRate: 0.2}}
 }
 
 // completePrivacy drops the privacy sections the scenario does not set:
@@ -118,16 +109,18 @@ func completePrivacy(sc *Scenario, set func(string) bool) {
 	if !set(FieldDP + ".adaptive_clip") {
 		p.DP.AdaptiveClip = nil
 	}
-	if !set(FieldDP + ".audit") {
-		p.DP.Audit = nil
-	}
 }
 
 // secAggProtocols are the values of privacy.secure_aggregation.protocol.
 var secAggProtocols = []string{"secagg", "secagg+", "none"}
 
-// dpModes are the values of privacy.dp.mode.
-var dpModes = []string{"central", "distributed"}
+// dpModes are the values of privacy.dp.mode, dpRelations of
+// privacy.dp.relation and dpAccountants of privacy.dp.accountant.
+var (
+	dpModes       = []string{"central", "distributed"}
+	dpRelations   = []string{"add-remove", "replace-one"}
+	dpAccountants = []string{"pld", "rdp"}
+)
 
 // validatePrivacyFeatures checks the privacy sections' own fields and
 // refuses those the family f does not model. What depends on the family's
@@ -164,6 +157,8 @@ func (v *Validator) validatePrivacyFeatures(sc *Scenario, f Family) {
 		if !(d.Delta > 0 && d.Delta < 1) {
 			v.Fail(field+".delta", "must lie in (0, 1), got %v", d.Delta)
 		}
+		v.OneOf(field+".relation", d.Relation, dpRelations)
+		v.OneOf(field+".accountant", d.Accountant, dpAccountants)
 		if a := d.AdaptiveClip; a != nil {
 			if !(a.Quantile > 0 && a.Quantile < 1) {
 				v.Fail(field+".adaptive_clip.quantile", "must lie in (0, 1), got %v", a.Quantile)
@@ -171,16 +166,7 @@ func (v *Validator) validatePrivacyFeatures(sc *Scenario, f Family) {
 			v.Positive(field+".adaptive_clip.learning_rate", a.LearningRate)
 			v.NonNegative(field+".adaptive_clip.count_noise", a.CountNoise)
 		}
-		if a := d.Audit; a != nil {
-			v.AtLeast(field+".audit.canaries", a.Canaries, 1)
-			v.AtLeast(field+".audit.guesses", a.Guesses, 0)
-			if a.Guesses > a.Canaries {
-				v.Fail(field+".audit.guesses", "guesses on at most the %d canaries, got %d", a.Canaries, a.Guesses)
-			}
-			if !(a.Confidence > 0 && a.Confidence < 1) {
-				v.Fail(field+".audit.confidence", "must lie in (0, 1), got %v", a.Confidence)
-			}
-		}
+
 	}
 }
 

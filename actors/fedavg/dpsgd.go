@@ -10,7 +10,9 @@ import (
 	"maple/algorithms/fedavg"
 	"maple/internal/params"
 	"maple/privacy/accountant"
+	"maple/privacy/accountant/pld"
 	"maple/privacy/clip"
+	"maple/privacy/ledger"
 )
 
 // DP-SGD (Abadi, Chu, Goodfellow, McMahan, Mironov, Talwar and Zhang,
@@ -25,7 +27,7 @@ import (
 
 func init() {
 	Clients.Register("dp-sgd", "DP-SGD (Abadi et al. 2016): local steps on per-example gradients clipped to C plus N(0, (zC)²) noise, Poisson or fixed-size batches",
-		dpSGD{Clip: 1, NoiseMultiplier: 1.1, Sampling: "poisson", Delta: 1e-5})
+		dpSGD{Clip: 1, NoiseMultiplier: 1.1, Sampling: "poisson", Delta: 1e-5, Relation: "add-remove", Accountant: "pld"})
 }
 
 // dpSGD is the client's parameters, and its local solver.
@@ -34,6 +36,8 @@ type dpSGD struct {
 	NoiseMultiplier float64 `yaml:"noise_multiplier" range:"(0, inf)" doc:"z: each step's sum of clipped gradients gets N(0, (zC)²) noise per coordinate"`
 	Sampling        string  `yaml:"sampling" oneof:"poisson fixed" doc:"poisson: each example joins a step's batch with probability B_k/N_k; fixed: B_k distinct examples"`
 	Delta           float64 `yaml:"delta" range:"(0, 1)" doc:"δ of the sample-level (ε, δ) guarantee reported"`
+	Relation        string  `yaml:"relation" oneof:"add-remove replace-one" doc:"the neighbouring relation of the guarantee: an example added or removed (sensitivity C), or replaced (2C)"`
+	Accountant      string  `yaml:"accountant" oneof:"pld rdp" doc:"pld: privacy loss distributions (the tightest); rdp: Rényi DP"`
 }
 
 // streamDPSGD is the purpose of the agent's stream for the Poisson batches
@@ -48,6 +52,9 @@ func (p dpSGD) Validate(cfg *fedavg.Config) error {
 		return errors.New("DP-SGD's accountant assumes uniformly sampled batches: importance sampling of data does not apply")
 	case p.Sampling == "fixed" && cfg.BatchWithReplacement:
 		return params.Errorf("sampling", "fixed-size batches are accounted as drawn without replacement: algorithm.fedavg.batch_sampling must be without-replacement")
+	}
+	if err := ledger.Check(p.SampleAccountant(), p.Step(2*cfg.Batch.Max, cfg.Batch.Max)); err != nil {
+		return params.Errorf("accountant", "%v", err)
 	}
 	return nil
 }
@@ -92,20 +99,23 @@ func (p dpSGD) Train(t *fedavg.Local) error {
 	return nil
 }
 
-// StepRDP implements fedavg.PrivateClient: the sampled Gaussian mechanism
-// at rate q = batch/samples — Poisson sampling under add/remove neighbours
-// (Mironov, Talwar & Zhang 2019), or a fixed-size sample without
-// replacement under replace-one neighbours, whose sensitivity is 2C (Wang,
-// Balle & Kasiviswanathan 2019, integer orders only).
-func (p dpSGD) StepRDP(alpha float64, samples, batch int) float64 {
+// Step implements fedavg.PrivateClient: the sampled Gaussian mechanism at
+// rate q = batch/samples, Poisson or fixed-size, under the declared
+// relation.
+func (p dpSGD) Step(samples, batch int) ledger.Round {
 	q := math.Min(1, float64(batch)/float64(samples))
-	if p.Sampling == "poisson" {
-		return accountant.PoissonGaussianRDP(alpha, q, p.NoiseMultiplier)
+	s := accountant.Poisson
+	if p.Sampling == "fixed" {
+		s = accountant.FixedSize
 	}
-	if alpha != math.Trunc(alpha) {
-		return math.Inf(1)
-	}
-	return accountant.SubsampledGaussianRDP(int(alpha), q, p.NoiseMultiplier/2)
+	rel, _ := accountant.ParseRelation(p.Relation) // the parameter's oneof
+	return ledger.Round{Mechanism: pld.GaussianMechanism(p.NoiseMultiplier, q, s, rel)}
+}
+
+// SampleAccountant implements fedavg.PrivateClient.
+func (p dpSGD) SampleAccountant() ledger.Kind {
+	k, _ := ledger.ParseKind(p.Accountant) // the parameter's oneof
+	return k
 }
 
 // SampleDelta implements fedavg.PrivateClient.
@@ -113,9 +123,6 @@ func (p dpSGD) SampleDelta() float64 { return p.Delta }
 
 // Mechanism implements fedavg.PrivateClient.
 func (p dpSGD) Mechanism() string {
-	rel := "add/remove-one"
-	if p.Sampling == "fixed" {
-		rel = "replace-one (sensitivity 2C)"
-	}
-	return fmt.Sprintf("DP-SGD (Abadi et al. 2016): per-example gradients clipped to C = %g, N(0, (zC)²) noise per step with z = %g, %s batches, %s example neighbours", p.Clip, p.NoiseMultiplier, p.Sampling, rel)
+	rel, _ := accountant.ParseRelation(p.Relation)
+	return fmt.Sprintf("DP-SGD (Abadi et al. 2016): per-example gradients clipped to C = %g, N(0, (zC)²) noise per step with z = %g, %s batches, %s example neighbours (sensitivity %gC), accounted by %s", p.Clip, p.NoiseMultiplier, p.Sampling, rel, rel.Sensitivity(1), p.Accountant)
 }

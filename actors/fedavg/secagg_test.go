@@ -3,6 +3,8 @@ package fedavg
 import (
 	"context"
 	"errors"
+	"maple/privacy/accountant"
+	"maple/privacy/ledger"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -133,7 +135,13 @@ func TestSecAggActorRunMatchesReference(t *testing.T) {
 // dp is DP-FedAvg with z = 1, C = 0.5, δ = 1e-5 (β = e^{−1/2} for
 // distributed DP, as Kairouz et al. use).
 func dp(mode fedavg.DPMode) fedavg.DP {
-	return fedavg.DP{Mode: mode, Clip: 0.5, NoiseMultiplier: 1, Delta: 1e-5, Beta: 0.6065306597126334}
+	d := fedavg.DP{Mode: mode, Clip: 0.5, NoiseMultiplier: 1, Delta: 1e-5, Beta: 0.6065306597126334}
+	if mode == fedavg.DistributedDP {
+		// Rényi DP of replace-one neighbours is what bounds the distributed
+		// discrete Gaussian (the scenario's defaults for it).
+		d.Relation, d.Accountant = accountant.ReplaceOne, ledger.RDP
+	}
+	return d
 }
 
 // Central DP without secure aggregation runs through the ordinary server on
@@ -345,7 +353,7 @@ func TestSecAggParkedClientsKeepTheirNumbers(t *testing.T) {
 		{name: "central-dp-canaries", change: func(c *fedavg.Config) {
 			c.SecAgg = nil
 			c.Share, c.DP = fedavg.Updates, dp(fedavg.CentralDP)
-			c.DP.Canaries = 4
+			c.DP.Audit.Canaries = 4
 		}},
 		{name: "faults", model: faulty, change: func(c *fedavg.Config) {
 			c.Collect = fedavg.Deadline{Seconds: 5, Reweighted: true}

@@ -23,6 +23,7 @@ type Agent struct {
 	epochs    int
 	batchSize int
 	idx       []int
+	index     int // k, set by the Pool: agent 0 is a many-run audit's canary
 
 	// Importance sampling of data (nil probs: uniform).
 	probs   []float64 // p_n^(k), the data policy's state
@@ -167,7 +168,7 @@ func (a *Agent) Train(dst, w0 []float64, p float64) (Outcome, error) {
 	if a.cfg.Schedule == PerRound {
 		a.drawSchedule()
 	}
-	if a.cfg.DP.Canaries > 0 && a.canary(dst) { // audit.go
+	if a.cfg.DP.Audit.Active() && a.canary(dst) { // audit.go
 		return out, nil
 	}
 	// The local model is trained in dst itself and the gradient in a pooled

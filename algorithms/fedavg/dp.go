@@ -11,6 +11,7 @@ import (
 	"maple/privacy/clip"
 	"maple/privacy/discretegaussian"
 	"maple/privacy/fixedpoint"
+	"maple/privacy/ledger"
 )
 
 // This file holds DP-FedAvg (McMahan, Ramage, Talwar & Zhang, "Learning
@@ -71,9 +72,13 @@ type DP struct {
 	Beta float64
 	// Delta is the δ of the (ε, δ) guarantee reported.
 	Delta float64
-	// Canaries, if positive, makes about that many agents canaries for the
-	// one-run audit (audit.go).
-	Canaries int
+	// Relation is the neighbouring relation the guarantee is stated for,
+	// and Accountant the accountant that composes the rounds
+	// (accounting.go).
+	Relation   accountant.Relation
+	Accountant ledger.Kind
+	// Audit inserts the canary clients of an audit (audit.go).
+	Audit Audit
 }
 
 // Why DP-FedAvg with secure aggregation is refused under Poisson
@@ -128,8 +133,8 @@ func (c *Config) validateDP() error {
 		return errors.New(PoissonDistributedDP)
 	case d.Mode == CentralDP && c.SecAgg != nil && c.Participation == Poisson:
 		return errors.New(PoissonSecureDP)
-	case d.Canaries < 0 || d.Canaries > c.Agents:
-		return fmt.Errorf("canaries: must lie in [0, %d], got %d", c.Agents, d.Canaries)
+	case d.Audit.Canaries < 0 || d.Audit.Canaries > c.Agents:
+		return fmt.Errorf("canaries: must lie in [0, %d], got %d", c.Agents, d.Audit.Canaries)
 	case d.Adaptive != nil && c.Participation == Poisson:
 		return errors.New(PoissonAdaptiveClip)
 	case d.Adaptive != nil && (d.Mode != CentralDP || c.SecAgg != nil):
@@ -138,7 +143,7 @@ func (c *Config) validateDP() error {
 	if _, mean := c.rule().(MeanRule); !mean {
 		return fmt.Errorf("DP-FedAvg noises the sum of the round's updates; the server's rule %T is not their mean", c.Rule)
 	}
-	if err := c.RoundAccountant().Check(c.RoundMechanism(1, c.Draws())); err != nil {
+	if err := ledger.Check(c.DP.Accountant, c.Round(1, c.Draws())); err != nil {
 		return err
 	}
 	if a := d.Adaptive; a != nil {

@@ -1,10 +1,10 @@
 package fedavg
 
 import (
-	"gonum.org/v1/gonum/floats"
 	"google.golang.org/protobuf/encoding/protowire"
 
-	"maple/privacy/accountant"
+	"maple/privacy/accountant/pld"
+	"maple/privacy/ledger"
 )
 
 // PrivateClient is implemented by a Client whose local training is
@@ -12,63 +12,55 @@ import (
 // Abadi et al., CCS 2016): the Ledger composes its steps.
 type PrivateClient interface {
 	Client
-	// StepRDP returns the Rényi DP at order alpha > 1 of one local step on
-	// a dataset of samples samples with (expected) mini-batch size batch,
-	// under the neighbouring relation of its sampling; +Inf where the bound
-	// has no value (fractional orders of fixed-size sampling).
-	StepRDP(alpha float64, samples, batch int) float64
-	// SampleDelta is the δ of its (ε, δ) guarantee.
+	// Step returns what one local step on a dataset of samples samples
+	// with (expected) mini-batch size batch releases, as an accountant
+	// composes it.
+	Step(samples, batch int) ledger.Round
+	// SampleAccountant is the accountant that composes the steps, and
+	// SampleDelta the δ of the (ε, δ) guarantee.
+	SampleAccountant() ledger.Kind
 	SampleDelta() float64
 	// Mechanism says what the guarantee is of, for the report.
 	Mechanism() string
 }
 
-// Ledger accounts for a run's privacy round by round:
+// Ledger accounts for a run's privacy round by round (privacy/ledger):
 //
 //   - client level (DP-FedAvg): each round that releases a noisy sum of
-//     clipped updates is one RoundMechanism (Config.RoundMechanism: its
-//     sampling, relation and noise — under distributed DP, that of the
-//     round's surviving clients), composed by the run's RoundAccountant
-//     (Config.RoundAccountant): fixed-size sampling of q = L/K of the
-//     agents under replace-one neighbours, or Poisson sampling at q = L/K
-//     under add/remove neighbours; a round that releases nothing costs
-//     nothing;
-//   - sample level (DP-SGD inside the clients): in Rényi DP at
-//     accountant.DefaultOrders, converted by Balle et al. 2020, each round
-//     the agent with the largest sampling rate B_max/N_min takes E_max
-//     local steps, and is assumed drawn in every round (no amplification by
-//     the sampling of agents): an upper bound for every agent.
+//     clipped updates is one ledger.Round (Config.Round: its sampling, the
+//     declared relation and its noise — under distributed DP, that of the
+//     round's surviving clients), composed by the accountant the scenario
+//     chose; a round that releases nothing costs nothing;
+//   - sample level (DP-SGD inside the clients): each round the agent with
+//     the largest sampling rate B_max/N_min takes E_max local steps, and is
+//     assumed drawn in every round (no amplification by the sampling of
+//     agents): an upper bound for every agent.
 type Ledger struct {
 	cfg     *Config
 	dim     int
-	orders  []float64
-	client  RoundAccountant // nil without DP-FedAvg
-	sample  []float64       // nil without a PrivateClient
+	client  *ledger.Ledger // nil without DP-FedAvg
+	sample  *ledger.Ledger // nil without a PrivateClient
 	priv    PrivateClient
 	samples int
-	// The mechanism of one round by number of survivors (it depends on
-	// them under distributed DP only), and the sample level's RDP of one
-	// round.
-	mechanisms map[int]RoundMechanism
-	sampleStep []float64
+	// The client level's round by number of survivors (it depends on them
+	// under distributed DP only).
+	rounds map[int]ledger.Round
 }
 
-// Guarantee is an (ε, δ) guarantee and the Rényi order that gave it (0
-// when the accountant does not work in Rényi DP).
-type Guarantee struct {
-	Epsilon, Delta, Order float64
-}
+// Guarantee is an (ε, δ) guarantee and, from the Rényi DP accountant, the
+// order that gave it (0 otherwise).
+type Guarantee = ledger.Guarantee
 
 // NewLedger returns the ledger of a run of cfg on models of dim
 // coordinates whose smallest local dataset has minSamples samples.
 func NewLedger(cfg *Config, dim, minSamples int) *Ledger {
-	l := &Ledger{cfg: cfg, dim: dim, orders: accountant.DefaultOrders(), samples: minSamples, mechanisms: map[int]RoundMechanism{}}
+	l := &Ledger{cfg: cfg, dim: dim, samples: minSamples, rounds: map[int]ledger.Round{}}
 	if cfg.DP.Mode != NoDP {
-		l.client = cfg.RoundAccountant()
+		l.client = cfg.NewClientLedger()
 	}
 	if p, ok := cfg.client().(PrivateClient); ok {
 		l.priv = p
-		l.sample = make([]float64, len(l.orders))
+		l.sample = ledger.New(p.SampleAccountant(), pld.Options{})
 	}
 	return l
 }
@@ -87,35 +79,43 @@ func (l *Ledger) Samples() bool { return l.sample != nil }
 // released a noisy sum (a round whose secure aggregation failed releases
 // nothing), survivors the number of clients whose noise shares the sum
 // holds under distributed DP. It returns the guarantees after the round.
+// The rounds were checked with the configuration (Config.Validate), so
+// the ledgers refuse none.
 func (l *Ledger) Round(released bool, survivors int) (client, sample Guarantee) {
 	if l.client != nil && released && (l.cfg.DP.Mode != DistributedDP || survivors > 0) {
 		if l.cfg.DP.Mode != DistributedDP {
 			survivors = 0 // the round's mechanism does not depend on them
 		}
-		m, ok := l.mechanisms[survivors]
+		r, ok := l.rounds[survivors]
 		if !ok {
-			m = l.cfg.RoundMechanism(l.dim, survivors)
-			l.mechanisms[survivors] = m
+			r = l.cfg.Round(l.dim, survivors)
+			l.rounds[survivors] = r
 		}
-		l.client.Compose(m)
+		must(l.client.Compose(r))
 	}
 	if l.sample != nil {
-		if l.sampleStep == nil {
-			e, b := l.cfg.Epochs.Max, l.cfg.Batch.Max
-			l.sampleStep = make([]float64, len(l.orders))
-			for i, a := range l.orders {
-				l.sampleStep[i] = float64(e) * l.priv.StepRDP(a, l.samples, b)
-			}
+		step := l.priv.Step(l.samples, l.cfg.Batch.Max)
+		for range l.cfg.Epochs.Max {
+			must(l.sample.Compose(step))
 		}
-		floats.Add(l.sample, l.sampleStep)
 	}
+	var err error
 	if l.client != nil {
-		client = l.client.Guarantee(l.cfg.DP.Delta)
+		client, err = l.client.Guarantee(l.cfg.DP.Delta)
+		must(err)
 	}
 	if l.sample != nil {
-		sample = bestGuarantee(l.orders, l.sample, l.priv.SampleDelta())
+		sample, err = l.sample.Guarantee(l.priv.SampleDelta())
+		must(err)
 	}
 	return client, sample
+}
+
+// must panics on an error the configuration's validation rules out.
+func must(err error) {
+	if err != nil {
+		panic("fedavg: ledger: " + err.Error())
+	}
 }
 
 // DoneWireSize returns the length of the protobuf encoding of the Done a

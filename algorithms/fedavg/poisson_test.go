@@ -11,6 +11,8 @@ import (
 
 	"maple/algorithms/rng"
 	"maple/privacy/accountant"
+	"maple/privacy/accountant/pld"
+	"maple/privacy/ledger"
 )
 
 // poissonConfig is a server of Poisson participation: K agents, L expected
@@ -125,39 +127,63 @@ func TestPoissonSamplingCostsOneDrawPerAgentTaken(t *testing.T) {
 	}
 }
 
-// Under Poisson participation the ledger composes the sampled Gaussian
-// mechanism under add/remove neighbours (Mironov, Talwar & Zhang 2019) at
-// q = L/K: after T rounds its ε is the accountant's for DP-FedAvg with
-// Poisson sampling, to 1e-12 relative (the ledger adds T per-round RDP
-// vectors, the accountant multiplies one by T: they differ by T roundings
-// at most); and fixed-size sampling keeps its replace-one bound. The
-// summary's mechanism names each.
-func TestPoissonLedgerIsTheAccountants(t *testing.T) {
+// The ledger composes each round's mechanism — its sampling, the declared
+// relation — with the chosen accountant. Under the RDP accountant its ε
+// after T rounds is accountant.DPFedAvg's, to 1e-12 relative (the ledger
+// adds T per-round RDP vectors, the accountant multiplies one by T: they
+// differ by T roundings at most): Poisson sampling under add/remove
+// (Mironov, Talwar & Zhang 2019), fixed-size under replace-one (Wang,
+// Balle & Kasiviswanathan 2019). Under the PLD accountant it is
+// pld.Compose's of the same mechanism exactly (the same computation), and
+// Poisson add/remove at q = 0.05, z = 1, 100 rounds is the 3.50 of the
+// literature's accounting of DP-FedAvg (issue 29; dp_accounting).
+func TestLedgerComposesTheDeclaredRounds(t *testing.T) {
 	for _, c := range []struct {
 		part     Participation
-		sampling accountant.Sampling
-		relation Relation
-	}{{Poisson, accountant.Poisson, AddRemove}, {WithoutReplacement, accountant.FixedSize, ReplaceOne}} {
+		relation accountant.Relation
+		kind     ledger.Kind
+	}{
+		{Poisson, accountant.AddRemove, ledger.RDP}, {WithoutReplacement, accountant.ReplaceOne, ledger.RDP},
+		{Poisson, accountant.AddRemove, ledger.PLD}, {Poisson, accountant.ReplaceOne, ledger.PLD}, {WithoutReplacement, accountant.AddRemove, ledger.PLD},
+	} {
 		cfg := poissonConfig(1000, 50)
 		cfg.Participation, cfg.Share = c.part, Updates
-		cfg.DP = DP{Mode: CentralDP, Clip: 0.5, NoiseMultiplier: 1, Delta: 1e-5}
+		cfg.DP = DP{Mode: CentralDP, Clip: 0.5, NoiseMultiplier: 1, Delta: 1e-5, Relation: c.relation, Accountant: c.kind}
 		if err := cfg.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		m := cfg.RoundMechanism(3, cfg.Draws())
-		if m.Sampling != c.sampling || m.Relation != c.relation || m.Rate != 0.05 {
-			t.Errorf("%v: mechanism %+v", c.part, m)
+		r := cfg.Round(3, cfg.Draws())
+		sampling := accountant.FixedSize
+		if c.part == Poisson {
+			sampling = accountant.Poisson
+		}
+		if m := r.Mechanism; m.Sampling != sampling || m.Relation != c.relation || m.Rate != 0.05 || m.NoiseMultiplier != 1 {
+			t.Errorf("%v: round %+v", c.part, r)
 		}
 		l := NewLedger(cfg, 3, 0)
 		var g Guarantee
 		for range 100 {
 			g, _ = l.Round(true, cfg.Draws())
 		}
-		want, _ := accountant.DPFedAvg(1000, 50, 100, 1, c.sampling).Epsilon(1e-5, accountant.Balle2020)
-		if math.Abs(g.Epsilon-want) > 1e-12*want {
-			t.Errorf("%v: ledger ε = %.15g after 100 rounds, accountant %.15g", c.part, g.Epsilon, want)
+		var want float64
+		if c.kind == ledger.RDP {
+			want, _ = accountant.DPFedAvg(1000, 50, 100, 1, sampling).Epsilon(1e-5, accountant.Balle2020)
+			if math.Abs(g.Epsilon-want) > 1e-12*want {
+				t.Errorf("%v %v RDP: ledger ε = %.15g after 100 rounds, accountant %.15g", c.part, c.relation, g.Epsilon, want)
+			}
+		} else {
+			d, err := pld.Compose(r.Mechanism, 100, pld.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want = d.Epsilon(1e-5); g.Epsilon != want {
+				t.Errorf("%v %v PLD: ledger ε = %.15g after 100 rounds, pld.Compose %.15g", c.part, c.relation, g.Epsilon, want)
+			}
 		}
-		t.Logf("%v (%s, %s): ε = %.4g", c.part, m.Sampling, m.Relation, g.Epsilon)
+		if c.part == Poisson && c.relation == accountant.AddRemove && c.kind == ledger.PLD && math.Abs(g.Epsilon-3.50) > 0.005 {
+			t.Errorf("Poisson add/remove PLD: ε = %.4g, the literature's 3.50", g.Epsilon)
+		}
+		t.Logf("%v (%s, %s, %s): ε = %.4g", c.part, sampling, c.relation, c.kind, g.Epsilon)
 	}
 }
 

@@ -209,6 +209,7 @@ func (p *Pool) Wake(k int) *Member {
 		}
 	}
 	m.Core = NewAgent(p.cfg, set, p.loss, s)
+	m.Core.index = k
 	if pk != nil && pk.probs != nil {
 		m.Core.probs = pk.probs
 	}

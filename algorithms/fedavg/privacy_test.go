@@ -9,14 +9,20 @@ import (
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
 	"maple/algorithms/rng"
+	"maple/privacy/accountant"
 	"maple/privacy/clip"
+	"maple/privacy/ledger"
 )
 
 // privateConfig is K = 10 agents, L = 5 per round, μ = 0.5, update sharing.
 func privateConfig(mode DPMode) Config {
-	return Config{Agents: 10, Participants: 5, StepSize: 0.5, Share: Updates,
+	c := Config{Agents: 10, Participants: 5, StepSize: 0.5, Share: Updates,
 		Epochs: Range{Min: 1, Max: 1}, Batch: Range{Min: 1, Max: 1},
 		DP: DP{Mode: mode, Clip: 2, NoiseMultiplier: 1.5, Delta: 1e-5}}
+	if mode == DistributedDP {
+		c.DP.Relation, c.DP.Accountant = accountant.ReplaceOne, ledger.RDP
+	}
+	return c
 }
 
 // chi2Variance checks that the n values x/scale have unit variance: the
@@ -174,11 +180,11 @@ func TestCanaryIsTheSameAtEveryTask(t *testing.T) {
 	l := loss.Loss{Kind: loss.LeastSquares, Rho: 0.01}
 	for _, hold := range []Holding{HoldKeep, HoldPark} {
 		cfg := privateConfig(CentralDP)
-		cfg.DP.Canaries, cfg.Hold = cfg.Agents, hold // every agent a canary
+		cfg.DP.Audit.Canaries, cfg.Hold = cfg.Agents, hold // every agent a canary
 		pool := NewPool(&cfg, data.Sets(sets), l, seed, nil)
 		included := 0
 		for k := range cfg.Agents {
-			c := cfg.CanaryOf(rng.New(seed, AgentName(k), StreamCanary), dim)
+			c := cfg.CanaryOf(k, rng.New(seed, AgentName(k), StreamCanary), dim)
 			want := make([]float64, dim)
 			if c.Included {
 				included++
@@ -200,6 +206,46 @@ func TestCanaryIsTheSameAtEveryTask(t *testing.T) {
 		}
 		if included == 0 || included == cfg.Agents {
 			t.Errorf("hold %d: %d of %d canaries included", hold, included, cfg.Agents)
+		}
+	}
+}
+
+// A many-run audit's canary is agent 0 alone: in, it replies C·u/μ; out, it
+// replies nothing under add/remove and −C·u/μ under replace-one; every
+// other agent trains.
+func TestManyRunCanaryIsAgentZero(t *testing.T) {
+	const seed, dim = 4, 2
+	sets, _ := data.Regression(data.RegressionConfig{Agents: 4, SamplesMin: 5, SamplesMax: 8, Dim: dim, CovScale: 1, NoiseVarMin: 0.1, NoiseVarMax: 1}, 1)
+	l := loss.Loss{Kind: loss.LeastSquares, Rho: 0.01}
+	for _, c := range []struct {
+		in, opposite bool
+		sign         float64
+	}{{true, false, 1}, {false, false, 0}, {true, true, 1}, {false, true, -1}} {
+		cfg := privateConfig(CentralDP)
+		cfg.DP.Audit = Audit{Single: true, In: c.in, Opposite: c.opposite, Direction: []float64{0.6, 0.8}}
+		pool := NewPool(&cfg, data.Sets(sets), l, seed, nil)
+		can := cfg.CanaryOf(0, rng.New(seed, AgentName(0), StreamCanary), dim)
+		if !can.Canary || can.Included != c.in || len(can.Direction) != dim || cfg.CanaryOf(1, rng.New(seed, AgentName(1), StreamCanary), dim).Canary {
+			t.Fatalf("%+v: agent 0 %+v, agent 1 a canary too", c, can)
+		}
+		for k := range 2 {
+			m := pool.Wake(k)
+			got := []float64{7, 7}
+			if _, err := m.Core.Train(got, []float64{0.5, -0.5}, 1); err != nil {
+				t.Fatal(err)
+			}
+			pool.Park(m)
+			if k == 1 {
+				if got[0] == 0 && got[1] == 0 {
+					t.Errorf("%+v: agent 1 replied nothing: it is not a canary and trains", c)
+				}
+				continue
+			}
+			for j, u := range can.Direction {
+				if want := c.sign * cfg.DP.Clip / cfg.StepSize * u; got[j] != want {
+					t.Errorf("%+v: agent 0's reply %v, want %v·C·u/μ", c, got, c.sign)
+				}
+			}
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"gonum.org/v1/gonum/floats"
 
@@ -41,6 +42,7 @@ func init() {
 			Systems: []string{scenarios.FieldStepTime, scenarios.FieldClasses, scenarios.FieldLoss, scenarios.FieldDuplicate,
 				scenarios.FieldDropout, scenarios.FieldAvailability, scenarios.FieldCrashes, scenarios.FieldXAxis},
 			Privacy: fedavgPrivacy,
+			Audit:   fedavgAudit,
 		},
 		Check:    checkFedAvg,
 		Columns:  fedavgColumns,
@@ -50,8 +52,8 @@ func init() {
 		Tiny: []string{fedavgTiny, fedavgTiny + "    server: {kind: trimmed-mean, trim: 0.34}\n",
 			fedavgTiny + "    collect: {kind: deadline, seconds: 1}\nnetwork: {step_time: {kind: fixed, value: 0.3}}\n",
 			fedavgTiny + "privacy: {secure_aggregation: {protocol: secagg+, clip: 2, bits: 16}, dp: {mode: distributed, clip: 0.5}}\n",
-			fedavgTiny + "privacy: {dp: {clip: 0.5, adaptive_clip: {quantile: 0.4}, audit: {canaries: 2}}}\n",
-			fedavgTiny + "    participation: poisson\nprivacy: {dp: {clip: 0.5, audit: {canaries: 2}}}\n",
+			fedavgTiny + "privacy: {dp: {clip: 0.5, adaptive_clip: {quantile: 0.4}}, audit: {method: one-run, canaries: 2, view: final}}\n",
+			strings.Replace(fedavgTiny, "runs: 2", "runs: 4", 1) + "    participation: poisson\nprivacy: {dp: {clip: 0.5}, audit: {method: many-run}}\n",
 			fedavgTiny + "    participation: poisson\nprivacy: {secure_aggregation: {protocol: secagg+, clip: 2, bits: 16}}\n"},
 	})
 }
@@ -297,7 +299,7 @@ type fedavgObserver struct {
 	class [run.ClassMetrics]float64
 	sys   *run.SystemsLog // the systems columns and counts, nil without them
 	priv  *privacyLog     // the privacy features' columns and details
-	audit *auditor        // the one-run audit, nil without it
+	audit *auditor        // the audit's canary clients, nil without them
 }
 
 func (o *fedavgObserver) record(round int, w []float64) {
@@ -327,7 +329,7 @@ func (o *fedavgObserver) observe(round int, key string, v []float64) {
 	case key == "model":
 		o.record(round, v)
 		if o.audit != nil {
-			o.audit.release(v)
+			o.audit.release(round, v)
 		}
 	case o.priv.observe(round, key, v):
 	case o.sys != nil:
@@ -359,8 +361,9 @@ func runFedAvg(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	obs.sys = run.NewSystemsLog(sc, obs.t, cols)
 	obs.priv = newPrivacyLog(sc, cfg, len(w0), obs.t, cols)
 	obs.priv.minSamples = fedavg.LedgerSamples(cfg, p.Data)
-	if cfg.DP.Canaries > 0 {
-		obs.audit = newAuditor(cfg, j.RunSeed, w0)
+	applyAudit(sc.Privacy.Audit, cfg, sc.Seed, len(w0), j.CanaryIn())
+	if cfg.DP.Audit.Active() {
+		obs.audit = newAuditor(sc.Privacy.Audit, cfg, j.RunSeed, w0, len(obs.t.Iterations), obs.t)
 	}
 	obs.record(0, w0)
 	j.Table = obs.t
@@ -435,9 +438,8 @@ func fedavgAccount(j *run.Job, p *inputs.Problem, cfg *fedavg.Config, obs *fedav
 		return j.AccountFor(p, fedavgExposure(cfg, server))
 	}
 	dpReport(j, cfg, obs.priv)
-	if obs.audit != nil && j.Run == 0 {
-		a := j.Curve.Scenario.Privacy.DP.Audit
-		return obs.audit.report(j, cfg, a.Guesses, a.Confidence, obs.priv.eps[len(obs.priv.eps)-1][0])
+	if obs.audit != nil {
+		obs.audit.record(j, obs.priv)
 	}
 	return nil
 }

@@ -34,16 +34,17 @@ func TestPoissonRefusalsNameTheField(t *testing.T) {
 }
 
 // The summary of a DP-FedAvg run under Poisson participation names the
-// sampling and the relation its ε is accounted under (Poisson, add/remove)
-// and its rounds' sizes, and warns of the rounds that drew nobody — the
-// same on both engines; fixed-size sampling keeps replace-one.
+// sampling, the relation and the accountant its ε is accounted with
+// (Poisson, the default add/remove, PLD) and its rounds' sizes, and warns
+// of the rounds that drew nobody — the same on both engines; fixed-size
+// sampling is named as such, with the declared relation.
 func TestPoissonSummaryNamesSamplingAndRelation(t *testing.T) {
 	set := []string{"algorithm.fedavg.participants=1", "privacy.dp={clip: 0.5}"}
 	var first map[string]any
 	for _, e := range []run.Engine{run.Actors, run.Reference} {
 		c := summaryOf(t, privacyTiny, e, append(set, "algorithm.fedavg.participation=poisson")...)
 		p := c.Details["privacy"].(map[string]any)
-		if p["sampling"] != "poisson" || p["relation"] != "add-remove" || !strings.Contains(p["bound"].(string), "Poisson sampling and add/remove") {
+		if p["sampling"] != "poisson" || p["relation"] != "add-remove" || p["accountant"] != "pld" || !strings.Contains(p["bound"].(string), "under poisson sampling at q = 0.0833") {
 			t.Errorf("%s: privacy details %v", e, p)
 		}
 		part := c.Details["participation"].(map[string]any)
@@ -59,8 +60,8 @@ func TestPoissonSummaryNamesSamplingAndRelation(t *testing.T) {
 			t.Errorf("ε: actors %v, reference %v", first["epsilon_final"], p["epsilon_final"])
 		}
 	}
-	c := summaryOf(t, privacyTiny, run.Actors, set...)
-	if p := c.Details["privacy"].(map[string]any); p["sampling"] != "fixed-size" || p["relation"] != "replace-one" {
+	c := summaryOf(t, privacyTiny, run.Actors, append(set, "privacy.dp.relation=replace-one")...)
+	if p := c.Details["privacy"].(map[string]any); p["sampling"] != "fixed" || p["relation"] != "replace-one" || p["sensitivity"] != 1.0 {
 		t.Errorf("fixed-size sampling: privacy details %v", p)
 	}
 	if _, ok := c.Details["participation"]; ok {

@@ -80,7 +80,12 @@ func TestBadPrivacyInputNamesTheField(t *testing.T) {
 		{[]string{"privacy.dp={}", "privacy.scheme=update-noise"}, "privacy.dp: DP-FedAvg adds its own noise"},
 		{[]string{"privacy.dp={adaptive_clip: {}}", "privacy.secure_aggregation={}"}, "privacy.dp.adaptive_clip: the server adapts C"},
 		{[]string{"privacy.dp={noise_multiplier: 4, adaptive_clip: {count_noise: 1}}"}, "privacy.dp.adaptive_clip.count_noise: σ_b must exceed z/2 = 2"},
-		{[]string{"privacy.dp={audit: {canaries: 13}}"}, "privacy.dp.audit.canaries: at most data.agents = 12"},
+		{[]string{"privacy.dp={relation: replace-one}", "privacy.audit={method: one-run, canaries: 13}"}, "privacy.audit.canaries: at most data.agents = 12"},
+		{[]string{"privacy.dp={}", "privacy.audit={method: one-run}"}, "privacy.audit.canary: under fixed-size sampling a canary client that is out still takes one of the round's L places"},
+		{[]string{"privacy.dp={mode: distributed, accountant: pld}", "privacy.secure_aggregation={}"}, "privacy.dp.accountant: pld: the PLD accountant does not model the distributed discrete Gaussian"},
+		{[]string{"privacy.dp={relation: replace-one, accountant: rdp}", "algorithm.fedavg.participation=poisson"}, "privacy.dp.accountant: rdp: the Rényi DP accountant has no bound for poisson sampling with replace-one neighbours"},
+		{[]string{"privacy.dp={relation: swap}"}, `privacy.dp.relation: unknown value "swap"`},
+		{[]string{"privacy.audit={method: one-run}"}, "privacy.audit.canary: canary clients test DP-FedAvg's client-level guarantee: they need privacy.dp"},
 		{[]string{"algorithm.fedavg.client={kind: dp-sgd, delta: 1}"}, "algorithm.fedavg.client.delta: must lie in (0, 1)"},
 		{[]string{"algorithm.fedavg.client={kind: dp-sgd, noise_multiplier: -0.5}"}, "algorithm.fedavg.client.noise_multiplier: must lie in (0, inf)"},
 	} {
@@ -124,24 +129,30 @@ func TestSecAggCostsAreTheClosedForm(t *testing.T) {
 }
 
 // The one-run audit never claims more than the accountant: its lower bound
-// on ε stays at or below the accountant's ε. With weak noise (z = 0.1),
-// every agent drawn every round and 100-dimensional canary directions the
-// canaries show, and the bound is positive: the audit does detect them.
+// on ε stays at or below the accountant's ε after every round. With weak
+// noise (z = 0.1), every agent drawn every round and 100-dimensional canary
+// directions the canaries show, and the bound is positive: the audit does
+// detect them. The audit's δ and upper bound are the accountant's.
 func TestAuditLowerBoundIsBelowTheAccountant(t *testing.T) {
 	for _, mode := range []string{"central", "distributed"} {
 		set := []string{"data.agents=60", "algorithm.fedavg.participants=60", "data.dim=100", "iterations=20",
-			"privacy.dp={mode: " + mode + ", clip: 0.5, noise_multiplier: 0.1, audit: {canaries: 40}}"}
+			"privacy.dp={mode: " + mode + ", clip: 0.5, noise_multiplier: 0.1}", "privacy.audit={method: one-run, canaries: 40}"}
 		if mode == "distributed" {
 			set = append(set, "privacy.secure_aggregation={protocol: secagg+, bits: 40, clip: 50}")
 		}
 		c := summaryOf(t, privacyTiny, run.Actors, set...)
-		a := c.Details["audit"].(map[string]any)
-		lower, upper := a["epsilon_lower_bound"].(float64), a["epsilon_upper_bound"].(float64)
-		if !(lower > 0 && lower <= upper) || a["canaries"].(float64) < 20 || a["guesses"] != a["canaries"] {
-			t.Errorf("%s: audit %v", mode, a)
+		a := c.Audit
+		if a == nil || !(a.LowerFinal > 0 && a.LowerFinal <= a.UpperFinal) || a.Canaries < 20 || a.Guesses == 0 {
+			t.Fatalf("%s: audit %+v", mode, a)
 		}
-		if p := c.Details["privacy"].(map[string]any); p["epsilon_final"].(float64) != upper {
-			t.Errorf("%s: the audit's upper bound %v is not the accountant's %v", mode, upper, p["epsilon_final"])
+		for k := range a.Lower {
+			if a.Lower[k] > a.Upper[k] {
+				t.Errorf("%s: row %d: lower %v above the accountant's %v", mode, k, a.Lower[k], a.Upper[k])
+			}
+		}
+		p := c.Details["privacy"].(map[string]any)
+		if p["epsilon_final"].(float64) != float64(a.UpperFinal) || p["delta"].(float64) != a.Delta {
+			t.Errorf("%s: the audit's upper bound %v at δ %v is not the accountant's %v at %v", mode, a.UpperFinal, a.Delta, p["epsilon_final"], p["delta"])
 		}
 	}
 }

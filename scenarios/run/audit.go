@@ -28,6 +28,32 @@ type AuditRecord struct {
 	// of canary c after row k of the metrics table.
 	Included     []bool      `json:"included,omitempty"`
 	CanaryScores [][]float64 `json:"canary_scores,omitempty"`
+	// Rounds, for a family whose AuditUpper has a Model, is a many-run
+	// audit's observation of each round (the view reduced to one number
+	// per round of the model), and CanaryRounds[c] a one-run audit's of
+	// canary c: what the measured-noise statistic reads.
+	Rounds       []float64   `json:"rounds,omitempty"`
+	CanaryRounds [][]float64 `json:"canary_rounds,omitempty"`
+}
+
+// AuditModel is the mechanism of one round as the measured-noise statistic
+// (privacy/manyrun.GaussianShift) assumes it: the round's observation is
+// shifted by Shift when the canary takes part, which the round's sampling
+// makes happen with probability Rate, under Gaussian noise of the declared
+// scale Noise; the statistic measures Shift/σ, and the accountant composes
+// rounds of the Gaussian mechanism at the measured noise.
+type AuditModel struct {
+	Shift float64 `json:"shift"`
+	Noise float64 `json:"noise"`
+	Rate  float64 `json:"rate"`
+	// Sampling and Relation name the accountant's (poisson or fixed;
+	// add-remove or replace-one: a canary that is out is then shifted by
+	// −Shift).
+	Sampling string `json:"sampling"`
+	Relation string `json:"relation"`
+	// RoundsPerIteration is how many rounds one iteration of the metrics
+	// table holds.
+	RoundsPerIteration int `json:"rounds_per_iteration"`
 }
 
 // AuditUpper is the upper bound the audit is compared with: the ε the
@@ -44,6 +70,9 @@ type AuditUpper struct {
 	// nil when the family has no accountant for the audited mechanism, and
 	// the audit is then reported alone at Delta.
 	Epsilon []float64 `json:"-"` // auditWire carries it
+	// Model, if set, is the mechanism of a round, which lets the runner
+	// measure its noise from the records' Rounds or CanaryRounds.
+	Model *AuditModel `json:"model,omitempty"`
 }
 
 // auditDetail is the key of a run's details that carries its AuditRecord
@@ -96,6 +125,22 @@ func (j *Job) checkAudit() error {
 			}
 		}
 	}
+	if m := j.Stats.auditUpper.Model; m != nil {
+		rounds := j.Table.Iterations[rows-1] * m.RoundsPerIteration
+		switch {
+		case m.RoundsPerIteration < 1:
+			return fmt.Errorf("the audit's model has %d rounds per iteration", m.RoundsPerIteration)
+		case a.Method == scenarios.AuditManyRun && len(r.Rounds) != rounds:
+			return fmt.Errorf("the many-run audit observed %d rounds of %d", len(r.Rounds), rounds)
+		case a.Method == scenarios.AuditOneRun && len(r.CanaryRounds) != len(r.Included):
+			return fmt.Errorf("the one-run audit observed the rounds of %d canaries of %d", len(r.CanaryRounds), len(r.Included))
+		}
+		for c, x := range r.CanaryRounds {
+			if len(x) != rounds {
+				return fmt.Errorf("the one-run audit observed %d rounds of canary %d, of %d", len(x), c, rounds)
+			}
+		}
+	}
 	return nil
 }
 
@@ -106,9 +151,12 @@ func (j *Job) encodeAudit(details map[string]json.RawMessage) error {
 		return nil
 	}
 	r := j.Stats.audit
-	w := auditWire{Scores: bitsOf(r.Scores), Included: r.Included, Upper: j.Stats.auditUpper}
+	w := auditWire{Scores: bitsOf(r.Scores), Included: r.Included, Upper: j.Stats.auditUpper, Rounds: bitsOf(r.Rounds)}
 	for _, s := range r.CanaryScores {
 		w.CanaryScores = append(w.CanaryScores, bitsOf(s))
+	}
+	for _, s := range r.CanaryRounds {
+		w.CanaryRounds = append(w.CanaryRounds, bitsOf(s))
 	}
 	if u := j.Stats.auditUpper; u != nil {
 		w.UpperEpsilon = bitsOf(u.Epsilon)
@@ -131,9 +179,12 @@ func (j *Job) decodeAudit(details map[string]json.RawMessage) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return fmt.Errorf("curve %q, run %d: audit record: %w", j.Curve.Label, j.Run, err)
 	}
-	r := &AuditRecord{Scores: floatsOf(w.Scores), Included: w.Included}
+	r := &AuditRecord{Scores: floatsOf(w.Scores), Included: w.Included, Rounds: floatsOf(w.Rounds)}
 	for _, s := range w.CanaryScores {
 		r.CanaryScores = append(r.CanaryScores, floatsOf(s))
+	}
+	for _, s := range w.CanaryRounds {
+		r.CanaryRounds = append(r.CanaryRounds, floatsOf(s))
 	}
 	if w.Upper != nil {
 		w.Upper.Epsilon = floatsOf(w.UpperEpsilon)
@@ -148,6 +199,8 @@ type auditWire struct {
 	Scores       []uint64    `json:"scores,omitempty"`
 	Included     []bool      `json:"included,omitempty"`
 	CanaryScores [][]uint64  `json:"canary_scores,omitempty"`
+	Rounds       []uint64    `json:"rounds,omitempty"`
+	CanaryRounds [][]uint64  `json:"canary_rounds,omitempty"`
 	Upper        *AuditUpper `json:"upper,omitempty"`
 	UpperEpsilon []uint64    `json:"upper_epsilon,omitempty"`
 }

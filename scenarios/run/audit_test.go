@@ -52,7 +52,8 @@ func runTestAudit(j *Job, _ *inputs.Problem, _ *TraceSink) error {
 			upper[k] = accountant.GaussianEpsilon(accountant.GaussianComposedMu(s, 1, it), 1e-5)
 		}
 	}
-	j.RecordAuditUpper(AuditUpper{Accountant: "exact Gaussian", Relation: "add-remove", Sampling: "none", Delta: 1e-5, Epsilon: upper})
+	j.RecordAuditUpper(AuditUpper{Accountant: "exact Gaussian", Relation: "add-remove", Sampling: "poisson", Delta: 1e-5, Epsilon: upper,
+		Model: &AuditModel{Shift: s, Noise: 1, Rate: 1, Sampling: "poisson", Relation: "add-remove", RoundsPerIteration: 1}})
 	if a == nil {
 		return nil
 	}
@@ -63,9 +64,11 @@ func runTestAudit(j *Job, _ *inputs.Problem, _ *TraceSink) error {
 			b = 1
 		}
 		scores := make([]float64, rows)
+		rounds := make([]float64, sc.Iterations)
 		sum, k := 0.0, 1
 		for it := 1; it <= sc.Iterations; it++ {
 			x := s*b + r.NormFloat64()
+			rounds[it-1] = x
 			sum += x
 			if k < rows && t.Iterations[k] == it {
 				t.Set(k, 0, x)
@@ -73,12 +76,13 @@ func runTestAudit(j *Job, _ *inputs.Problem, _ *TraceSink) error {
 				k++
 			}
 		}
-		j.RecordAudit(AuditRecord{Scores: scores})
+		j.RecordAudit(AuditRecord{Scores: scores, Rounds: rounds})
 	case scenarios.AuditOneRun:
 		m := a.Canaries
-		rec := AuditRecord{Included: make([]bool, m), CanaryScores: make([][]float64, rows)}
+		rec := AuditRecord{Included: make([]bool, m), CanaryScores: make([][]float64, rows), CanaryRounds: make([][]float64, m)}
 		for c := range rec.Included {
 			rec.Included[c] = r.Float64() < 0.5
+			rec.CanaryRounds[c] = make([]float64, sc.Iterations)
 		}
 		sums := make([]float64, m)
 		rec.CanaryScores[0] = make([]float64, m)
@@ -89,7 +93,9 @@ func runTestAudit(j *Job, _ *inputs.Problem, _ *TraceSink) error {
 				if rec.Included[c] {
 					b = 1
 				}
-				sums[c] += s*b + r.NormFloat64()
+				x := s*b + r.NormFloat64()
+				rec.CanaryRounds[c][it-1] = x
+				sums[c] += x
 			}
 			if k < rows && t.Iterations[k] == it {
 				rec.CanaryScores[k] = append([]float64(nil), sums...)
@@ -142,8 +148,10 @@ func TestAuditRecordCrossesAnOutcome(t *testing.T) {
 	j := Jobs(p, &Options{}, "")[1]
 	j.Table = rundir.NewTable(3, 1, 1)
 	j.Stats.Details = map[string]any{"x": 1}
-	rec := AuditRecord{Included: []bool{true, false, true}, CanaryScores: [][]float64{{0, 0, 0}, {1, -2, math.Inf(-1)}, {0.5, math.SmallestNonzeroFloat64, 3}, {1, 2, 3}}}
-	up := AuditUpper{Accountant: "a", Relation: "r", Sampling: "s", Delta: 1e-5, Epsilon: []float64{0, 1, math.Inf(1), 2}}
+	rec := AuditRecord{Included: []bool{true, false, true}, CanaryScores: [][]float64{{0, 0, 0}, {1, -2, math.Inf(-1)}, {0.5, math.SmallestNonzeroFloat64, 3}, {1, 2, 3}},
+		CanaryRounds: [][]float64{{1, 2, 3}, {-1, 0, math.MaxFloat64}, {0.1, 0.2, 0.3}}}
+	up := AuditUpper{Accountant: "a", Relation: "r", Sampling: "s", Delta: 1e-5, Epsilon: []float64{0, 1, math.Inf(1), 2},
+		Model: &AuditModel{Shift: 1, Noise: 2, Rate: 0.5, Sampling: "poisson", Relation: "add-remove", RoundsPerIteration: 1}}
 	j.RecordAudit(rec)
 	j.RecordAuditUpper(up)
 	o, err := j.Outcome()
@@ -233,6 +241,14 @@ func TestAuditSummaryBoundsEpsilonFromBelow(t *testing.T) {
 		if float64(final) < c.least*float64(a.UpperFinal) {
 			t.Errorf("%s: bound %v below %v of the exact ε %v", a.Method, final, c.least, a.UpperFinal)
 		}
-		t.Logf("%s: lower %.3f (assumed %.3f) of ε %.3f", a.Method, a.LowerFinal, a.AssumedFinal, a.UpperFinal)
+		// The measured noise: θ = s/σ = 0.5 measured on 4 rounds of about
+		// 1 000 units a side: D = 0.5 less 1.96·√(2/4000) = 0.044, over
+		// σ's upper bound ≈ 1.02, gives θ⁻ ≈ 0.45 and ε ≈ 3.8 of the exact
+		// 4.38 (0.87); θ⁻'s standard deviation is ≈ 4 % of θ, so 0.7 is
+		// more than three of them below.
+		if a.MeasuredFinal > a.UpperFinal || float64(a.MeasuredFinal) < 0.7*float64(a.UpperFinal) || len(a.Measured) != 5 {
+			t.Errorf("%s: measured-noise bound %v (rows %v) against the exact ε %v", a.Method, a.MeasuredFinal, a.Measured, a.UpperFinal)
+		}
+		t.Logf("%s: lower %.3f (assumed %.3f, measured %.3f, noise %.3f) of ε %.3f", a.Method, a.LowerFinal, a.AssumedFinal, a.MeasuredFinal, a.MeasuredNoise, a.UpperFinal)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"maple/privacy/accountant"
+	"maple/privacy/accountant/pld"
 	"maple/privacy/manyrun"
 	"maple/privacy/onerun"
 	"maple/rundir"
@@ -46,6 +48,11 @@ func auditOf(a *scenarios.Audit, jobs []*Job, iterations []int) (*rundir.Audit, 
 	}
 	if err != nil {
 		return nil, err
+	}
+	if up.Model != nil {
+		if err := measuredAudit(out, a, up.Model, jobs, iterations, rows); err != nil {
+			return nil, err
+		}
 	}
 	last := len(iterations) - 1
 	out.LowerFinal = out.Lower[last]
@@ -191,4 +198,100 @@ func guessGrid(guesses, m int) []onerun.Guesses {
 		}
 	}
 	return grid
+}
+
+// maxMeasuredRows is how many rows the measured-noise bound is evaluated at
+// (each costs a PLD composition at its own noise), the last among them.
+const maxMeasuredRows = 21
+
+// measuredAudit bounds ε after some rows by the measured-noise statistic
+// (privacy/manyrun.GaussianShift): from the rounds the auditor observed up
+// to the row, a lower confidence bound θ⁻ on the shift-to-noise ratio of a
+// round, then the ε the PLD accountant gives that many rounds of the
+// declared mechanism at noise multiplier 1/θ⁻, less the discretization's
+// largest excess n·Δ (the accountant's ε is an upper bound on the exact
+// one by at most that much), so that the bound does not rest on the
+// accountant's rounding. Units are runs (many-run) or canaries (one-run).
+func measuredAudit(out *rundir.Audit, a *scenarios.Audit, m *AuditModel, jobs []*Job, iterations, rows []int) error {
+	sampling, err := accountant.ParseSampling(m.Sampling)
+	if err != nil {
+		return err
+	}
+	relation, err := accountant.ParseRelation(m.Relation)
+	if err != nil {
+		return err
+	}
+	var in, no [][]float64
+	for _, j := range jobs {
+		r := j.Stats.audit
+		if a.Method == scenarios.AuditManyRun {
+			if j.CanaryIn() {
+				in = append(in, r.Rounds)
+			} else {
+				no = append(no, r.Rounds)
+			}
+			continue
+		}
+		for c, x := range r.CanaryRounds {
+			if r.Included[c] {
+				in = append(in, x)
+			} else {
+				no = append(no, x)
+			}
+		}
+	}
+	if len(in) < 2 || len(no) < 2 {
+		return nil // the strict bound's error says so
+	}
+	out.Measured = nulls(len(iterations))
+	var eval []int
+	for i, k := range rows {
+		if i%max(1, (len(rows)+maxMeasuredRows-2)/(maxMeasuredRows-1)) == 0 || i == len(rows)-1 {
+			eval = append(eval, k)
+		}
+	}
+	prefix := func(units [][]float64, n int) [][]float64 {
+		p := make([][]float64, len(units))
+		for u, x := range units {
+			p[u] = x[:n]
+		}
+		return p
+	}
+	for _, k := range eval {
+		n := iterations[k] * m.RoundsPerIteration
+		if n == 0 {
+			out.Measured[k] = 0
+			continue
+		}
+		b, err := manyrun.GaussianShift(prefix(in, n), prefix(no, n), m.Rate, relation == accountant.ReplaceOne, out.Confidence)
+		if err != nil {
+			return err
+		}
+		eps := 0.0
+		if b.Theta > 0 {
+			opt := pld.Options{}
+			d, err := pld.Compose(pld.GaussianMechanism(1/b.Theta, m.Rate, sampling, relation), int64(n), opt)
+			if err != nil {
+				return err
+			}
+			// +Inf where the accountant's grid cannot hold the losses:
+			// no lower bound follows (the row stays null).
+			eps = max(0, d.Epsilon(out.Delta)-float64(n)*pld.DefaultInterval)
+			if math.IsInf(eps, 1) {
+				eps = math.NaN()
+			}
+		}
+		out.Measured[k] = rundir.Number(eps)
+		if k == rows[len(rows)-1] {
+			out.MeasuredNoise = rundir.Number(math.Inf(1))
+			if b.Theta > 0 {
+				out.MeasuredNoise = rundir.Number(1 / b.Theta)
+			}
+			out.MeasuredStatistic = fmt.Sprintf("%s Declared: shift %g, noise %g (noise multiplier %g), rate %g, %s sampling, %s neighbours; "+
+				"ε of %d rounds of that Gaussian mechanism at noise multiplier 1/θ⁻ = %.4g by the PLD accountant, less n·Δ = %g for its discretization.",
+				b.Description, m.Shift, m.Noise, m.Noise/m.Shift, m.Rate, m.Sampling, m.Relation, n, 1/b.Theta, float64(n)*pld.DefaultInterval)
+			out.MeasuredFinal = rundir.Number(eps)
+		}
+	}
+	return nil
 }

@@ -38,7 +38,7 @@ func (j *Job) Outcome() (*Outcome, error) {
 	o := &Outcome{Table: table, Messages: j.Stats.messages, Duration: j.Stats.duration,
 		Warnings: slices.Clone(j.Stats.Warnings), Details: map[string]json.RawMessage{}}
 	for _, k := range slices.Sorted(maps.Keys(j.Stats.Details)) {
-		if o.Details[k], err = json.Marshal(j.Stats.Details[k]); err != nil {
+		if o.Details[k], err = json.Marshal(rundir.Finite(j.Stats.Details[k])); err != nil {
 			return nil, fmt.Errorf("curve %q, run %d: details %q: %w", j.Curve.Label, j.Run, k, err)
 		}
 	}

@@ -234,7 +234,7 @@ func summarize(plan *scenarios.Plan, curves []curveResult, opts *Options) *rundi
 		}
 		cs.MessagesPerRun = rundir.Number(messages / float64(len(c.jobs)))
 		cs.VirtualTime = rundir.Number(duration / float64(len(c.jobs)))
-		cs.Details = c.jobs[0].Stats.Details
+		cs.Details, _ = rundir.Finite(c.jobs[0].Stats.Details).(map[string]any)
 		if a := sc.Privacy.Audit; a != nil {
 			audit, err := auditOf(a, c.jobs, c.Mean.Iterations)
 			if err != nil {

@@ -1,0 +1,49 @@
+package ledger
+
+import (
+	"math"
+	"sync"
+
+	"maple/privacy/accountant/pld"
+)
+
+// sequences holds, for every mechanism, discretization and δ a ledger of
+// the process has asked about, ε after n rounds of that mechanism alone,
+// for the n asked so far: runs of one scenario ask the same questions, and
+// each answer costs the PLD accountant a Fourier transform of the composed
+// distribution.
+var sequences sync.Map // sequenceKey → *sequence
+
+type sequenceKey struct {
+	m     pld.Mechanism
+	opt   pld.Options
+	delta float64
+}
+
+type sequence struct {
+	mu  sync.Mutex
+	eps map[int64]float64
+}
+
+// sequenceEpsilon returns ε at delta of n rounds of m. Each value is the
+// n-fold composition computed afresh (pld.Compose), so it is the same
+// whichever ledger asked first.
+func sequenceEpsilon(m pld.Mechanism, opt pld.Options, delta float64, n int64) (float64, error) {
+	v, _ := sequences.LoadOrStore(sequenceKey{m, opt, delta}, &sequence{eps: map[int64]float64{}})
+	s := v.(*sequence)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if eps, ok := s.eps[n]; ok {
+		return eps, nil
+	}
+	d, err := pld.Compose(m, n, opt)
+	if err != nil {
+		return 0, err
+	}
+	eps := d.Epsilon(delta)
+	if math.IsNaN(eps) {
+		eps = math.Inf(1)
+	}
+	s.eps[n] = eps
+	return eps, nil
+}
