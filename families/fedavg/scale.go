@@ -151,15 +151,16 @@ func parkedStreams(sc *scenarios.Scenario) float64 {
 		n++
 	}
 	// Secure aggregation's client streams: the protocol's, the phase a
-	// failing device vanishes before, and distributed DP's noise.
-	if sc.Privacy.SecureAggregation != nil {
+	// failing device vanishes before, and the rounding onto the grid —
+	// distributed DP's, with its noise, or the unbiased rounding's.
+	if sa := sc.Privacy.SecureAggregation; sa != nil {
 		n++
 		if net.Dropout > 0 || net.Crashes != nil {
 			n++
 		}
-	}
-	if dp := sc.Privacy.DP; dp != nil && dp.Mode == fedavg.DistributedDP.String() {
-		n++
+		if sa.Protocol != "none" {
+			n++
+		}
 	}
 	return n
 }
