@@ -121,6 +121,12 @@ func fedavgEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 		Messages:    1 + T*(2+2*L) + 2*probes,
 		RecordBytes: 140,
 		VectorLen:   d,
+		// A client's work grows with its local steps and batch; ten of each
+		// is a typical round (FedAvg's E and B).
+		Drivers: []run.Driver{
+			{Field: "algorithm.fedavg.local_steps", Ratio: float64(fa.LocalSteps.Max) / 10},
+			{Field: "algorithm.fedavg.batch", Ratio: float64(fa.Batch.Max) / 10},
+		},
 	}
 }
 
