@@ -123,7 +123,7 @@ func encodingWarnings(l *encodingLog, cfg *fedavg.Config, enc fixedpoint.Encoder
 	s := l.summary(dim, enc.Step())
 	sa := cfg.SecAgg
 	if s.measured && enc.Step() > s.rms {
-		out = append(out, fmt.Sprintf("privacy.secure_aggregation: the grid step %.2g (clip %v over L = %d levels: %d bits for %d clients per round) exceeds the clients' typical update, %.2g per coordinate (root mean square): the inputs the server sums differ from the clients' by %.2g times the updates' norm (1 when every update is lost to the rounding); raise bits or lower clip (summary: details.secure_aggregation.quantization_error)",
+		out = append(out, fmt.Sprintf("privacy.secure_aggregation: the grid step clip/L = %.2g (clip %v, L = %d for %d bits and %d clients per round) exceeds the clients' typical update, %.2g per coordinate (root mean square): the inputs the server sums differ from the clients' by %.2g times the updates' norm (1 when every update is lost to the rounding); raise bits or lower clip (summary: details.secure_aggregation.quantization_error)",
 			enc.Step(), sa.Clip, enc.Levels(), sa.Bits, cfg.Draws(), s.rms, s.relative))
 	}
 	if l.clipped > 0 && cfg.DP.Mode != fedavg.DistributedDP {
