@@ -196,3 +196,29 @@ func TestUpdatesLostToTheGridAreWarnedOf(t *testing.T) {
 		}
 	}
 }
+
+// Inputs clipped to the encoder's range are warned of when the clipping
+// costs the sum: with a step size of 10¹⁰ the local training diverges and
+// every coordinate is clipped to ±10, round after round (which used to go
+// without a word); with the default step none is, and nothing is said.
+func TestClippedInputsAreWarnedOf(t *testing.T) {
+	for _, tc := range []struct {
+		set  []string
+		warn bool
+	}{
+		{[]string{"privacy.secure_aggregation={}", "algorithm.step_size=1e10"}, true},
+		{[]string{"privacy.secure_aggregation={}"}, false},
+	} {
+		for _, e := range []run.Engine{run.Actors, run.Reference} {
+			c := summaryOf(t, privacyTiny, e, tc.set...)
+			warned := false
+			for _, w := range c.Warnings {
+				warned = warned || strings.Contains(w, "coordinates the clients encoded (100 %) exceeded the clip 10")
+			}
+			d := c.Details["secure_aggregation"].(map[string]any)
+			if warned != tc.warn || (d["range_errors"].(float64) > 0) != tc.warn {
+				t.Errorf("%v on %v: warned %v, range errors %v; want a warning %v: %q", tc.set, e, warned, d["range_errors"], tc.warn, c.Warnings)
+			}
+		}
+	}
+}
