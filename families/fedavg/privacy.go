@@ -335,7 +335,7 @@ func (l *privacyLog) observe(round int, key string, v []float64) bool {
 	return true
 }
 
-// encoder returns the runs' fixed-point encoding (the same in every
+// encoder returns the run's fixed-point encoding (the same in every
 // round: it depends on the bits, the clip and the round's draws).
 func (l *privacyLog) encoder() fixedpoint.Encoder {
 	scfg, _ := l.cfg.SecAggRound(1, l.dim) // validated
