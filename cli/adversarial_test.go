@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
 	"io/fs"
@@ -64,6 +65,8 @@ func TestAdversarialInputs(t *testing.T) {
 		"step-zero.yaml":        tiny + "network: {step_time: {kind: table, file: /dev/zero}}\n",
 		"idx.yaml": withData(`{kind: idx, agents: 3, samples: 10, test_samples: 5, idx: {images: signed.gz, labels: labels.gz, scale: unit}}`) +
 			"loss: {kind: softmax, classes: 3}\n",
+		"big-idx.yaml": withData(`{kind: idx, agents: 3, samples: 10, test_samples: 5, idx: {images: big.gz, labels: labels.gz, scale: unit}}`) +
+			"loss: {kind: softmax, classes: 3}\n",
 	}
 	for name, content := range files {
 		os.MkdirAll(filepath.Dir(name), 0o755)
@@ -86,6 +89,7 @@ func TestAdversarialInputs(t *testing.T) {
 	os.Chmod("secret-public", 0o644)
 	fileiotest.FIFOAt(t, "secret-pipe", secret)
 	writeSignedIDX(t)
+	writeBigIDX(t)
 	// Run directories: a traced run, its copies with metrics.csv and
 	// summary.json linked to /dev/zero, with the trace replaced by a named
 	// pipe, with an altered index; and the empty trace of a family without
@@ -234,6 +238,27 @@ func TestAdversarialInputs(t *testing.T) {
 		{args: []string{"privacy", "dp-sgd", "--samples", "10", "--batch", "1", "--epochs", "1e300", "--noise-multiplier", "1"}, code: 2, words: []string{"--epochs: 1e+300 epochs are more than 10¹⁸ steps"}},
 		{args: []string{"privacy", "dp-sgd", "--samples", "10", "--batch", "1", "--epochs", "1", "--epsilon", "1", "--delta", "1e-300"}, code: 2, words: []string{"epsilon: 1 is out of reach at δ = 1e-300"}},
 		{args: []string{"privacy", "dp-sgd", "--samples", "60000", "--batch", "256", "--noise-multiplier", "1e-300", "--epochs", "1"}, code: 0},
+		// Issue 30: valid runs that silently produced nothing now say so.
+		// A secure-aggregation grid coarser than the updates (4 bits for 5
+		// clients: one level of 10), every update lost to it (clip 10³⁰⁰),
+		// a step size that underflows, inputs clipped round after round;
+		// and before the run, what the scenario makes certain: a grid
+		// coarser than DP's clip allows any update to reach, a clip whose
+		// step is subnormal, an IDX file whose header announces more than
+		// fits (estimated from the header, before the gzip is inflated).
+		{args: []string{"run", "tiny.yaml", "--out", filepath.Join(t.TempDir(), "bits4"), "--set", "algorithm.fedavg.participants=5", "--set", "privacy.secure_aggregation.bits=4"},
+			code: 0, check: warns("warning: privacy.secure_aggregation: the grid step clip/L = 10 (clip 10, L = 1 for 4 bits and 5 clients per round) exceeds the clients' typical update")},
+		{args: []string{"run", "tiny.yaml", "--out", filepath.Join(t.TempDir(), "clip"), "--set", "privacy.secure_aggregation.clip=1e300"},
+			code: 0, check: warns("the inputs the server sums differ from the clients' by 1 times the updates' norm", "warning: the model never moved: its MSD kept its initial value")},
+		{args: []string{"run", "tiny.yaml", "--out", filepath.Join(t.TempDir(), "step"), "--set", "algorithm.step_size=1e-320"},
+			code: 0, check: warns("warning: the model never moved", "check algorithm.step_size = 1e-320")},
+		{args: []string{"run", "tiny.yaml", "--out", filepath.Join(t.TempDir(), "range"), "--set", "algorithm.step_size=1e10", "--set", "privacy.secure_aggregation={}"},
+			code: 0, check: warns("warning: privacy.secure_aggregation: 12 of the 12 coordinates the clients encoded (100 %) exceeded the clip 10")},
+		{args: []string{"validate", "tiny.yaml", "--set", "privacy.secure_aggregation.bits=6", "--set", "privacy.dp={clip: 0.01}"}, code: 2,
+			words: []string{"privacy.secure_aggregation.bits: 6 bits and clip 10 give a grid step γ = clip/L = 0.667 (L = 15 levels for n = 2 clients per round) above C/μ = 0.2"}},
+		{args: []string{"validate", "tiny.yaml", "--set", "privacy.secure_aggregation={bits: 64, clip: 1e-300}"}, code: 2,
+			words: []string{"privacy.secure_aggregation.clip: 1e-300 over", "below float64's normal range"}},
+		{args: []string{"run", "big-idx.yaml", "--workers", "200", "--set", "runs=200"}, code: 2, words: []string{"big-idx.yaml", "the plan needs about 202 GB of memory (200 worker(s) × 1.01 GB per run"}},
 		// A bug: status 3 and a request for a report.
 		{args: []string{"test-panic"}, code: 3, lines: 2, words: []string{"internal error: test panic in a command", "this is a bug in maple"}},
 	}
@@ -371,6 +396,38 @@ func writeSignedIDX(t *testing.T) {
 	}
 	idxtest.Write(t, "signed.gz", 0x09, []int{30, 3, 3}, pixels)
 	idxtest.Write(t, "labels.gz", idxtest.UnsignedBytes, []int{30}, labels)
+}
+
+// writeBigIDX writes big.gz, a gzip IDX file of a few dozen bytes whose
+// header announces 10⁵ images of 100×100 unsigned bytes (10⁹ bytes) and
+// whose data stop after 100 of them: what the estimate must read from the
+// header, before inflating anything.
+func writeBigIDX(t *testing.T) {
+	t.Helper()
+	var b bytes.Buffer
+	z := gzip.NewWriter(&b)
+	z.Write([]byte{0, 0, idxtest.UnsignedBytes, 3})
+	for _, d := range []uint32{100000, 100, 100} {
+		binary.Write(z, binary.BigEndian, d)
+	}
+	z.Write(make([]byte, 100))
+	z.Close()
+	if err := os.WriteFile("big.gz", b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// warns returns the check of a run that succeeds with every one of the
+// given words in what it printed: its warnings.
+func warns(words ...string) func(t *testing.T, stdout string) {
+	return func(t *testing.T, stdout string) {
+		t.Helper()
+		for _, w := range words {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("the run printed %q, want %q", stdout, w)
+			}
+		}
+	}
 }
 
 // checkGammaAtHugeTheta checks maple privacy gamma at θ = 10³⁰⁸: δ is not

@@ -3,7 +3,6 @@ package fedavg
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -415,10 +414,11 @@ func (c *secAggClient) start(ctx *actors.Context, m *msg.GlobalModel) error {
 		return err
 	}
 	input := make([]float64, len(reply))
-	if err := c.Config.SecAggInput(input, reply, cfg.Encoder, func() *rand.Rand { return c.Core.Rand(fedavg.StreamDP) }); err != nil {
+	enc, err := c.Config.SecAggInput(input, reply, m.GetWeights(), cfg.Encoder, c.Core.Rand)
+	if err != nil {
 		return fmt.Errorf("round %d: %w", c.round, err)
 	}
-	ctx.Observe(fedavg.ObsSecAggClipped, []float64{float64(fedavg.ClippedCoordinates(cfg.Encoder, input))})
+	ctx.Observe(fedavg.ObsSecAggEncoding, enc.Observation(c.Slot))
 	if c.client, err = secagg.NewClient(cfg, c.Slot, input, c.Core.Rand(fedavg.StreamSecAgg)); err != nil {
 		return err
 	}

@@ -84,18 +84,10 @@ func (e *events) Observe(_ actors.ID, round int, key string, v []float64) {
 	e.round[key] = append(e.round[key], round)
 }
 
-// sum adds up the first value of every observation of key.
-func (e *events) sum(key string) float64 {
-	var s float64
-	for _, v := range e.byKey[key] {
-		s += v[0]
-	}
-	return s
-}
-
 // Without faults the actor run of secure aggregation — the protocol's four
 // phases as messages — gives the flat reference's iterates bit for bit,
-// with the same traffic, range errors and privacy ledger: SecAgg and
+// with the same traffic, encodings (range errors, rounding error, update
+// norms, client by client) and privacy ledger: SecAgg and
 // SecAgg+, model and update sharing, central and distributed DP.
 func TestSecAggActorRunMatchesReference(t *testing.T) {
 	variants := map[string]func(c *fedavg.Config){
@@ -117,13 +109,10 @@ func TestSecAggActorRunMatchesReference(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := referenceEvents(t, cfg, 6, 5)
-			for _, key := range []string{fedavg.ObsModel, fedavg.ObsSecAggCosts, fedavg.ObsSecAggIncluded, fedavg.ObsPrivacy} {
+			for _, key := range []string{fedavg.ObsModel, fedavg.ObsSecAggCosts, fedavg.ObsSecAggIncluded, fedavg.ObsPrivacy, fedavg.ObsSecAggEncoding} {
 				if !slices.EqualFunc(got.byKey[key], want.byKey[key], slices.Equal) {
 					t.Errorf("%s: actors %v, reference %v", key, got.byKey[key], want.byKey[key])
 				}
-			}
-			if g, w := got.sum(fedavg.ObsSecAggClipped), want.sum(fedavg.ObsSecAggClipped); g != w {
-				t.Errorf("clipped coordinates: actors %v, reference %v", g, w)
 			}
 			if len(got.byKey[fedavg.ObsModel]) != 6 {
 				t.Errorf("%d rounds", len(got.byKey[fedavg.ObsModel]))
@@ -196,8 +185,8 @@ func dropping(cfg *fedavg.Config, p secagg.Phase, agents ...int) func(k int, a *
 
 // roundOne returns the model after one round in which exactly the clients
 // included (agents) have their replies in the sum: each agent's reply is
-// recomputed from its own streams as the first round's training, encoded
-// as the clients encode it, and the decoded sum combined as the server
+// recomputed from its own streams as the first round's training, rounded
+// onto the grid and encoded as the clients do it, and the decoded sum combined as the server
 // does. It is the reference for a round with dropouts.
 func roundOne(t *testing.T, cfg fedavg.Config, seed uint64, included []int) []float64 {
 	t.Helper()
@@ -218,8 +207,12 @@ func roundOne(t *testing.T, cfg fedavg.Config, seed uint64, included []int) []fl
 		if !slices.Contains(included, k) {
 			continue
 		}
+		input := make([]float64, 3)
+		if _, err := cfg.SecAggInput(input, reply, w0, scfg.Encoder, a.Rand); err != nil {
+			t.Fatal(err)
+		}
 		enc := make([]uint64, 3)
-		if _, err := scfg.Encoder.Encode(enc, reply); err != nil {
+		if _, err := scfg.Encoder.Encode(enc, input); err != nil {
 			t.Fatal(err)
 		}
 		for j := range sum {
@@ -237,7 +230,7 @@ func roundOne(t *testing.T, cfg fedavg.Config, seed uint64, included []int) []fl
 
 // Two clients vanish before their message of each phase in turn: the
 // protocol recovers (t = 4 of 6 survive), and the first round's model is
-// the mean of the quantized replies of exactly the clients whose masked
+// the mean of the rounded replies of exactly the clients whose masked
 // inputs the server summed — all but the two when they vanish before
 // sending it, all six when they vanish while unmasking — bit for bit.
 func TestSecAggRecoversFromDropoutsInEveryPhase(t *testing.T) {
@@ -384,16 +377,14 @@ func TestSecAggParkedClientsKeepTheirNumbers(t *testing.T) {
 				}
 				runs[hold] = ev
 				if v.model == nil && v.agent == nil {
-					// The reference reports a round's clipped coordinates
-					// at once, the actors client by client.
 					ref := referenceEvents(t, cfg, rounds, seed)
 					for key := range ev.byKey {
-						if key != fedavg.ObsSecAggClipped && !reflect.DeepEqual(ref.byKey[key], ev.byKey[key]) {
+						if !reflect.DeepEqual(ref.byKey[key], ev.byKey[key]) {
 							t.Errorf("hold %d: %s: reference %v, actors %v", hold, key, ref.byKey[key], ev.byKey[key])
 						}
 					}
-					if g, w := ev.sum(fedavg.ObsSecAggClipped), ref.sum(fedavg.ObsSecAggClipped); g != w || len(ref.byKey) != len(ev.byKey) {
-						t.Errorf("hold %d: clipped coordinates: actors %v, reference %v; keys %d, %d", hold, g, w, len(ev.byKey), len(ref.byKey))
+					if len(ref.byKey) != len(ev.byKey) {
+						t.Errorf("hold %d: keys: actors %d, reference %d", hold, len(ev.byKey), len(ref.byKey))
 					}
 				}
 			}

@@ -290,6 +290,10 @@ func (a *IDX) Features() int {
 	return m
 }
 
+// SharedRows reports whether IDXRows gives sets whose rows are the array's
+// own bytes (unsigned-byte elements) rather than float64 copies of them.
+func (a *IDX) SharedRows() bool { return a.Type == 0x08 }
+
 // IDXSubset returns the dense set of the samples idx of images (checked by
 // IDXLabels), with labels y, decoding straight from the file's bytes.
 func IDXSubset(images *IDX, y []float64, idx []int, scale IDXScale) *Set {
@@ -324,7 +328,7 @@ func IDXSubset(images *IDX, y []float64, idx []int, scale IDXScale) *Set {
 // slow, that is most of the time of reading the data. Other element types
 // give IDXSubset's dense set. idx is kept as the set's row list, not copied.
 func IDXRows(images *IDX, y []float64, idx []int, scale IDXScale) *Set {
-	if images.Type != 0x08 {
+	if !images.SharedRows() {
 		return IDXSubset(images, y, idx, scale)
 	}
 	s := &Set{Dim: images.Features(), Y: make([]float64, len(idx))}

@@ -173,27 +173,28 @@ func (c *Config) DDG(enc fixedpoint.Encoder, dim, survivors int) accountant.DDG 
 		Clients: survivors, Sigma: d.clientNoise(c.StepSize, c.Draws())}
 }
 
-// input turns a client's update x (in place) into its secure-aggregation
-// input under DP: clipped to C/μ, and under distributed DP rounded to the
-// grid of enc by conditional randomized rounding and noised with the
-// discrete Gaussian N_Z(0, (σ_c/γ)²) drawn from r(), so that x is an
-// integer multiple of the grid step γ. n is the number of clients drawn.
-func (d *DP) input(x []float64, mu float64, enc fixedpoint.Encoder, n int, r func() *rand.Rand) error {
-	if d.Mode == NoDP {
-		return nil
-	}
-	clip.L2(x, d.Clip/mu)
-	if d.Mode != DistributedDP {
-		return nil
-	}
+// distributedInput turns a client's clipped update x (in place) into its
+// secure-aggregation input under distributed DP: x rounded to the grid of
+// enc by conditional randomized rounding and noised with the discrete
+// Gaussian N_Z(0, (σ_c/γ)²), both drawn from r, so that x is an integer
+// multiple of the grid step γ. n is the number of clients drawn. It adds
+// the rounding's error to e.Error2 and counts in e.Clipped the coordinates
+// beyond the encoder's range: before rounding (where they are clipped to
+// it, so that x/γ fits an int64 whatever the grid) or after the noise.
+func (d *DP) distributedInput(x []float64, mu float64, enc fixedpoint.Encoder, n int, r *rand.Rand, e *Encoding) error {
 	cfg := accountant.DDG{Clip: d.Clip / mu, Gamma: enc.Step(), Beta: d.Beta, Dim: len(x), Clients: n, Sigma: d.clientNoise(mu, n)}
 	bound := 0.0
 	if d.Beta > 0 {
 		bound = math.Sqrt(cfg.SensitivitySquared()) / cfg.Gamma
 	}
-	stream := r()
+	beyond := make([]bool, len(x))
+	clipped := make([]float64, len(x))
+	for i, v := range x {
+		clipped[i] = max(-enc.Clip(), min(enc.Clip(), v))
+		beyond[i] = clipped[i] != v
+	}
 	q := make([]int64, len(x))
-	if _, err := discretegaussian.RandomizedRound(q, x, cfg.Gamma, bound, maxRoundings, stream); err != nil {
+	if _, err := discretegaussian.RandomizedRound(q, clipped, cfg.Gamma, bound, maxRoundings, r); err != nil {
 		return err
 	}
 	sampler, err := discretegaussian.New((cfg.Sigma / cfg.Gamma) * (cfg.Sigma / cfg.Gamma))
@@ -201,7 +202,12 @@ func (d *DP) input(x []float64, mu float64, enc fixedpoint.Encoder, n int, r fun
 		return fmt.Errorf("noise: %w", err)
 	}
 	for i := range x {
-		x[i] = float64(q[i]+sampler.Sample(stream)) * cfg.Gamma
+		g := enc.Value(q[i])
+		e.Error2 += (g - x[i]) * (g - x[i])
+		x[i] = enc.Value(q[i] + sampler.Sample(r))
+		if _, out := enc.Quantize(x[i]); out || beyond[i] {
+			e.Clipped++
+		}
 	}
 	return nil
 }

@@ -11,9 +11,10 @@ const (
 	// ObsSecAggCosts is a round's traffic (SecAggCosts); the server reports
 	// it when the round ends, completed or failed.
 	ObsSecAggCosts = "secagg/costs"
-	// ObsSecAggClipped is the number of coordinates of one client's input
-	// that the fixed-point encoding clipped: [count].
-	ObsSecAggClipped = "secagg/clipped"
+	// ObsSecAggEncoding is what putting one client's input on the grid did
+	// (Encoding.Observation): [slot, ‖x̃ − x‖², ‖update‖², clipped
+	// coordinates]. The client reports it once its input is encoded.
+	ObsSecAggEncoding = "secagg/encoding"
 	// ObsSecAggIncluded is the number of clients whose inputs a completed
 	// round's sum holds: [|U₃|].
 	ObsSecAggIncluded = "secagg/included"

@@ -103,7 +103,14 @@ func TestDistributedDPInput(t *testing.T) {
 	gamma := scfg.Encoder.Step()
 	x := make([]float64, dim)
 	r := rng.New(2, "agent/0", StreamDP)
-	if err := cfg.SecAggInput(x, make([]float64, dim), scfg.Encoder, func() *rand.Rand { return r }); err != nil {
+	streams := func(purpose string) *rand.Rand {
+		if purpose != StreamDP {
+			t.Fatalf("distributed DP draws from %s", purpose)
+		}
+		return r
+	}
+	zero := make([]float64, dim)
+	if _, err := cfg.SecAggInput(x, zero, nil, scfg.Encoder, streams); err != nil {
 		t.Fatal(err)
 	}
 	sigma := cfg.DP.NoiseMultiplier * cfg.DP.Clip / cfg.StepSize / math.Sqrt(5)
@@ -122,17 +129,28 @@ func TestDistributedDPInput(t *testing.T) {
 	sigma = cfg.DP.NoiseMultiplier * cfg.DP.Clip / cfg.StepSize / math.Sqrt(5)
 	big := make([]float64, dim)
 	big[0], big[1] = 300, 400
-	if err := cfg.SecAggInput(x, big, scfg.Encoder, func() *rand.Rand { return r }); err != nil {
+	e, err := cfg.SecAggInput(x, big, nil, scfg.Encoder, streams)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if d := math.Abs(x[0]-2.4) + math.Abs(x[1]-3.2); d > 2*(gamma+5*sigma) {
 		t.Errorf("clipped input starts (%v, %v), want (2.4, 3.2) within %v", x[0], x[1], 2*(gamma+5*sigma))
 	}
+	// The encoding's report: the update is the clipped one, ‖(2.4, 3.2)‖² =
+	// 16 up to the rounding of the clip's scaling; the rounding error, the
+	// noise left out, is below γ per coordinate; nothing reached the clip.
+	if math.Abs(e.Update2-16) > 1e-12 || !(e.Error2 < dim*gamma*gamma) || e.Clipped != 0 {
+		t.Errorf("encoding %+v, want update² 16, error² below %v, none clipped", e, dim*gamma*gamma)
+	}
 }
 
 // Decoded, a round of secure aggregation is the plain sum of the clients'
-// quantized replies, bit for bit: SecAgg and SecAgg+.
-func TestSecureRoundIsTheQuantizedSum(t *testing.T) {
+// replies rounded onto the grid — without bias, from each agent's
+// StreamSecAggRounding stream, one draw per coordinate — bit for bit:
+// SecAgg and SecAgg+. Each client's Encoding gives its clipped
+// coordinates, its rounding error and its update (the reply less the
+// round's model, under model sharing).
+func TestSecureRoundIsTheRoundedSum(t *testing.T) {
 	for _, k := range []int{4, 2} {
 		cfg := Config{Agents: 5, Participation: Full, StepSize: 0.1, Epochs: Range{1, 1}, Batch: Range{1, 1},
 			SecAgg: &SecureAggregation{Neighbours: k, Threshold: 2, Bits: 20, Clip: 1.5}}
@@ -141,31 +159,49 @@ func TestSecureRoundIsTheQuantizedSum(t *testing.T) {
 		for u := range replies {
 			replies[u] = []float64{4*r.Float64() - 2, r.NormFloat64(), 1e-9} // some beyond the clip
 		}
-		res, err := cfg.SecureRound(1, replies, SecAggStreams{
+		model := []float64{0.5, -0.25, 0}
+		named := func(slot int, purpose string) *rand.Rand {
+			if purpose != StreamSecAggRounding {
+				t.Fatalf("no DP, yet a draw from %s", purpose)
+			}
+			return rng.New(5, AgentName(slot), purpose)
+		}
+		res, err := cfg.SecureRound(1, model, replies, SecAggStreams{
 			Client: func(slot int) *rand.Rand { return rng.New(5, AgentName(slot), StreamSecAgg) },
-			DP:     func(int) *rand.Rand { t.Fatal("no DP, no draw"); return nil },
+			Named:  named,
 			Server: rng.New(5, ServerName, StreamSecAgg),
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		enc := res.Config.Encoder
+		want := make([]float64, 3)
 		clipped := 0
-		for j := range 3 {
-			var q int64
-			for _, x := range replies {
-				v, c := enc.Quantize(x[j])
-				q += v
+		for u, x := range replies {
+			stream := rng.New(5, AgentName(u), StreamSecAggRounding)
+			var e Encoding
+			for j := range x {
+				v, c := enc.RoundUnbiased(x[j], stream.Float64())
+				q, _ := enc.Quantize(v)
+				want[j] += float64(q)
 				if c {
-					clipped++
+					e.Clipped++
 				}
+				e.Error2 += (v - x[j]) * (v - x[j])
+				e.Update2 += (x[j] - model[j]) * (x[j] - model[j])
 			}
-			if want := float64(q) * enc.Step(); res.Sum[j] != want {
-				t.Errorf("k = %d, coordinate %d: %v, want %v", k, j, res.Sum[j], want)
+			clipped += e.Clipped
+			if res.Encodings[u] != e {
+				t.Errorf("k = %d, client %d: %+v, want %+v", k, u, res.Encodings[u], e)
 			}
 		}
-		if res.Included != 5 || res.Clipped != clipped || clipped == 0 {
-			t.Errorf("k = %d: %d included, %d clipped, want 5 and %d", k, res.Included, res.Clipped, clipped)
+		for j := range want {
+			if want[j] *= enc.Step(); res.Sum[j] != want[j] {
+				t.Errorf("k = %d, coordinate %d: %v, want %v", k, j, res.Sum[j], want[j])
+			}
+		}
+		if res.Included != 5 || clipped == 0 {
+			t.Errorf("k = %d: %d included, %d clipped, want 5 and some", k, res.Included, clipped)
 		}
 	}
 }

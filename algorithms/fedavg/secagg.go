@@ -3,9 +3,11 @@ package fedavg
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 
+	"maple/privacy/clip"
 	"maple/privacy/fixedpoint"
 	"maple/privacy/secagg"
 )
@@ -20,8 +22,9 @@ import (
 // SecureAggregation configures secure aggregation of every round of a
 // synchronous server. The round's draws are its clients, numbered by slot;
 // each client's input is its reply (model or update, after the clipping
-// and noise of distributed DP), clipped per coordinate to [−Clip, Clip] and
-// encoded in Bits-bit fixed point (package fixedpoint).
+// and noise of distributed DP), clipped per coordinate to [−Clip, Clip],
+// rounded onto the grid of Bits-bit fixed point at random without bias
+// and encoded (package fixedpoint; SecAggInput).
 type SecureAggregation struct {
 	// Neighbours is k, the clients each client shares its keys with and
 	// masks against: Draws() − 1 for SecAgg, fewer for SecAgg+ (a Harary
@@ -151,26 +154,76 @@ func (c *Config) validateSecAgg() error {
 	return cfg.Validate()
 }
 
-// SecAggInput writes into dst client k's input to the round's secure
-// aggregation: its reply, clipped and privatized as the configuration's DP
-// says (DPInput), ready for the encoder enc. r is the agent's StreamDP
-// stream (drawn from only under distributed DP).
-func (c *Config) SecAggInput(dst, reply []float64, enc fixedpoint.Encoder, r func() *rand.Rand) error {
-	copy(dst, reply)
-	return c.DP.input(dst, c.StepSize, enc, c.Draws(), r)
+// StreamSecAggRounding is the purpose of each agent's stream of the
+// unbiased rounding of its inputs onto the grid (RoundUnbiased of package
+// fixedpoint): one uniform draw per coordinate of every input, except
+// under distributed DP, whose conditional randomized rounding draws from
+// StreamDP.
+const StreamSecAggRounding = "secagg-rounding"
+
+// Encoding is what putting one client's input on the grid did, as the
+// client measures it (it knows its input; the server sees only the sum) and
+// reports it outside the protocol: the squared norms of the encoding's
+// error and of the update the input carries, and the coordinates clipped.
+type Encoding struct {
+	// Error2 is ‖x̃ − x‖², x the input before the encoding (the reply,
+	// clipped to C/μ under DP) and x̃ the grid point the encoder sums
+	// (before distributed DP's noise): rounding and range clipping.
+	Error2 float64
+	// Update2 is ‖d‖², d the update x carries: x itself under update
+	// sharing, x − w (w the round's global model) under model sharing.
+	Update2 float64
+	// Clipped is the number of coordinates beyond the encoder's range,
+	// counted and reported, never wrapped around.
+	Clipped int
 }
 
-// ClippedCoordinates returns the number of coordinates of x that enc clips
-// to its range: the fixed-point range errors of one input, which are
-// counted and reported, never wrapped around.
-func ClippedCoordinates(enc fixedpoint.Encoder, x []float64) int {
-	n := 0
-	for _, v := range x {
-		if _, clipped := enc.Quantize(v); clipped {
-			n++
-		}
+// Observation returns the ObsSecAggEncoding vector of the input of the
+// client in slot: [slot, Error2, Update2, Clipped].
+func (e Encoding) Observation(slot int) []float64 {
+	return []float64{float64(slot), e.Error2, e.Update2, float64(e.Clipped)}
+}
+
+// SecAggInput writes into dst a client's input to the round's secure
+// aggregation, a point of the grid of enc, and returns what the encoding
+// did: its reply, clipped and privatized as the configuration's DP says,
+// rounded onto the grid at random without bias — by conditional randomized
+// rounding and with the discrete Gaussian's noise under distributed DP
+// (StreamDP), by fixedpoint's RoundUnbiased otherwise
+// (StreamSecAggRounding). Rounding to the nearest level instead would
+// erase every coordinate below half a step: a grid coarser than the
+// updates would sum them to exactly zero, the model would not move, and
+// nothing would overflow to say so. model is the round's global model the
+// client trained from, and streams(purpose) the agent's stream for
+// purpose.
+func (c *Config) SecAggInput(dst, reply, model []float64, enc fixedpoint.Encoder, streams func(purpose string) *rand.Rand) (Encoding, error) {
+	copy(dst, reply)
+	if c.DP.Mode != NoDP {
+		clip.L2(dst, c.DP.Clip/c.StepSize)
 	}
-	return n
+	var e Encoding
+	for i, v := range dst {
+		if math.IsNaN(v) {
+			return Encoding{}, fmt.Errorf("secure aggregation: coordinate %d of the client's input is NaN (its local training diverged)", i)
+		}
+		if c.Share == Models {
+			v -= model[i]
+		}
+		e.Update2 += v * v
+	}
+	if c.DP.Mode == DistributedDP {
+		return e, c.DP.distributedInput(dst, c.StepSize, enc, c.Draws(), streams(StreamDP), &e)
+	}
+	r := streams(StreamSecAggRounding)
+	for i, v := range dst {
+		g, clipped := enc.RoundUnbiased(v, r.Float64())
+		e.Error2 += (g - v) * (g - v)
+		if clipped {
+			e.Clipped++
+		}
+		dst[i] = g
+	}
+	return e, nil
 }
 
 // CombineSum updates the model from the decoded sum of the inputs of the
@@ -204,42 +257,44 @@ func (s *Server) CombineSum(sum []float64, included int) {
 }
 
 // SecAggStreams opens the random streams of one secure-aggregation round
-// in the reference: a client's protocol and DP streams, by slot, and the
-// server's protocol stream.
+// in the reference: a client's protocol stream and its other streams by
+// purpose (the agent's named streams: StreamDP, StreamSecAggRounding), by
+// slot, and the server's protocol stream.
 type SecAggStreams struct {
 	Client func(slot int) *rand.Rand
-	DP     func(slot int) *rand.Rand
+	Named  func(slot int, purpose string) *rand.Rand
 	Server *rand.Rand
 }
 
 // SecAggRoundResult is what a reference round of secure aggregation
 // yields: the decoded sum of the included clients' inputs, how many there
-// are, the fixed-point range errors and the traffic.
+// are, each client's Encoding by slot and the traffic.
 type SecAggRoundResult struct {
-	Sum      []float64
-	Included int
-	Clipped  int
-	Costs    *secagg.Costs
-	Config   secagg.Config
+	Sum       []float64
+	Included  int
+	Encodings []Encoding
+	Costs     *secagg.Costs
+	Config    secagg.Config
 }
 
 // SecureRound aggregates the replies of a round, one per draw in slot
-// order, with the protocol's state machines and no dropout
-// (secagg.Reference): the actor run's round when every client answers.
-func (c *Config) SecureRound(round int, replies [][]float64, st SecAggStreams) (*SecAggRoundResult, error) {
+// order, trained from the global model, with the protocol's state machines
+// and no dropout (secagg.Reference): the actor run's round when every
+// client answers.
+func (c *Config) SecureRound(round int, model []float64, replies [][]float64, st SecAggStreams) (*SecAggRoundResult, error) {
 	dim := len(replies[0])
 	scfg, err := c.SecAggRound(round, len(replies), dim)
 	if err != nil {
 		return nil, err
 	}
 	inputs := make([][]float64, len(replies))
-	res := &SecAggRoundResult{Config: scfg}
+	res := &SecAggRoundResult{Config: scfg, Encodings: make([]Encoding, len(replies))}
 	for u, r := range replies {
 		inputs[u] = make([]float64, dim)
-		if err := c.SecAggInput(inputs[u], r, scfg.Encoder, func() *rand.Rand { return st.DP(u) }); err != nil {
+		streams := func(purpose string) *rand.Rand { return st.Named(u, purpose) }
+		if res.Encodings[u], err = c.SecAggInput(inputs[u], r, model, scfg.Encoder, streams); err != nil {
 			return nil, fmt.Errorf("client %d: %w", u, err)
 		}
-		res.Clipped += ClippedCoordinates(scfg.Encoder, inputs[u])
 	}
 	stream := func(id int) *rand.Rand {
 		if id == secagg.Server {

@@ -430,6 +430,9 @@ func runFedAvg(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 // details of the privacy features and, under DP, its guarantees and audit;
 // otherwise the accountant of the privacy schemes.
 func fedavgAccount(j *run.Job, p *inputs.Problem, cfg *fedavg.Config, obs *fedavgObserver, server string) error {
+	if w := obs.stallWarning(j.Curve.Scenario, cfg); w != "" {
+		j.Stats.Warnings = append(j.Stats.Warnings, w)
+	}
 	obs.priv.finish(j)
 	if cfg.DP.Mode == fedavg.NoDP {
 		if _, private := cfg.Client.(fedavg.PrivateClient); private {

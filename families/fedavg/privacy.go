@@ -168,6 +168,13 @@ func validateSecAgg(v *scenarios.Validator, sc *scenarios.Scenario, sa *scenario
 		v.Fail(field+"."+fieldOf(err), "%v (n = %d clients per round)", trimField(err), n)
 		return
 	}
+	if d := sc.Privacy.DP; d != nil {
+		// DP clips each update to norm C/μ, so no coordinate exceeds it: a
+		// grid coarser than that cannot hold one level of any update.
+		if g, bound := enc.Step(), d.Clip/sc.Algorithm.StepSize; g > bound {
+			v.Fail(field+".bits", "%d bits and clip %v give a grid step γ = clip/L = %.3g (L = %d levels for n = %d clients per round) above C/μ = %.3g, the largest coordinate an update clipped by privacy.dp can have: every coordinate of every update would be rounded to 0 or ±γ, its rounding noise larger than itself; raise bits or lower clip", sa.Bits, sa.Clip, g, enc.Levels(), n, bound)
+		}
+	}
 	if d := sc.Privacy.DP; d != nil && d.Mode == "distributed" {
 		sigma := d.NoiseMultiplier * d.Clip / sc.Algorithm.StepSize / math.Sqrt(float64(n))
 		switch g := enc.Step(); {
@@ -324,18 +331,18 @@ func privacyColumns(sc *scenarios.Scenario, draft *fedavg.Config) []rundir.Colum
 // privacyLog keeps what a run observes of its privacy features and writes
 // their columns and details.
 type privacyLog struct {
-	sc      *scenarios.Scenario
-	cfg     *fedavg.Config
-	dim     int
-	t       *rundir.Table
-	col     map[string]int
-	costs   [][]float64 // per round, the ObsSecAggCosts vector
-	time    []float64   // per round, the server's clock at its end
-	eps     [][2]float64
-	failed  []map[string]any
-	clipped float64
-	incl    float64
-	rounds  int // rounds whose sum completed
+	sc     *scenarios.Scenario
+	cfg    *fedavg.Config
+	dim    int
+	t      *rundir.Table
+	col    map[string]int
+	costs  [][]float64 // per round, the ObsSecAggCosts vector
+	time   []float64   // per round, the server's clock at its end
+	eps    [][2]float64
+	failed []map[string]any
+	enc    encodingLog
+	incl   float64
+	rounds int // rounds whose sum completed
 	// minSamples is the smallest local dataset, the DP-SGD client with the
 	// largest sampling rate.
 	minSamples int
@@ -367,8 +374,9 @@ func (l *privacyLog) observe(round int, key string, v []float64) bool {
 		if in {
 			l.costs[round] = append([]float64(nil), v...)
 		}
-	case fedavg.ObsSecAggClipped:
-		l.clipped += v[0]
+		l.enc.close(round)
+	case fedavg.ObsSecAggEncoding:
+		l.enc.observe(round, v)
 	case fedavg.ObsSecAggIncluded:
 		l.incl += v[0]
 		l.rounds++
@@ -388,6 +396,14 @@ func (l *privacyLog) observe(round int, key string, v []float64) bool {
 		return false
 	}
 	return true
+}
+
+// encoder returns the fixed-point encoding of a round of L clients (every
+// round's under fixed-size sampling; under Poisson participation each
+// round's grid is that of its own n clients, and L's is the typical one).
+func (l *privacyLog) encoder() fixedpoint.Encoder {
+	scfg, _ := l.cfg.SecAggRound(1, l.cfg.Draws(), l.dim) // validated
+	return scfg.Encoder
 }
 
 // roundCosts returns a round's bytes per client and for the server: from
@@ -439,8 +455,11 @@ func (l *privacyLog) finish(j *run.Job) {
 			l.t.SetBound(r, c, l.eps[it][1])
 		}
 	}
-	if l.clipped > 0 && l.cfg.DP.Mode == fedavg.DistributedDP {
-		j.Stats.Warnings = append(j.Stats.Warnings, fmt.Sprintf("%v coordinates of the clients' noisy inputs fell outside privacy.secure_aggregation.clip and were clipped: the distributed discrete Gaussian's guarantee assumes the noise reaches the sum whole; raise the clip (to C/μ plus a few σ) or the bits", l.clipped))
+	if l.cfg.SecAgg != nil {
+		if l.enc.clipped > 0 && l.cfg.DP.Mode == fedavg.DistributedDP {
+			j.Stats.Warnings = append(j.Stats.Warnings, fmt.Sprintf("%v coordinates of the clients' noisy inputs fell outside privacy.secure_aggregation.clip and were clipped: the distributed discrete Gaussian's guarantee assumes the noise reaches the sum whole; raise the clip (to C/μ plus a few σ) or the bits", l.enc.clipped))
+		}
+		j.Stats.Warnings = append(j.Stats.Warnings, encodingWarnings(&l.enc, l.cfg, l.encoder(), l.dim)...)
 	}
 	l.sizes.finish(j)
 	if j.Run != 0 {
@@ -479,6 +498,7 @@ func (l *privacyLog) secAggDetails(sa *scenarios.SecureAggregation) map[string]a
 		d["at_expected_clients"] = fmt.Sprintf("neighbours, threshold, quantization_step and expected_without_dropouts are those of a round of the expected n = L = %d clients; each round's are those of its own n", n)
 	}
 	d["quantization_step"] = scfg.Encoder.Step()
+	d["rounding"], d["quantization_error"] = encodingDetails(&l.enc, l.cfg, scfg.Encoder, l.dim)
 	d["phase_timeout"] = sa.Timeout
 	d["bytes"] = "payload sizes of the protocol's messages as Bonawitz et al. count them (32-byte keys, 4-byte ids, sealed share pairs, ⌈bits·m/8⌉-byte masked inputs, 40-byte shares), plus the protobuf size of the model each client receives"
 	phases := map[string]any{}
@@ -502,7 +522,7 @@ func (l *privacyLog) secAggDetails(sa *scenarios.SecureAggregation) map[string]a
 			"server_sent": e.Server[p].Sent.Bytes, "server_received": e.Server[p].Received.Bytes}
 	}
 	d["expected_without_dropouts"] = closed
-	d["range_errors"] = l.clipped
+	d["range_errors"] = l.enc.clipped
 	if l.rounds > 0 {
 		d["mean_included"] = l.incl / float64(l.rounds)
 	}

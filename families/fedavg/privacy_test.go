@@ -2,6 +2,7 @@ package fedavg
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -56,8 +57,9 @@ func summaryOf(t *testing.T, src string, e run.Engine, overrides ...string) rund
 
 // Bad privacy input gets one line naming the field: a threshold above n, k
 // above n − 1, bits too few for the clients of a round (or too coarse for
-// distributed noise), a negative noise multiplier, δ ≥ 1, and the sections
-// in combinations that cannot mean anything.
+// distributed noise, or for any update DP's clip allows), a clip whose
+// grid step is subnormal, a negative noise multiplier, δ ≥ 1, and the
+// sections in combinations that cannot mean anything.
 func TestBadPrivacyInputNamesTheField(t *testing.T) {
 	for _, c := range []struct {
 		set  []string
@@ -70,6 +72,9 @@ func TestBadPrivacyInputNamesTheField(t *testing.T) {
 		{[]string{"privacy.secure_aggregation={bits: 3}"}, "privacy.secure_aggregation.bits: 3 bits cannot hold a sum of 6 inputs without wrapping around; need at least 4 (n = 6 clients per round)"},
 		{[]string{"privacy.secure_aggregation={bits: 4}", "privacy.dp={mode: distributed}"}, "privacy.secure_aggregation.bits: 4 bits and clip 10 give a grid step γ = 10 coarser than the noise"},
 		{[]string{"privacy.secure_aggregation={bits: 70}"}, "privacy.secure_aggregation.bits: must lie in [2, 64], got 70"},
+		// L = ⌊127/6⌋ = 21 levels of clip 10: γ = 0.476 > C/μ = 0.01/0.05.
+		{[]string{"privacy.secure_aggregation={bits: 8}", "privacy.dp={clip: 0.01}"}, "privacy.secure_aggregation.bits: 8 bits and clip 10 give a grid step γ = clip/L = 0.476 (L = 21 levels for n = 6 clients per round) above C/μ = 0.2"},
+		{[]string{"privacy.secure_aggregation={bits: 64, clip: 1e-300}"}, "privacy.secure_aggregation.clip: 1e-300 over 1537228672809129301 levels gives a step of"},
 		{[]string{"privacy.secure_aggregation={protocol: none, bits: 16}"}, "privacy.secure_aggregation.bits: does not apply: protocol none"},
 		{[]string{"privacy.secure_aggregation={}", "network.dropout=0.1"}, "privacy.secure_aggregation.timeout: clients can vanish mid-round (network.dropout)"},
 		{[]string{"privacy.secure_aggregation={}", "algorithm.fedavg.server=median"}, "algorithm.fedavg.server: secure aggregation reveals only the sum of a round's replies: server median"},
@@ -153,6 +158,78 @@ func TestAuditLowerBoundIsBelowTheAccountant(t *testing.T) {
 		p := c.Details["privacy"].(map[string]any)
 		if p["epsilon_final"].(float64) != float64(a.UpperFinal) || p["delta"].(float64) != a.Delta {
 			t.Errorf("%s: the audit's upper bound %v at δ %v is not the accountant's %v at %v", mode, a.UpperFinal, a.Delta, p["epsilon_final"], p["delta"])
+		}
+	}
+}
+
+// A grid coarser than the updates is said, never silent. Under issue 30's
+// two settings every update used to round to zero and the model kept its
+// initial value, with nothing clipped and no warning: a clip of 10³⁰⁰
+// (γ ≈ 1.4·10²⁹¹, so that even unbiased rounding leaves every update at
+// 0: the measured error is exactly the updates' norm) and 4 bits for n = 6
+// (L = 1 level: γ = the clip, 10). Both runs warn, on both engines, and
+// report the same measured error; a 32-bit grid does not warn, and its
+// error is within its closed-form bound: each coordinate moves by less
+// than γ, so ‖x̃ − x‖/‖d‖ < γ/rms(d).
+func TestUpdatesLostToTheGridAreWarnedOf(t *testing.T) {
+	for _, tc := range []struct {
+		set  string
+		warn bool
+	}{
+		{"privacy.secure_aggregation={clip: 1e300}", true},
+		{"privacy.secure_aggregation={bits: 4}", true},
+		{"privacy.secure_aggregation={bits: 32}", false},
+	} {
+		var errs [2]any
+		for i, e := range []run.Engine{run.Actors, run.Reference} {
+			c := summaryOf(t, privacyTiny, e, tc.set)
+			d := c.Details["secure_aggregation"].(map[string]any)
+			q := d["quantization_error"].(map[string]any)
+			errs[i] = q
+			warned := false
+			for _, w := range c.Warnings {
+				warned = warned || strings.Contains(w, "privacy.secure_aggregation: the grid step") && strings.Contains(w, "exceeds the clients' typical update")
+			}
+			rel, step, rms := q["relative"].(float64), d["quantization_step"].(float64), q["update_rms_coordinate"].(float64)
+			switch {
+			case warned != tc.warn:
+				t.Errorf("%s on %v: warned %v, want %v: %q", tc.set, e, warned, tc.warn, c.Warnings)
+			case tc.set == "privacy.secure_aggregation={clip: 1e300}" && rel != 1:
+				t.Errorf("%s on %v: relative error %v, want exactly 1 (every update lost)", tc.set, e, rel)
+			case tc.warn && !(step > rms):
+				t.Errorf("%s on %v: step %v, update rms %v", tc.set, e, step, rms)
+			case !tc.warn && !(rel < step/rms):
+				t.Errorf("%s on %v: relative error %v beyond γ/rms = %v", tc.set, e, rel, step/rms)
+			}
+		}
+		if !reflect.DeepEqual(errs[0], errs[1]) {
+			t.Errorf("%s: actors %v, reference %v", tc.set, errs[0], errs[1])
+		}
+	}
+}
+
+// Inputs clipped to the encoder's range are warned of when the clipping
+// costs the sum: with a step size of 10¹⁰ the local training diverges and
+// every coordinate is clipped to ±10, round after round (which used to go
+// without a word); with the default step none is, and nothing is said.
+func TestClippedInputsAreWarnedOf(t *testing.T) {
+	for _, tc := range []struct {
+		set  []string
+		warn bool
+	}{
+		{[]string{"privacy.secure_aggregation={}", "algorithm.step_size=1e10"}, true},
+		{[]string{"privacy.secure_aggregation={}"}, false},
+	} {
+		for _, e := range []run.Engine{run.Actors, run.Reference} {
+			c := summaryOf(t, privacyTiny, e, tc.set...)
+			warned := false
+			for _, w := range c.Warnings {
+				warned = warned || strings.Contains(w, "coordinates the clients encoded (100 %) exceeded the clip 10")
+			}
+			d := c.Details["secure_aggregation"].(map[string]any)
+			if warned != tc.warn || (d["range_errors"].(float64) > 0) != tc.warn {
+				t.Errorf("%v on %v: warned %v, range errors %v; want a warning %v: %q", tc.set, e, warned, d["range_errors"], tc.warn, c.Warnings)
+			}
 		}
 	}
 }

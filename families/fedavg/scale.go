@@ -121,6 +121,12 @@ func fedavgEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 		Messages:    1 + T*(2+2*L) + 2*probes,
 		RecordBytes: 140,
 		VectorLen:   d,
+		// A client's work grows with its local steps and batch; ten of each
+		// is a typical round (FedAvg's E and B).
+		Drivers: []run.Driver{
+			{Field: "algorithm.fedavg.local_steps", Ratio: float64(fa.LocalSteps.Max) / 10},
+			{Field: "algorithm.fedavg.batch", Ratio: float64(fa.Batch.Max) / 10},
+		},
 	}
 }
 
@@ -151,15 +157,16 @@ func parkedStreams(sc *scenarios.Scenario) float64 {
 		n++
 	}
 	// Secure aggregation's client streams: the protocol's, the phase a
-	// failing device vanishes before, and distributed DP's noise.
-	if sc.Privacy.SecureAggregation != nil {
+	// failing device vanishes before, and the rounding onto the grid —
+	// distributed DP's, with its noise, or the unbiased rounding's.
+	if sa := sc.Privacy.SecureAggregation; sa != nil {
 		n++
 		if net.Dropout > 0 || net.Crashes != nil {
 			n++
 		}
-	}
-	if dp := sc.Privacy.DP; dp != nil && dp.Mode == fedavg.DistributedDP.String() {
-		n++
+		if sa.Protocol != "none" {
+			n++
+		}
 	}
 	return n
 }

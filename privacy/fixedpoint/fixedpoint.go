@@ -2,9 +2,9 @@
 // aggregation, where the server learns only a modular sum (Bonawitz et al.,
 // CCS 2017, §3: inputs in Z_R, R = 2^k here).
 //
-// Each coordinate is first clipped to [−c, c], then rounded to the nearest
-// multiple of the step c/L and stored as the integer q ∈ [−L, L] in two's
-// complement modulo 2^k. The number of levels is
+// Each coordinate is first clipped to [−c, c], then rounded to a multiple of
+// the step c/L and stored as the integer q ∈ [−L, L] in two's complement
+// modulo 2^k. The number of levels is
 //
 //	L = ⌊(2^{k−1} − 1)/n⌋
 //
@@ -14,6 +14,21 @@
 // inputs, and that times c/L is the plain sum of the quantized inputs, bit
 // for bit. Coordinates beyond the clip are counted, never wrapped: Encode
 // returns how many it clipped, so that the caller can report them.
+//
+// # Rounding
+//
+// Quantize rounds to the nearest multiple of the step, which is exact for
+// values already on the grid (Value(q)) but biased for the others: every
+// |x| < step/2 becomes 0, so that a round whose inputs are all below half a
+// step sums to exactly 0, with no clipping and no error to report.
+// RoundUnbiased rounds at random to one of the two neighbouring multiples,
+// with the probabilities that make its expectation x — the stochastic
+// rounding that deployed secure aggregation and the distributed discrete
+// Gaussian use (Kairouz, Liu & Steinke, ICML 2021, §4.1) — and returns a
+// point of the grid, which Quantize then maps to its integer exactly. An
+// input rounded so carries its value in expectation however coarse the
+// grid; what a coarse grid costs is variance, at most step²/4 per
+// coordinate.
 //
 // Pack and Unpack store k-bit values densely, ⌈k·m/8⌉ bytes for m values:
 // the size of a masked input on the wire.
@@ -48,7 +63,11 @@ func New(bits int, clip float64, summands int) (Encoder, error) {
 	if half < uint64(summands) {
 		return Encoder{}, fmt.Errorf("bits: %d bits cannot hold a sum of %d inputs without wrapping around; need at least %d", bits, summands, MinBits(summands))
 	}
-	return Encoder{bits: bits, clip: clip, levels: int64(half / uint64(summands))}, nil
+	e := Encoder{bits: bits, clip: clip, levels: int64(half / uint64(summands))}
+	if e.Step() < math.SmallestNonzeroFloat64*(1<<52) {
+		return Encoder{}, fmt.Errorf("clip: %v over %d levels gives a step of %v, below float64's normal range, where the grid and its sums lose precision; raise the clip or lower the bits", clip, e.levels, e.Step())
+	}
+	return e, nil
 }
 
 // MinBits returns the fewest bits whose modulus holds a sum of n inputs of
@@ -81,8 +100,19 @@ func (e Encoder) Quantize(x float64) (q int64, clipped bool) {
 	}
 	// |x·L/c| ≤ L exactly when |x| ≤ c up to one rounding, and rounding to
 	// an integer cannot pass L, an integer.
-	q = int64(math.Round(x * float64(e.levels) / e.clip))
+	q = int64(math.Round(e.scaled(x)))
 	return max(-e.levels, min(e.levels, q)), clipped
+}
+
+// scaled returns x·L/c for |x| ≤ c, in levels: computed in that order, and
+// as x/c·L where x·L overflows (a clip beyond about 10²⁹⁰ with many levels),
+// which x/c, at most 1 in magnitude, cannot.
+func (e Encoder) scaled(x float64) float64 {
+	s := x * float64(e.levels) / e.clip
+	if math.IsInf(s, 0) {
+		s = x / e.clip * float64(e.levels)
+	}
+	return s
 }
 
 // Encode sets dst[i] to x[i]'s quantized value modulo 2^k and returns the
@@ -111,6 +141,36 @@ func (e Encoder) Signed(v uint64) int64 {
 	shift := 64 - e.bits
 	return int64(v<<shift) >> shift
 }
+
+// RoundUnbiased returns x rounded onto the grid at random without bias,
+// given u drawn uniformly from [0, 1): x is clipped to [−c, c] (clipped
+// reports it), s is x divided by the step, and the result is Value(⌊s⌋ + 1)
+// if u < s − ⌊s⌋ and Value(⌊s⌋) otherwise, so that its expectation over u
+// is the clipped x. Its integer, which Quantize recovers from it exactly
+// (see Value), lies in [−L, L]. x must not be NaN.
+func (e Encoder) RoundUnbiased(x, u float64) (v float64, clipped bool) {
+	if x > e.clip {
+		x, clipped = e.clip, true
+	} else if x < -e.clip {
+		x, clipped = -e.clip, true
+	}
+	s := e.scaled(x)
+	f := math.Floor(s)
+	q := int64(f)
+	if u < s-f {
+		q++
+	}
+	// s exceeds ±L by at most one rounding, so q by at most one level.
+	return e.Value(max(-e.levels, min(e.levels, q))), clipped
+}
+
+// Value returns the real value q·c/L of the integer q of the grid, computed
+// as Decode computes a sum's. Quantize maps it back to q exactly whenever
+// |q| ≤ 2⁵⁰: the four roundings of q·(c/L)·L/c move it by less than
+// 4·2⁻⁵³·|q| ≤ ½. (Beyond 2⁵⁰ levels — 52 bits or more for few summands —
+// a neighbouring level may come back: an error of 2⁻⁵⁰ of the range, below
+// float64's resolution of the clip itself.)
+func (e Encoder) Value(q int64) float64 { return float64(q) * e.Step() }
 
 // Decode sets dst[i] to the real value of the modular sum sum[i]:
 // Signed(sum[i])·c/L.

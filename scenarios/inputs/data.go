@@ -478,16 +478,27 @@ func Features(sc *scenarios.Scenario, dir string) int {
 	m := 0
 	switch {
 	case d.Kind == "idx" && d.IDX != nil:
-		if f, err := fileio.Open(Resolve(dir, d.IDX.Images), maxDataBytes); err == nil {
-			if a, err := data.ReadIDXHeader(f, f.Name()); err == nil {
-				m = a.Features()
-			}
-			f.Close()
+		if a, err := IDXHeader(dir, d.IDX.Images); err == nil {
+			m = a.Features()
 		}
 	case d.Kind == "directory" && d.Directory != nil:
 		m = directoryFeatures(Resolve(dir, d.Directory.Path), d.Directory.Format)
 	}
 	return max(m, 1)
+}
+
+// IDXHeader reads the header of the IDX file named file (relative to the
+// scenario's directory dir): its dimensions and element type, decompressing
+// no more of a gzip file than the header's bytes, so that what a file
+// announces — a few kilobytes of gzip can announce gigabytes — is known
+// before it is read.
+func IDXHeader(dir, file string) (*data.IDX, error) {
+	f, err := fileio.Open(Resolve(dir, file), maxDataBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return data.ReadIDXHeader(f, f.Name())
 }
 
 // directoryFeatures returns the number of features of agent 0's file in the

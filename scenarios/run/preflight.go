@@ -25,6 +25,9 @@ const (
 	// MaxSeconds is the longest a plan may be estimated to run: 30 days on
 	// its workers.
 	MaxSeconds = 30 * 24 * 3600
+	// LongSeconds is the estimated time beyond which the plan's estimate is
+	// said before it runs (warnLong): an hour on its workers.
+	LongSeconds = 3600
 	// DefaultTraceLimit is the largest trace (trace.jsonl.zst) written
 	// unless Options.TraceLimit says otherwise: 1 GB.
 	DefaultTraceLimit = 1e9
@@ -180,17 +183,10 @@ func problemCost(sc *scenarios.Scenario, dir string, m, dim float64) (bytes, ops
 			bytes = 4 * float64(st.Size())
 		}
 	case "idx":
-		// One byte per pixel and gzip about halves it. The sets hold the
-		// files' bytes (data.IDXRows): about twice the files (once for
-		// plain ones); standardized sets hold float64, 8 times more.
 		samples = 0
-		perByte := 2.0
-		if d.IDX.Scale == "standardize" {
-			perByte = 16
-		}
 		for _, f := range []string{d.IDX.Images, d.IDX.TestImages} {
-			if st, err := os.Stat(inputs.Resolve(dir, f)); err == nil && f != "" {
-				bytes += perByte * float64(st.Size())
+			if f != "" {
+				bytes += idxBytes(dir, f, d.IDX.Scale == "standardize")
 			}
 		}
 	}
@@ -212,6 +208,34 @@ func problemCost(sc *scenarios.Scenario, dir string, m, dim float64) (bytes, ops
 		ops += 500 * samples * nonzeros * dim / max(m, 1)
 	}
 	return bytes, ops
+}
+
+// idxBytes estimates the memory of the IDX array in file: its elements as
+// its header announces them, read before anything else is decompressed
+// (inputs.IDXHeader) — a gzip file of a few megabytes can announce a
+// gigabyte of zeros, which the estimate must refuse before the reader
+// inflates it — held once in their encoded form, which the sets of
+// unsigned-byte images share (data.IDXRows), plus a float64 per element
+// for standardized sets and other element types (data.IDXSubset). A file
+// whose header cannot be read counts twice its size; the checks of the
+// data then name what is wrong with it.
+func idxBytes(dir, file string, standardize bool) float64 {
+	a, err := inputs.IDXHeader(dir, file)
+	if err != nil {
+		if st, err := os.Stat(inputs.Resolve(dir, file)); err == nil {
+			return 2 * float64(st.Size())
+		}
+		return 0
+	}
+	elements := 1.0
+	for _, n := range a.Dims {
+		elements *= float64(n)
+	}
+	b := elements * float64(a.Size())
+	if standardize || !a.SharedRows() {
+		b += 8 * elements
+	}
+	return b
 }
 
 // lazyProblemCost is problemCost for generated data read lazily: the test
@@ -401,6 +425,22 @@ func (pc *planCost) check(opts *Options) error {
 			formatBytes(pc.trace), formatCount(messages), runs, pc.trace/max(messages, 1), formatBytes(traceLimit))
 	}
 	return nil
+}
+
+// warnLong logs at warning level, before the runs start, the estimated
+// time of a plan that will run for more than LongSeconds, naming the curve
+// and the field that drive it as the time check names those of a plan it
+// refuses: a plan within the 30 days that is still far longer than meant
+// (local_steps: 10¹² say) is said before the wait, not found out after it.
+func warnLong(plan *scenarios.Plan, opts *Options) {
+	pc := costOf(plan, opts, opts.Trace || opts.TracePayload || plan.Base.Trace)
+	if pc.seconds <= LongSeconds {
+		return
+	}
+	c := pc.largest(func(c curveCost) float64 { return float64(c.curve.Scenario.Runs) * c.seconds })
+	field := blame(c.curve.Scenario, c.est.Drivers, "runs", "iterations", "data.agents", "data.samples", "data.dim", "loss.classes", "loss.hidden")
+	opts.Logger.Warn(fmt.Sprintf("the plan is estimated to run for about %s on %d worker(s) (%s per run of curve %q, whose %s drives it): Ctrl-C stops it, writing the runs that finished; see docs/scenarios.md#limits",
+		formatDuration(pc.seconds), pc.workers, formatDuration(c.seconds), c.curve.Label, field))
 }
 
 // largest returns the curve with the largest value of f.

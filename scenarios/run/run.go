@@ -163,6 +163,7 @@ func ExecuteContext(ctx context.Context, plan *scenarios.Plan, outDir string, op
 		}
 		return nil, err
 	}
+	warnLong(plan, &opts)
 	tracing := opts.Trace || opts.TracePayload || plan.Base.Trace
 	traceDir := ""
 	if tracing {

@@ -52,7 +52,7 @@ func ReferenceContext(ctx context.Context, cfg fedavg.Config, src data.Source, l
 // ReferenceEvents is ReferenceContext reporting what the actor run's
 // observer receives besides the model (fedavg.ObsModel): under secure
 // aggregation and DP, the observations of fedavg's privacy.go
-// (ObsSecAggCosts, ObsSecAggClipped, ObsSecAggIncluded, ObsPrivacy). v must
+// (ObsSecAggCosts, ObsSecAggEncoding, ObsSecAggIncluded, ObsPrivacy). v must
 // be copied to be kept.
 func ReferenceEvents(ctx context.Context, cfg fedavg.Config, src data.Source, l loss.Loss, w0 []float64, runSeed uint64, rounds int, observe func(round int, key string, v []float64)) error {
 	interrupted := func(round int) error {
@@ -163,15 +163,17 @@ func newReferencePrivacy(cfg *fedavg.Config, src data.Source, dim int, server fu
 // secureRound sums the round's replies with the protocol and combines the
 // decoded sum, reporting what the actor server reports.
 func (p *referencePrivacy) secureRound(round int, server *fedavg.Server, draws []int, agents *roundMembers, replies [][]float64) error {
-	res, err := p.cfg.SecureRound(round, replies, fedavg.SecAggStreams{
+	res, err := p.cfg.SecureRound(round, server.Model(), replies, fedavg.SecAggStreams{
 		Client: func(slot int) *rand.Rand { return agents.awake[draws[slot]].Core.Rand(fedavg.StreamSecAgg) },
-		DP:     func(slot int) *rand.Rand { return agents.awake[draws[slot]].Core.Rand(fedavg.StreamDP) },
+		Named:  func(slot int, purpose string) *rand.Rand { return agents.awake[draws[slot]].Core.Rand(purpose) },
 		Server: p.secagg,
 	})
 	if err != nil {
 		return err
 	}
-	p.observe(round, fedavg.ObsSecAggClipped, []float64{float64(res.Clipped)})
+	for slot, e := range res.Encodings {
+		p.observe(round, fedavg.ObsSecAggEncoding, e.Observation(slot))
+	}
 	p.observe(round, fedavg.ObsSecAggIncluded, []float64{float64(res.Included)})
 	p.observe(round, fedavg.ObsSecAggCosts, fedavg.SecAggCosts(len(draws), p.cfg.ModelBytes(len(draws), p.dim), res.Costs))
 	server.CombineSum(res.Sum, res.Included)
