@@ -11,6 +11,7 @@ import (
 	"maple/algorithms/loss"
 	"maple/algorithms/rng"
 	"maple/privacy/accountant"
+	"maple/privacy/accountant/pld"
 )
 
 // trainOnce runs one local training of client c from w0 on set.
@@ -100,13 +101,20 @@ func TestDPSGDPoissonBatchSizes(t *testing.T) {
 }
 
 // The ledger's sample-level guarantee after T rounds of E_max local steps at
-// rate B_max/N_min is the accountant's SubsampledGaussian of E_max·T steps,
-// computed independently (one composition of T·E steps rather than T of E):
-// both sum the same RDP terms, to rounding (1e-12 relative).
+// rate B_max/N_min is the accountant's of E_max·T steps, computed
+// independently: under the Rényi DP accountant SubsampledGaussian's (one
+// composition of T·E steps rather than T of E: both sum the same RDP terms,
+// to rounding, 1e-12 relative) — Poisson batches under add/remove, fixed
+// ones under replace-one —, under the PLD accountant (the default) the
+// PLD of E_max·T steps of the same mechanism exactly.
 func TestDPSGDLedgerIsTheAccountants(t *testing.T) {
 	sets, _ := regression(t, 6)
 	for _, sampling := range []string{"poisson", "fixed"} {
-		c := dpSGD{Clip: 1, NoiseMultiplier: 1.2, Sampling: sampling, Delta: 1e-5}
+		rel := "add-remove"
+		if sampling == "fixed" {
+			rel = "replace-one"
+		}
+		c := dpSGD{Clip: 1, NoiseMultiplier: 1.2, Sampling: sampling, Delta: 1e-5, Relation: rel, Accountant: "rdp"}
 		cfg := fedavg.Config{Agents: 6, Participants: 3, StepSize: 0.05, Client: c,
 			Epochs: fedavg.Range{Min: 2, Max: 4}, Batch: fedavg.Range{Min: 3, Max: 5}}
 		led := fedavg.NewLedger(&cfg, 3, fedavg.MinSamples(data.Sets(sets)))
@@ -121,6 +129,19 @@ func TestDPSGDLedgerIsTheAccountants(t *testing.T) {
 		want, _ := s.Epsilon(1e-5, accountant.Balle2020)
 		if math.Abs(last.Epsilon-want) > 1e-12*want || !led.Samples() || led.Clients() {
 			t.Errorf("%s: ledger ε %v, accountant %v", sampling, last.Epsilon, want)
+		}
+		c.Accountant = "pld"
+		cfg.Client = c
+		led = fedavg.NewLedger(&cfg, 3, fedavg.MinSamples(data.Sets(sets)))
+		for range 30 {
+			_, last = led.Round(true, 3)
+		}
+		d, err := pld.Compose(c.Step(fedavg.MinSamples(data.Sets(sets)), 5).Mechanism, 4*30, pld.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pw := d.Epsilon(1e-5); last.Epsilon != pw || pw > want {
+			t.Errorf("%s: PLD ledger ε %v, pld.Compose %v (the RDP one %v)", sampling, last.Epsilon, pw, want)
 		}
 	}
 }
@@ -147,7 +168,7 @@ func TestDPSGDOnEveryModel(t *testing.T) {
 		for _, sampling := range []string{"poisson", "fixed"} {
 			cfg := fedavg.Config{Agents: 8, Participants: 4, StepSize: 0.2, Normalized: true,
 				Epochs: fedavg.Range{Min: 2, Max: 4}, Batch: fedavg.Range{Min: 4, Max: 8},
-				Client: dpSGD{Clip: 1, NoiseMultiplier: 0.3, Sampling: sampling, Delta: 1e-5}}
+				Client: dpSGD{Clip: 1, NoiseMultiplier: 0.3, Sampling: sampling, Delta: 1e-5, Relation: "add-remove", Accountant: "pld"}}
 			w0 := make([]float64, c.l.Dim(c.sets[0].Dim))
 			got := runActors(t, Setup{Config: &cfg, Data: data.Sets(c.sets), Loss: c.l, W0: w0, Rounds: 25, Server: "mean"}, 6)
 			var want [][]float64

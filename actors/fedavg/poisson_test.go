@@ -163,8 +163,14 @@ func TestPoissonSecAggDecodesTheQuantizedSum(t *testing.T) {
 			a := fedavg.NewAgent(&cfg, sets[k], l, fedavg.AgentStreams(&cfg, func(p string) *rand.Rand { return rng.New(seed, name, p) }))
 			reply := make([]float64, 3)
 			a.Respond(reply, w0)
+			// The client's input: its reply rounded onto the grid without
+			// bias, from its own rounding stream (SecAggInput).
+			input := make([]float64, 3)
+			if _, err := cfg.SecAggInput(input, reply, w0, scfg.Encoder, func(p string) *rand.Rand { return rng.New(seed, name, p) }); err != nil {
+				t.Fatal(err)
+			}
 			enc := make([]uint64, 3)
-			if _, err := scfg.Encoder.Encode(enc, reply); err != nil {
+			if _, err := scfg.Encoder.Encode(enc, input); err != nil {
 				t.Fatal(err)
 			}
 			for j := range sum {

@@ -52,7 +52,7 @@ func init() {
 		Tiny: []string{fedavgTiny, fedavgTiny + "    server: {kind: trimmed-mean, trim: 0.34}\n",
 			fedavgTiny + "    collect: {kind: deadline, seconds: 1}\nnetwork: {step_time: {kind: fixed, value: 0.3}}\n",
 			fedavgTiny + "privacy: {secure_aggregation: {protocol: secagg+, clip: 2, bits: 16}, dp: {mode: distributed, clip: 0.5}}\n",
-			fedavgTiny + "privacy: {dp: {clip: 0.5, adaptive_clip: {quantile: 0.4}}, audit: {method: one-run, canaries: 2, view: final}}\n",
+			fedavgTiny + "privacy: {dp: {clip: 0.5, relation: replace-one, adaptive_clip: {quantile: 0.4}}, audit: {method: one-run, canaries: 2, view: final}}\n",
 			strings.Replace(fedavgTiny, "runs: 2", "runs: 4", 1) + "    participation: poisson\nprivacy: {dp: {clip: 0.5}, audit: {method: many-run}}\n",
 			fedavgTiny + "    participation: poisson\nprivacy: {secure_aggregation: {protocol: secagg+, clip: 2, bits: 16}}\n"},
 	})

@@ -23,6 +23,11 @@ type sequenceKey struct {
 type sequence struct {
 	mu  sync.Mutex
 	eps map[int64]float64
+	// infFrom is the fewest rounds found to give +Inf (0: none yet): ε
+	// grows with the rounds, so every longer sequence does too, and its
+	// composition — wider than the accountant's grid — need not be
+	// computed again.
+	infFrom int64
 }
 
 // sequenceEpsilon returns ε at delta of n rounds of m. Each value is the
@@ -36,6 +41,9 @@ func sequenceEpsilon(m pld.Mechanism, opt pld.Options, delta float64, n int64) (
 	if eps, ok := s.eps[n]; ok {
 		return eps, nil
 	}
+	if s.infFrom > 0 && n >= s.infFrom {
+		return math.Inf(1), nil
+	}
 	d, err := pld.Compose(m, n, opt)
 	if err != nil {
 		return 0, err
@@ -43,6 +51,9 @@ func sequenceEpsilon(m pld.Mechanism, opt pld.Options, delta float64, n int64) (
 	eps := d.Epsilon(delta)
 	if math.IsNaN(eps) {
 		eps = math.Inf(1)
+	}
+	if math.IsInf(eps, 1) && (s.infFrom == 0 || n < s.infFrom) {
+		s.infFrom = n
 	}
 	s.eps[n] = eps
 	return eps, nil
