@@ -61,7 +61,7 @@ func ReferenceEvents(ctx context.Context, cfg fedavg.Config, src data.Source, l 
 // ReferenceTapped is ReferenceEvents with tap, if not nil, on the link of
 // agent tap.Agent() to the server: it is handed every task the server sends
 // that agent and the agent's reply, as a wiretap on the actor engine sees
-// them (actors/fedavg.SpawnWireTap). Under secure aggregation the link
+// them (actors/fedavg.WireTap). Under secure aggregation the link
 // carries no reply, and a tap is refused.
 func ReferenceTapped(ctx context.Context, cfg fedavg.Config, src data.Source, l loss.Loss, w0 []float64, runSeed uint64, rounds int, observe func(round int, key string, v []float64), tap fedavg.WireObserver) error {
 	if tap != nil && cfg.SecAgg != nil {
