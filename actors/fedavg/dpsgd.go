@@ -53,6 +53,9 @@ func (p dpSGD) Validate(cfg *fedavg.Config) error {
 	case p.Sampling == "fixed" && cfg.BatchWithReplacement:
 		return params.Errorf("sampling", "fixed-size batches are accounted as drawn without replacement: algorithm.fedavg.batch_sampling must be without-replacement")
 	}
+	if cfg.Batch.Max < 1 {
+		return nil // the batch's own field is refused
+	}
 	if err := ledger.Check(p.SampleAccountant(), p.Step(2*cfg.Batch.Max, cfg.Batch.Max)); err != nil {
 		return params.Errorf("accountant", "%v", err)
 	}
