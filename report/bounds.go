@@ -27,7 +27,7 @@ type bounds struct {
 // its last row, and the texts that say what each bound assumes.
 type boundsRow struct {
 	Run, Label, Method, Canary, View, Units, Level string
-	// Upper is the accountant's ε (+∞ where it bounds nothing) and
+	// Upper is the accountant's ε (see epsilonOrInf) and
 	// Neighbours its relation and sampling.
 	Upper, Neighbours string
 	// Strict, Assumed and Measured are the lower bounds, MeasuredNoise the
@@ -110,17 +110,18 @@ func boundsRowOf(a *rundir.Audit) boundsRow {
 	}
 	if len(a.Upper) > 0 {
 		row.Upper = epsilonOrInf(a.UpperFinal)
-		row.Neighbours = strings.Join(nonEmpty(a.Relation, a.Sampling), ", ")
-		if row.Neighbours == "" {
-			row.Neighbours = "—"
-		}
+		row.Neighbours = neighbours(a)
 		switch u := float64(a.UpperFinal); {
 		case math.IsNaN(u):
-			row.Ratio = "— (the upper bound is +∞)"
+			row.Ratio = "— (no finite upper bound)"
 		case u > 0:
 			row.Ratio = ratio(a.Ratio)
 		}
-		row.Statistics = append(row.Statistics, statistic{"upper bound", nonEmpty(a.Accountant, "the accountant is not named")[0]})
+		acc := a.Accountant
+		if acc == "" {
+			acc = "summary.json does not name the accountant"
+		}
+		row.Statistics = append(row.Statistics, statistic{"upper bound", acc})
 	}
 	row.Statistics = append(row.Statistics, statistic{"strict lower bound", a.Statistic})
 	if len(a.Assumed) > 0 {
@@ -138,15 +139,20 @@ func boundsRowOf(a *rundir.Audit) boundsRow {
 	return row
 }
 
-// nonEmpty returns the strings of ss that are not empty.
-func nonEmpty(ss ...string) []string {
-	var out []string
-	for _, s := range ss {
-		if s != "" {
-			out = append(out, s)
-		}
+// neighbours names the accountant's neighbouring relation and sampling,
+// "—" if the summary names neither.
+func neighbours(a *rundir.Audit) string {
+	var parts []string
+	if a.Relation != "" {
+		parts = append(parts, a.Relation)
 	}
-	return out
+	if a.Sampling != "" {
+		parts = append(parts, "sampling: "+a.Sampling)
+	}
+	if len(parts) == 0 {
+		return "—"
+	}
+	return strings.Join(parts, "; ")
 }
 
 // epsilon writes a bound with four significant digits, "—" for a value
@@ -158,11 +164,13 @@ func epsilon(x rundir.Number) string {
 	return strings.ReplaceAll(strconv.FormatFloat(float64(x), 'g', 4, 64), "-", "−")
 }
 
-// epsilonOrInf writes an accountant's ε: summary.json writes the +∞ of an
-// accountant that bounds nothing as null.
+// epsilonOrInf writes an accountant's ε: summary.json writes an ε of +∞
+// (an accountant that bounds nothing) as null, and so an undefined one
+// (the Gamma mechanism's rows without a mechanism), which it cannot tell
+// apart.
 func epsilonOrInf(x rundir.Number) string {
 	if !known(x) {
-		return "+∞"
+		return "+∞ or undefined"
 	}
 	return epsilon(x)
 }
@@ -232,11 +240,11 @@ func auditFindings(label string, a *rundir.Audit) []string {
 // summary.json has null: the chart draws a line through the rows where it
 // is a number, and hovering another row shows no value rather than a
 // neighbour's — and the caption that says what the lines leave out: the
-// rows where the accountant's ε is +∞.
+// rows where the accountant's ε is not a number: +∞, or undefined.
 func boundsChart(title, label string, a *rundir.Audit) (figures.Chart, string) {
 	lines := make([]figures.Line, boundLines)
 	series := [boundLines][]rundir.Number{upperLine: a.Upper, strictLine: a.Lower, assumedLine: a.Assumed, measuredLine: a.Measured}
-	var infinite []int // rows
+	var infinite []int // rows without a number: +∞ or undefined
 	for j, xs := range series {
 		if len(xs) == 0 {
 			continue
@@ -251,11 +259,11 @@ func boundsChart(title, label string, a *rundir.Audit) (figures.Chart, string) {
 		}
 	}
 	lines[upperLine].Label = "upper: the accountant's ε"
-	if n := nonEmpty(a.Relation, a.Sampling); len(n) > 0 {
-		lines[upperLine].Label += " (" + strings.Join(n, ", ") + ")"
+	if n := neighbours(a); n != "—" {
+		lines[upperLine].Label += " (" + n + ")"
 	}
 	if len(infinite) > 0 {
-		lines[upperLine].Label += "; +∞ at " + iterationRanges(a.Iterations, infinite) + ", not drawn"
+		lines[upperLine].Label += "; +∞ or undefined at " + iterationRanges(a.Iterations, infinite) + ", not drawn"
 	}
 	lines[strictLine].Label = "lower: strict (no assumption)"
 	lines[assumedLine].Label = "lower: GDP (assumes a Gaussian trade-off curve)"
@@ -266,7 +274,8 @@ func boundsChart(title, label string, a *rundir.Audit) (figures.Chart, string) {
 	case len(a.Upper) == 0:
 		caption += " The family records no accountant for this mechanism: no upper bound."
 	case len(infinite) > 0:
-		caption += " The accountant's ε is +∞ (it bounds nothing) at " + iterationRanges(a.Iterations, infinite) + ": the upper line leaves those out."
+		caption += " At " + iterationRanges(a.Iterations, infinite) + " summary.json has no number for the accountant's ε: it is +∞ (the accountant bounds nothing) " +
+			"or undefined (no mechanism at that row), which summary.json writes alike as null; the upper line leaves those out."
 	}
 	if len(a.Measured) > 0 {
 		caption += " The measured-noise bound is evaluated at some rows only, which its line joins."

@@ -149,7 +149,7 @@ func TestAuditBoundsByParsing(t *testing.T) {
 		if a == nil {
 			t.Fatalf("curve %s has no audit", c.Label)
 		}
-		want := []string{c.Label, a.Method, a.Canary, a.View, "", "95 %, δ = 1e-05", epsilon(a.UpperFinal), a.Relation + ", " + a.Sampling,
+		want := []string{c.Label, a.Method, a.Canary, a.View, "", "95 %, δ = 1e-05", epsilon(a.UpperFinal), a.Relation + "; sampling: " + a.Sampling,
 			epsilon(a.LowerFinal), "—", epsilon(a.MeasuredFinal), ratio(a.Ratio)}
 		if a.Method == scenarios.AuditManyRun {
 			want[4] = fmt.Sprintf("%d runs in, %d out", a.RunsIn, a.RunsOut)
@@ -231,10 +231,11 @@ func TestAuditBoundsByParsing(t *testing.T) {
 	}
 }
 
-// An accountant that bounds nothing (ε = +∞, null in summary.json) is shown
-// as such: the table says +∞ and gives no ratio, the chart's upper line
-// stops where the bound does and its legend and caption say where ε is
-// +∞; the page renders.
+// An accountant that bounds nothing (ε = +∞, null in summary.json, which
+// writes an undefined ε alike) is shown as such: the table says +∞ or
+// undefined and gives no ratio, the chart's upper line stops where the
+// bound does and its legend and caption say where ε has no number; the
+// page renders.
 func TestAuditInfiniteUpperRenders(t *testing.T) {
 	dir := withInfiniteUpper(t, runDirectory(t, audited))
 	path, _, err := Write(dir)
@@ -248,7 +249,7 @@ func TestAuditInfiniteUpperRenders(t *testing.T) {
 		t.Fatalf("%d rows", len(rows))
 	}
 	for _, r := range rows {
-		if r[6] != "+∞" || r[11] != "— (the upper bound is +∞)" {
+		if r[6] != "+∞ or undefined" || r[11] != "— (no finite upper bound)" {
 			t.Errorf("row of %s: upper %q, ratio %q; want +∞ and no ratio", r[0], r[6], r[11])
 		}
 	}
@@ -275,11 +276,11 @@ func TestAuditInfiniteUpperRenders(t *testing.T) {
 		if len(upper.X) != len(its) || finite != want.drawn || slices.ContainsFunc(upper.M[finite:], func(x jsNum) bool { return !math.IsNaN(float64(x)) }) {
 			t.Errorf("%s: the upper line has %v at %v; want %d numbers, then null", id, upper.M, upper.X, want.drawn)
 		}
-		if !strings.Contains(upper.Label, "+∞ at "+want.where+", not drawn") {
+		if !strings.Contains(upper.Label, "+∞ or undefined at "+want.where+", not drawn") {
 			t.Errorf("%s: upper line %q; want it to say where ε is +∞ (%s)", id, upper.Label, want.where)
 		}
 		caption := doc.byID(id).all(func(x *element) bool { return x.name == "figcaption" })
-		if len(caption) != 1 || !strings.Contains(caption[0].textContent(), "+∞ (it bounds nothing) at "+want.where) {
+		if len(caption) != 1 || !strings.Contains(caption[0].textContent(), "At "+want.where+" summary.json has no number for the accountant's ε: it is +∞") {
 			t.Errorf("%s: caption %v", id, caption)
 		}
 	}
@@ -297,7 +298,7 @@ func TestCompareShowsTheAudits(t *testing.T) {
 	doc := parse(t, out)
 	names := runNames([]string{a, b})
 	rows := rowsOf(doc.byID("bounds-table"))
-	if len(rows) != 4 || rows[0][0] != names[0] || rows[3][0] != names[1] || rows[3][1] != "one-run" || rows[3][7] != "+∞" {
+	if len(rows) != 4 || rows[0][0] != names[0] || rows[3][0] != names[1] || rows[3][1] != "one-run" || rows[3][7] != "+∞ or undefined" {
 		t.Fatalf("comparison's audit rows %q", rows)
 	}
 	var labels []string
@@ -347,11 +348,11 @@ func TestBoundsOf(t *testing.T) {
 			t.Errorf("line %d (%s) at %v, want every iteration", j, sparse[j].Label, sparse[j].X)
 		}
 	}
-	if !strings.Contains(sparse[upperLine].Label, "(replace-one); +∞ at iterations 15–20, not drawn") {
+	if !strings.Contains(sparse[upperLine].Label, "(replace-one); +∞ or undefined at iterations 15–20, not drawn") {
 		t.Errorf("upper line %q", sparse[upperLine].Label)
 	}
 	row := b.Rows[0]
-	if row.Upper != "+∞" || row.Ratio != "— (the upper bound is +∞)" || row.Strict != "0.75" || row.Assumed != "—" ||
+	if row.Upper != "+∞ or undefined" || row.Ratio != "— (no finite upper bound)" || row.Strict != "0.75" || row.Assumed != "—" ||
 		row.Measured != "1.5" || row.MeasuredNoise != "z ≤ 2" || row.Units != "3 runs in, 2 out" || row.Level != "90 %, δ = 1e-06" {
 		t.Errorf("row %+v", row)
 	}

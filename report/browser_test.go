@@ -531,7 +531,7 @@ func TestAuditChartShowsTheBounds(t *testing.T) {
 	if fmt.Sprint(got.Labels) != fmt.Sprint(got.Want) || len(got.Labels) != boundLines {
 		t.Errorf("series %q, want the four bounds %q", got.Labels, got.Want)
 	}
-	if !strings.Contains(got.Labels[upperLine], fmt.Sprintf("+∞ at iterations %d–%d, not drawn", a.Iterations[infiniteFrom], a.Iterations[len(a.Iterations)-1])) {
+	if !strings.Contains(got.Labels[upperLine], fmt.Sprintf("+∞ or undefined at iterations %d–%d, not drawn", a.Iterations[infiniteFrom], a.Iterations[len(a.Iterations)-1])) {
 		t.Errorf("the upper bound's legend %q does not say where ε is +∞", got.Labels[upperLine])
 	}
 	if len(got.X) != len(a.Iterations) || len(got.Upper) != len(a.Iterations) {
