@@ -244,28 +244,37 @@ func auditFindings(label string, a *rundir.Audit) []string {
 func boundsChart(title, label string, a *rundir.Audit) (figures.Chart, string) {
 	lines := make([]figures.Line, boundLines)
 	series := [boundLines][]rundir.Number{upperLine: a.Upper, strictLine: a.Lower, assumedLine: a.Assumed, measuredLine: a.Measured}
-	var infinite []int // rows without a number: +∞ or undefined
+	names := [boundLines]string{strictLine: "strict", assumedLine: "GDP", measuredLine: "measured-noise"}
+	var unbounded []int // rows where the upper bound is no number: +∞ or undefined
+	var sparse []string // the lower bounds evaluated at some rows only
 	for j, xs := range series {
 		if len(xs) == 0 {
 			continue
 		}
+		gaps := false
 		for k, it := range a.Iterations {
 			v := at(xs, k)
-			if j == upperLine && k < len(xs) && !known(rundir.Number(v)) {
-				infinite = append(infinite, k)
+			if !known(rundir.Number(v)) && k < len(xs) {
+				if j == upperLine {
+					unbounded = append(unbounded, k)
+				}
+				gaps = true
 			}
 			lines[j].X = append(lines[j].X, float64(it))
 			lines[j].Mean = append(lines[j].Mean, v)
+		}
+		if gaps && j != upperLine {
+			sparse = append(sparse, names[j])
 		}
 	}
 	lines[upperLine].Label = "upper: the accountant's ε"
 	if n := neighbours(a); n != "—" {
 		lines[upperLine].Label += " (" + n + ")"
 	}
-	if len(infinite) > 0 {
-		lines[upperLine].Label += "; +∞ or undefined at " + iterationRanges(a.Iterations, infinite) + ", not drawn"
+	if len(unbounded) > 0 {
+		lines[upperLine].Label += "; +∞ or undefined at " + iterationRanges(a.Iterations, unbounded) + ", not drawn"
 	}
-	lines[strictLine].Label = "lower: strict (no assumption)"
+	lines[strictLine].Label = "lower: strict (assumes nothing of the mechanism)"
 	lines[assumedLine].Label = "lower: GDP (assumes a Gaussian trade-off curve)"
 	lines[measuredLine].Label = "lower: measured noise (assumes the declared mechanism)"
 	caption := fmt.Sprintf("%s audit, %s canary, %s view; lower bounds with confidence %s %%, ε at δ = %s.",
@@ -273,12 +282,13 @@ func boundsChart(title, label string, a *rundir.Audit) (figures.Chart, string) {
 	switch {
 	case len(a.Upper) == 0:
 		caption += " The family records no accountant for this mechanism: no upper bound."
-	case len(infinite) > 0:
-		caption += " At " + iterationRanges(a.Iterations, infinite) + " summary.json has no number for the accountant's ε: it is +∞ (the accountant bounds nothing) " +
+	case len(unbounded) > 0:
+		caption += " At " + iterationRanges(a.Iterations, unbounded) + " summary.json has no number for the accountant's ε: it is +∞ (the accountant bounds nothing) " +
 			"or undefined (no mechanism at that row), which summary.json writes alike as null; the upper line leaves those out."
 	}
-	if len(a.Measured) > 0 {
-		caption += " The measured-noise bound is evaluated at some rows only, which its line joins."
+	if len(sparse) > 0 {
+		caption += fmt.Sprintf(" The %s %s evaluated at some rows only (null elsewhere in summary.json), which %s.",
+			andList(sparse), either(len(sparse) == 1, "bound is", "bounds are"), either(len(sparse) == 1, "its line joins", "their lines join"))
 	}
 	return figures.Chart{Title: title + "\n" + label, Metric: rundir.Column{Name: "audit", Label: "ε of " + label + ": the accountant's upper bound and the audit's lower bounds"},
 		XLabel: "iteration", YLabel: "ε at δ = " + strconv.FormatFloat(a.Delta, 'g', 4, 64), Lines: lines, Legend: true}, caption

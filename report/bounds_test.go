@@ -356,6 +356,9 @@ func TestBoundsOf(t *testing.T) {
 		row.Measured != "1.5" || row.MeasuredNoise != "z ≤ 2" || row.Units != "3 runs in, 2 out" || row.Level != "90 %, δ = 1e-06" {
 		t.Errorf("row %+v", row)
 	}
+	if c := b.Charts[0].Common; !strings.Contains(c, "The strict and measured-noise bounds are evaluated at some rows only") {
+		t.Errorf("caption %q; want it to say which bounds are evaluated at some rows", c)
+	}
 	if b.Rows[2].Upper != "— (no accountant)" || !strings.Contains(b.Charts[2].Common, "no upper bound") {
 		t.Errorf("without an accountant: %+v, caption %q", b.Rows[2], b.Charts[2].Common)
 	}

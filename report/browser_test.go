@@ -324,7 +324,7 @@ func TestNoNetworkRequest(t *testing.T) {
 	if _, err := WriteCompare([]string{runDirectory(t, sweepy), runDirectory(t, sweepy, "seed=6", "runs=3")}, out); err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range []string{report(t, tiny), out} {
+	for _, path := range []string{report(t, tiny), report(t, audited), out} {
 		tb := tab(t, path, browser.TabOptions{})
 		var charts int
 		eval(t, tb, `Object.keys(mapleCharts).length`, &charts)
@@ -394,18 +394,20 @@ func countColour(img image.Image, r image.Rectangle, c [3]float64) int {
 }
 
 // At a phone's width (480 px) nothing overflows the page: wide tables
-// scroll in their own box, charts and legends fit.
+// scroll in their own box (the privacy audit's with its statistics open),
+// charts and legends fit.
 func TestNarrowViewport(t *testing.T) {
-	for _, path := range []string{report(t, tiny), report(t, clocked)} {
+	for _, path := range []string{report(t, tiny), report(t, clocked), report(t, audited)} {
 		tb := tab(t, path, browser.TabOptions{Width: 480, Height: 900})
 		var got struct {
 			Page, Table, Box, Widest float64
 		}
-		eval(t, tb, `(() => {
+		eval(t, tb, `(async () => {
+			document.querySelectorAll("details").forEach(d => d.open = true); `+frames+`
 			const t = document.querySelector("#steady-table");
 			const charts = [...document.querySelectorAll("figure.chart")].map(f => f.getBoundingClientRect().right);
-			return {Page: document.documentElement.scrollWidth, Table: t.scrollWidth, Box: t.parentElement.clientWidth,
-				Widest: Math.max(...charts)};
+			return {Page: document.documentElement.scrollWidth, Table: t.scrollWidth,
+				Box: Math.max(...[...document.querySelectorAll(".scroll")].map(b => b.clientWidth)), Widest: Math.max(...charts)};
 		})()`, &got)
 		if got.Page > 480 || got.Box > 480 || got.Widest > 480 {
 			t.Errorf("%s at 480 px: %+v; want nothing wider than 480 px but the table's content", filepath.Base(filepath.Dir(path)), got)
