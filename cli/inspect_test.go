@@ -37,6 +37,7 @@ func TestInspectionWorksOnEveryBundledScenario(t *testing.T) {
 		"scenarios/fedavg/cross-device-10m.yaml": {"--set", "data.agents=10000"},
 		"scenarios/decentralized/mu-sweep.yaml":  {"--set", `curves=[{label: "μ=0.4", set: {algorithm.step_size: 0.4, iterations: 2}}, {label: "μ=0.05", set: {algorithm.step_size: 0.05, iterations: 2}}]`},
 		"scenarios/decentralized/fig5.yaml":      {"--set", "data.dim=32"},
+		"scenarios/dp/audit-dp-fedavg.yaml":      {"--set", `curves=[{label: "z = 2", set: {}}, {label: "q = 0.2", set: {iterations: 2, algorithm.fedavg.participants: 200}}]`},
 		"scenarios/graphfl/fig7.yaml":            {"--set", "data.dim=32"},
 		"scenarios/fedplt/table5.yaml":           {"--set", "data.dim=10"},
 		"scenarios/systems/stragglers.yaml": {"--set", `curves=[{label: sync, set: {iterations: 2}}, {label: fedasync, set: {iterations: 2, algorithm.fedavg.server: fedasync}}, ` +
