@@ -119,6 +119,9 @@ func ReferenceEvents(ctx context.Context, cfg fedavg.Config, src data.Source, l 
 			if err != nil {
 				return fmt.Errorf("round %d, agent %d: %w", round, k, err)
 			}
+			if out.AuditSteps != nil {
+				observe(round, fedavg.ObsAuditSteps, out.AuditSteps)
+			}
 			if _, err := server.AcceptReported(slot, k, replies[slot], out.Report); err != nil {
 				return fmt.Errorf("round %d: %w", round, err)
 			}
