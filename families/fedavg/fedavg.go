@@ -54,7 +54,8 @@ func init() {
 			fedavgTiny + "privacy: {secure_aggregation: {protocol: secagg+, clip: 2, bits: 16}, dp: {mode: distributed, clip: 0.5}}\n",
 			fedavgTiny + "privacy: {dp: {clip: 0.5, relation: replace-one, adaptive_clip: {quantile: 0.4}}, audit: {method: one-run, canaries: 2, view: final}}\n",
 			strings.Replace(fedavgTiny, "runs: 2", "runs: 4", 1) + "    participation: poisson\nprivacy: {dp: {clip: 0.5}, audit: {method: many-run}}\n",
-			fedavgTiny + "    participation: poisson\nprivacy: {secure_aggregation: {protocol: secagg+, clip: 2, bits: 16}}\n"},
+			fedavgTiny + "    participation: poisson\nprivacy: {secure_aggregation: {protocol: secagg+, clip: 2, bits: 16}}\n",
+			dpsgdAuditTiny},
 	})
 }
 
@@ -156,6 +157,7 @@ func fedavgComplete(sc *scenarios.Scenario, set func(string) bool) {
 		fa.Participants = min(fa.Participants, sc.Data.Agents)
 	}
 	completeFedAvgPrivacy(sc, set)
+	completeSampleAudit(sc, set)
 }
 
 func fedavgParams(sc *scenarios.Scenario) *FedAvg { return sc.Algorithm.Params.(*FedAvg) }
@@ -300,6 +302,9 @@ type fedavgObserver struct {
 	sys   *run.SystemsLog // the systems columns and counts, nil without them
 	priv  *privacyLog     // the privacy features' columns and details
 	audit *auditor        // the audit's canary clients, nil without them
+	// sample is the audit's canary examples (audit_sgd.go), nil without
+	// them.
+	sample *sampleAuditor
 }
 
 func (o *fedavgObserver) record(round int, w []float64) {
@@ -331,6 +336,11 @@ func (o *fedavgObserver) observe(round int, key string, v []float64) {
 		if o.audit != nil {
 			o.audit.release(round, v)
 		}
+		if o.sample != nil {
+			o.sample.release(round, v)
+		}
+	case key == fedavg.ObsAuditSteps && o.sample != nil:
+		o.sample.observe(round, v)
 	case o.priv.observe(round, key, v):
 	case o.sys != nil:
 		o.sys.Observe(round, key, v)
@@ -365,6 +375,7 @@ func runFedAvg(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	if cfg.DP.Audit.Active() {
 		obs.audit = newAuditor(sc.Privacy.Audit, cfg, j.RunSeed, w0, len(obs.t.Iterations), obs.t)
 	}
+	obs.sample = newSampleAuditor(j, cfg, p, w0, obs.t)
 	obs.record(0, w0)
 	j.Table = obs.t
 	fa := fedavgParams(sc)
@@ -434,6 +445,11 @@ func fedavgAccount(j *run.Job, p *inputs.Problem, cfg *fedavg.Config, obs *fedav
 		j.Stats.Warnings = append(j.Stats.Warnings, w)
 	}
 	obs.priv.finish(j)
+	if obs.sample != nil {
+		if err := obs.sample.record(j); err != nil {
+			return err
+		}
+	}
 	if cfg.DP.Mode == fedavg.NoDP {
 		if _, private := cfg.Client.(fedavg.PrivateClient); private {
 			dpReport(j, cfg, obs.priv)
