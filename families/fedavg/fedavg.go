@@ -266,14 +266,6 @@ func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 	if field, err := applyBehaviours(cfg, fa); err != nil {
 		return nil, c.Errorf(field, "%v", err)
 	}
-	checkBehaviours(cfg, fa, func(field, msg string) {
-		if failed == nil {
-			failed = c.Errorf(field, "%s", msg)
-		}
-	})
-	if failed != nil {
-		return nil, failed
-	}
 	if cfg.Importance.Agents, err = fedavg.ParsePolicy(fa.Importance.Agents); err != nil {
 		return nil, c.Errorf("algorithm.fedavg.importance.agents", "%v", err)
 	}
@@ -282,6 +274,16 @@ func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 	}
 	cfg.Importance.Probabilities = fa.Importance.Probabilities
 	cfg.Importance.RandomOrder = fa.Importance.RandomOrder
+	// The behaviours check the whole section, importance sampling included
+	// (DP-SGD refuses it).
+	checkBehaviours(cfg, fa, func(field, msg string) {
+		if failed == nil {
+			failed = c.Errorf(field, "%s", msg)
+		}
+	})
+	if failed != nil {
+		return nil, failed
+	}
 	switch sc.Privacy.Scheme {
 	case "model-noise":
 		cfg.NoiseStd = math.Sqrt(sc.Privacy.Variance)
