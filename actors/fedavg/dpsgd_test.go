@@ -12,6 +12,7 @@ import (
 	"maple/algorithms/rng"
 	"maple/privacy/accountant"
 	"maple/privacy/accountant/pld"
+	"maple/privacy/ledger"
 )
 
 // trainOnce runs one local training of client c from w0 on set.
@@ -119,10 +120,10 @@ func TestDPSGDLedgerIsTheAccountants(t *testing.T) {
 			Epochs: fedavg.Range{Min: 2, Max: 4}, Batch: fedavg.Range{Min: 3, Max: 5}}
 		led := fedavg.NewLedger(&cfg, 3, fedavg.MinSamples(data.Sets(sets)))
 		var last fedavg.Guarantee
-		for range 30 {
+		for range 10 {
 			_, last = led.Round(true, 3)
 		}
-		s := accountant.SubsampledGaussian{Rate: 5 / float64(fedavg.MinSamples(data.Sets(sets))), NoiseMultiplier: 1.2, Steps: 4 * 30, Sampling: accountant.Poisson}
+		s := accountant.SubsampledGaussian{Rate: 5 / float64(fedavg.MinSamples(data.Sets(sets))), NoiseMultiplier: 1.2, Steps: 4 * 10, Sampling: accountant.Poisson}
 		if sampling == "fixed" {
 			s.Sampling = accountant.FixedSize
 		}
@@ -133,10 +134,10 @@ func TestDPSGDLedgerIsTheAccountants(t *testing.T) {
 		c.Accountant = "pld"
 		cfg.Client = c
 		led = fedavg.NewLedger(&cfg, 3, fedavg.MinSamples(data.Sets(sets)))
-		for range 30 {
+		for range 10 {
 			_, last = led.Round(true, 3)
 		}
-		d, err := pld.Compose(c.Step(fedavg.MinSamples(data.Sets(sets)), 5).Mechanism, 4*30, pld.Options{})
+		d, err := pld.Compose(c.Step(fedavg.MinSamples(data.Sets(sets)), 5).Mechanism, 4*10, ledger.RunOptions)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,6 @@ package fedavg
 import (
 	"google.golang.org/protobuf/encoding/protowire"
 
-	"maple/privacy/accountant/pld"
 	"maple/privacy/ledger"
 )
 
@@ -60,7 +59,7 @@ func NewLedger(cfg *Config, dim, minSamples int) *Ledger {
 	}
 	if p, ok := cfg.client().(PrivateClient); ok {
 		l.priv = p
-		l.sample = ledger.New(p.SampleAccountant(), pld.Options{})
+		l.sample = ledger.New(p.SampleAccountant(), ledger.RunOptions)
 	}
 	return l
 }

@@ -35,14 +35,15 @@ const (
 // fedavgAudit lists the audits FedAvg implements.
 var fedavgAudit = &scenarios.AuditSupport{
 	Methods:  []string{scenarios.AuditManyRun, scenarios.AuditOneRun},
-	Canaries: []string{canaryClient, canaryGradient, canaryExample},
-	Views:    []string{viewWhiteBox, viewFinal},
+	Canaries: []string{canaryClient, canaryDataset, canaryGradient, canaryExample},
+	Views:    []string{viewWhiteBox, viewFinal, viewWire},
 }
 
 // validateFedAvgAudit checks privacy.audit against the rest of a FedAvg
 // scenario: canary clients need DP-FedAvg, whose guarantee they test.
 func validateFedAvgAudit(v *scenarios.Validator, sc *scenarios.Scenario) {
 	validateSampleAudit(v, sc)
+	validateDatasetAudit(v, sc) // audit_dataset.go
 	a := sc.Privacy.Audit
 	if a == nil || a.Canary != canaryClient {
 		return

@@ -6,7 +6,6 @@ import (
 
 	"maple/algorithms/fedavg"
 	"maple/privacy/accountant"
-	"maple/privacy/accountant/pld"
 	"maple/privacy/ledger"
 	"maple/scenarios/run"
 )
@@ -48,7 +47,7 @@ func dpReport(j *run.Job, cfg *fedavg.Config, l *privacyLog) {
 			"epsilon_final":    l.eps[len(l.eps)-1][0],
 		}
 		if d.Accountant == ledger.PLD {
-			r["discretization_interval"] = pld.DefaultInterval
+			r["discretization_interval"] = ledger.RunOptions.Interval
 			if d.Mode == fedavg.CentralDP {
 				noteFallback(j, r, "privacy.dp", cfg.NewClientLedger(), rd, j.Curve.Scenario.Iterations, d.Delta)
 			}
@@ -80,8 +79,8 @@ func dpReport(j *run.Job, cfg *fedavg.Config, l *privacyLog) {
 			"epsilon_final":    l.eps[len(l.eps)-1][1],
 		}
 		if p.SampleAccountant() == ledger.PLD {
-			sp["discretization_interval"] = pld.DefaultInterval
-			noteFallback(j, sp, "algorithm.fedavg.client", ledger.New(ledger.PLD, pld.Options{}), step, j.Curve.Scenario.Iterations*cfg.Epochs.Max, p.SampleDelta())
+			sp["discretization_interval"] = ledger.RunOptions.Interval
+			noteFallback(j, sp, "algorithm.fedavg.client", ledger.New(ledger.PLD, ledger.RunOptions), step, j.Curve.Scenario.Iterations*cfg.Epochs.Max, p.SampleDelta())
 		}
 		j.Stats.Details["sample_privacy"] = sp
 	}

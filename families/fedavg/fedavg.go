@@ -55,6 +55,7 @@ func init() {
 			fedavgTiny + "privacy: {dp: {clip: 0.5, relation: replace-one, adaptive_clip: {quantile: 0.4}}, audit: {method: one-run, canaries: 2, view: final}}\n",
 			strings.Replace(fedavgTiny, "runs: 2", "runs: 4", 1) + "    participation: poisson\nprivacy: {dp: {clip: 0.5}, audit: {method: many-run}}\n",
 			fedavgTiny + "    participation: poisson\nprivacy: {secure_aggregation: {protocol: secagg+, clip: 2, bits: 16}}\n",
+			strings.Replace(fedavgTiny, "runs: 2", "runs: 4", 1) + "privacy: {scheme: update-noise, variance: 0.01, audit: {canary: dataset, view: wire}}\n",
 			dpsgdAuditTiny},
 	})
 }
@@ -307,6 +308,7 @@ type fedavgObserver struct {
 	// sample is the audit's canary examples (audit_sgd.go), nil without
 	// them.
 	sample *sampleAuditor
+	wire   *wireAudit // the dataset audit's auditor, nil without it
 }
 
 func (o *fedavgObserver) record(round int, w []float64) {
@@ -378,6 +380,9 @@ func runFedAvg(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 		obs.audit = newAuditor(sc.Privacy.Audit, cfg, j.RunSeed, w0, len(obs.t.Iterations), obs.t)
 	}
 	obs.sample = newSampleAuditor(j, cfg, p, w0, obs.t)
+	if obs.wire, p, err = startWireAudit(j, p, cfg); err != nil {
+		return err
+	}
 	obs.record(0, w0)
 	j.Table = obs.t
 	fa := fedavgParams(sc)
@@ -393,7 +398,7 @@ func runFedAvg(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 			return err
 		}
 		if !systemsRun {
-			if err := reference.ReferenceEvents(j.Context(), *cfg, p.Data, p.Loss, w0, j.RunSeed, sc.Iterations, obs.observe); err != nil {
+			if err := reference.ReferenceTapped(j.Context(), *cfg, p.Data, p.Loss, w0, j.RunSeed, sc.Iterations, obs.observe, obs.wire.tap()); err != nil {
 				return err
 			}
 			return fedavgAccount(j, p, cfg, obs, fa.Server.Kind)
@@ -415,8 +420,12 @@ func runFedAvg(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 		if systemsRun {
 			setup.Fleet = model.Fleet(j.RunSeed, K, fedavg.AgentName)
 		}
+		attach := obs.wire.spawn(r)
 		sched, err := afedavg.Spawn(r, setup)
 		if err != nil {
+			return err
+		}
+		if err := attach(sched); err != nil {
 			return err
 		}
 		if err := r.Execute(sched, &msg.Start{}); err != nil {
@@ -451,6 +460,9 @@ func fedavgAccount(j *run.Job, p *inputs.Problem, cfg *fedavg.Config, obs *fedav
 		if err := obs.sample.record(j); err != nil {
 			return err
 		}
+	}
+	if err := obs.wire.record(j, obs.t); err != nil {
+		return err
 	}
 	if cfg.DP.Mode == fedavg.NoDP {
 		if _, private := cfg.Client.(fedavg.PrivateClient); private {

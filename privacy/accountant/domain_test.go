@@ -2,6 +2,7 @@ package accountant
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -17,13 +18,37 @@ func TestRDPExtremeInputs(t *testing.T) {
 	qs := []float64{1e-12, 0.01, 0.5, 1}
 	ns := []int{1, 1000, 1e18}
 	below := func(a, b float64) bool { return a <= b*(1+1e-9)+1e-300 || math.IsInf(b, 1) }
+	orders := DefaultOrders()
 	for _, s := range []Sampling{Poisson, FixedSize} {
+		// One step's RDP at every order, for each (z, q): the steps only
+		// multiply it (SubsampledGaussian.RDP), so the conversions of every
+		// step count and δ below read the same table — what Epsilon does,
+		// which the first count goes through.
+		one := map[[2]int][]float64{}
+		for zi, z := range zs {
+			for qi, q := range qs {
+				g := SubsampledGaussian{Rate: q, NoiseMultiplier: z, Steps: 1, Sampling: s}
+				r := make([]float64, len(orders))
+				for i, a := range orders {
+					r[i] = g.RDP(a)
+				}
+				one[[2]int{zi, qi}] = r
+			}
+		}
 		for _, delta := range []float64{1e-300, 1e-5} {
 			eps := map[[3]int]float64{}
 			for zi, z := range zs {
 				for qi, q := range qs {
+					r := one[[2]int{zi, qi}]
 					for ni, n := range ns {
-						e, _ := SubsampledGaussian{Rate: q, NoiseMultiplier: z, Steps: n, Sampling: s}.Epsilon(delta, Balle2020)
+						var e float64
+						if ni == 0 {
+							e, _ = SubsampledGaussian{Rate: q, NoiseMultiplier: z, Steps: n, Sampling: s}.Epsilon(delta, Balle2020)
+						} else {
+							e, _ = BestEpsilon(orders, func(a float64) float64 {
+								return float64(n) * r[slices.Index(orders, a)]
+							}, delta, Balle2020)
+						}
 						if math.IsNaN(e) || e < 0 {
 							t.Errorf("%v z = %g q = %g n = %d δ = %g: ε = %v", s, z, q, n, delta, e)
 						}

@@ -124,6 +124,17 @@ func Bound(k Kind, r Round) string {
 	return "Gaussian mechanism with noise multiplier z/2 (replace-one sensitivity 2C) amplified by fixed-size sampling without replacement (Wang, Balle & Kasiviswanathan 2019, Thm 9), " + conv
 }
 
+// RunOptions are the PLD accountant's options for the ledgers of runs,
+// which ask ε after every round: a discretization interval Δ = 10⁻³, ten
+// times dp_accounting's 10⁻⁴ (maple privacy's default), which makes each
+// query about ten times cheaper and stays an upper bound — it moves
+// DP-FedAvg's ε at q = 0.05, z = 1 after 100 rounds by 4·10⁻⁵ (3.50219
+// against 3.50215), and by at most n·Δ after n rounds; and distributions
+// of at most 2¹⁷ points, 131 in loss: a composition wider than that is
+// counted at infinite loss, and the ledger then gives Rényi DP's ε, so that
+// a run of weak noise does not spend minutes on a guarantee of nothing.
+var RunOptions = pld.Options{Interval: 1e-3, MaxPoints: 1 << 17}
+
 // Guarantee is an (ε, δ) guarantee, the accountant that gave it and, from
 // the Rényi DP accountant, the order that gave it (0 otherwise).
 type Guarantee struct {

@@ -55,6 +55,18 @@ func ReferenceContext(ctx context.Context, cfg fedavg.Config, src data.Source, l
 // (ObsSecAggCosts, ObsSecAggEncoding, ObsSecAggIncluded, ObsPrivacy). v must
 // be copied to be kept.
 func ReferenceEvents(ctx context.Context, cfg fedavg.Config, src data.Source, l loss.Loss, w0 []float64, runSeed uint64, rounds int, observe func(round int, key string, v []float64)) error {
+	return ReferenceTapped(ctx, cfg, src, l, w0, runSeed, rounds, observe, nil)
+}
+
+// ReferenceTapped is ReferenceEvents with tap, if not nil, on the link of
+// agent tap.Agent() to the server: it is handed every task the server sends
+// that agent and the agent's reply, as a wiretap on the actor engine sees
+// them (actors/fedavg.WireTap). Under secure aggregation the link
+// carries no reply, and a tap is refused.
+func ReferenceTapped(ctx context.Context, cfg fedavg.Config, src data.Source, l loss.Loss, w0 []float64, runSeed uint64, rounds int, observe func(round int, key string, v []float64), tap fedavg.WireObserver) error {
+	if tap != nil && cfg.SecAgg != nil {
+		return fmt.Errorf("a wiretap on agent %d's link: under secure aggregation the link carries masked shares, not replies", tap.Agent())
+	}
 	interrupted := func(round int) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("round %d: interrupted: %w", round, err)
@@ -113,6 +125,12 @@ func ReferenceEvents(ctx context.Context, cfg fedavg.Config, src data.Source, l 
 			replies = append(replies, make([]float64, len(w0)))
 		}
 		for slot, k := range draws {
+			tapped := tap != nil && k == tap.Agent()
+			if tapped {
+				if err := tap.Sent(round, slot, server.Model(), server.Probability(slot)); err != nil {
+					return fmt.Errorf("round %d: %w", round, err)
+				}
+			}
 			a := secure.wake(pool, k)
 			out, err := a.Core.Train(replies[slot], server.Model(), server.Probability(slot))
 			secure.park(pool, a)
@@ -121,6 +139,11 @@ func ReferenceEvents(ctx context.Context, cfg fedavg.Config, src data.Source, l 
 			}
 			if out.AuditSteps != nil {
 				observe(round, fedavg.ObsAuditSteps, out.AuditSteps)
+			}
+			if tapped {
+				if err := tap.Replied(round, slot, replies[slot]); err != nil {
+					return fmt.Errorf("round %d: %w", round, err)
+				}
 			}
 			if _, err := server.AcceptReported(slot, k, replies[slot], out.Report); err != nil {
 				return fmt.Errorf("round %d: %w", round, err)

@@ -28,6 +28,12 @@ type Options struct {
 	// means DefaultTail. Each round's grid keeps all but Tail/1000 of its
 	// loss mass.
 	Tail float64
+	// MaxPoints bounds the length of every distribution, in
+	// [2¹⁰, DefaultMaxPoints]; 0 means DefaultMaxPoints. A composition
+	// whose losses spread wider than MaxPoints·Interval counts at infinite
+	// loss (ε = +Inf, an upper bound): a smaller bound caps the cost of
+	// compositions so wide that they guarantee nothing worth a number.
+	MaxPoints int64
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -37,11 +43,16 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Tail == 0 {
 		o.Tail = DefaultTail
 	}
+	if o.MaxPoints == 0 {
+		o.MaxPoints = DefaultMaxPoints
+	}
 	switch {
 	case !(o.Interval >= 1e-6 && o.Interval <= 1):
 		return o, fmt.Errorf("interval: the discretization interval must lie in [1e-6, 1], got %v", o.Interval)
 	case !(o.Tail > 0 && o.Tail <= 1e-3):
 		return o, fmt.Errorf("tail: the truncated mass must lie in (0, 1e-3], got %v", o.Tail)
+	case o.MaxPoints < 1<<10 || o.MaxPoints > DefaultMaxPoints:
+		return o, fmt.Errorf("max_points: must lie in [1024, %d], got %d", DefaultMaxPoints, o.MaxPoints)
 	}
 	return o, nil
 }
@@ -108,7 +119,7 @@ func discretizeProfile(f profile, o Options) *pmf {
 	if lo > -maxLoss {
 		ilo = int64(math.Floor(lo / o.Interval))
 	}
-	ilo = min(max(ilo, ihi-maxPoints+1), ihi)
+	ilo = min(max(ilo, ihi-o.MaxPoints+1), ihi)
 	return discretize(f, o.Interval, ilo, ihi)
 }
 
@@ -187,21 +198,21 @@ func (a *Accountant) Distribution() *Distribution {
 	id := identity(a.opt.Interval)
 	d := &Distribution{id, id}
 	for _, e := range a.entries {
-		r := selfCompose(e.round.remove, e.count, a.opt.Tail)
+		r := selfCompose(e.round.remove, e.count, a.opt.Tail, a.opt.MaxPoints)
 		ad := r
 		if e.round.add != e.round.remove {
-			ad = selfCompose(e.round.add, e.count, a.opt.Tail)
+			ad = selfCompose(e.round.add, e.count, a.opt.Tail, a.opt.MaxPoints)
 		}
 		if d.remove == id {
 			d = &Distribution{r, ad}
 			continue
 		}
 		symmetric := d.add == d.remove && ad == r
-		d.remove = convolve(d.remove, r, a.opt.Tail)
+		d.remove = convolve(d.remove, r, a.opt.Tail, a.opt.MaxPoints)
 		if symmetric {
 			d.add = d.remove
 		} else {
-			d.add = convolve(d.add, ad, a.opt.Tail)
+			d.add = convolve(d.add, ad, a.opt.Tail, a.opt.MaxPoints)
 		}
 	}
 	a.cache = d

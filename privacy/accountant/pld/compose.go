@@ -6,12 +6,13 @@ import (
 	"gonum.org/v1/gonum/dsp/fourier"
 )
 
-// maxPoints bounds the length of every discretized distribution, composed
-// or not (2²¹ losses: 16 MiB, about 210 in loss at the default interval).
-// What does not fit is moved pessimistically (see pmf.truncate and
-// selfCompose), up to counting a whole composition at infinite loss, so the
-// bound only costs tightness where ε is far beyond any meaningful value.
-const maxPoints = 1 << 21
+// DefaultMaxPoints bounds the length of every discretized distribution,
+// composed or not, unless Options.MaxPoints says otherwise (2²¹ losses:
+// 16 MiB, about 210 in loss at the default interval). What does not fit is
+// moved pessimistically (see pmf.truncate and selfCompose), up to counting
+// a whole composition at infinite loss, so the bound only costs tightness
+// where ε is far beyond any meaningful value.
+const DefaultMaxPoints = 1 << 21
 
 // capLoss is the largest composed loss the accountant resolves: when all
 // but a negligible mass of a composition lies above it, the composition is
@@ -104,7 +105,7 @@ func window(p *pmf, k int64, tail float64) (lo, hi float64) {
 
 // selfCompose returns the k-fold composition of p (k ≥ 1), truncated
 // pessimistically to at most maxPoints losses.
-func selfCompose(p *pmf, k int64, tail float64) *pmf {
+func selfCompose(p *pmf, k int64, tail float64, maxPoints int64) *pmf {
 	if k == 1 {
 		return &pmf{interval: p.interval, offset: p.offset, probs: append([]float64(nil), p.probs...), inf: p.inf}
 	}
@@ -112,7 +113,7 @@ func selfCompose(p *pmf, k int64, tail float64) *pmf {
 		lo, hi := window(p, k, tail)
 		base := float64(k) * float64(p.offset)
 		switch {
-		case (base+lo)*p.interval > capLoss || hi-lo+1 > maxPoints:
+		case (base+lo)*p.interval > capLoss || hi-lo+1 > float64(maxPoints):
 			// All but tail/2 of the finite mass lies above capLoss, or it
 			// spreads over more losses than the grid holds: count all of
 			// it at +∞ (an upper bound; such a composition guarantees
@@ -126,10 +127,10 @@ func selfCompose(p *pmf, k int64, tail float64) *pmf {
 		}
 	}
 	if k > maxPower {
-		h := selfCompose(p, k/2, tail)
-		r := convolve(h, h, tail)
+		h := selfCompose(p, k/2, tail, maxPoints)
+		r := convolve(h, h, tail, maxPoints)
 		if k%2 == 1 {
-			r = convolve(r, p, tail)
+			r = convolve(r, p, tail, maxPoints)
 		}
 		return r
 	}
@@ -156,7 +157,7 @@ func selfCompose(p *pmf, k int64, tail float64) *pmf {
 	}
 	clean(probs)
 	r := &pmf{interval: p.interval, offset: k*p.offset + lo, probs: probs, inf: min(1, inf+tail/2)}
-	r.truncate(0, maxPoints)
+	r.truncate(0, int(maxPoints))
 	return r
 }
 
@@ -199,7 +200,7 @@ func power(coef []complex128, k float64) {
 
 // convolve returns the composition of a and b, truncated by tail and to
 // maxPoints losses.
-func convolve(a, b *pmf, tail float64) *pmf {
+func convolve(a, b *pmf, tail float64, maxPoints int64) *pmf {
 	m := len(a.probs) + len(b.probs) - 1
 	var probs []float64
 	if min(len(a.probs), len(b.probs)) <= 64 {
@@ -230,6 +231,6 @@ func convolve(a, b *pmf, tail float64) *pmf {
 		clean(probs)
 	}
 	r := &pmf{interval: a.interval, offset: a.offset + b.offset, probs: probs, inf: a.inf + b.inf - a.inf*b.inf}
-	r.truncate(tail, maxPoints)
+	r.truncate(tail, int(maxPoints))
 	return r
 }

@@ -29,7 +29,7 @@ func TestExtremeInputs(t *testing.T) {
 			for zi, z := range zs {
 				for qi, q := range qs {
 					for ni, n := range ns {
-						d, err := Compose(GaussianMechanism(z, q, s, r), n, Options{Interval: 1e-3})
+						d, err := Compose(GaussianMechanism(z, q, s, r), n, Options{Interval: 1e-3, MaxPoints: 1 << 16})
 						if err != nil {
 							t.Fatalf("z = %g, q = %g, %d rounds, %v, %v: %v", z, q, n, s, r, err)
 						}
