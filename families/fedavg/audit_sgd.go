@@ -10,7 +10,6 @@ import (
 	"maple/algorithms/loss"
 	"maple/algorithms/rng"
 	"maple/privacy/accountant"
-	"maple/privacy/accountant/pld"
 	"maple/privacy/auditscore"
 	"maple/privacy/ledger"
 	"maple/rundir"
@@ -294,7 +293,7 @@ func (au *sampleAuditor) record(j *run.Job) error {
 		j.RecordAudit(rec)
 	}
 	kind, delta := au.client.SampleAccountant(), au.client.SampleDelta()
-	l := ledger.New(kind, pld.Options{})
+	l := ledger.New(kind, ledger.RunOptions)
 	eps := make([]float64, len(au.rows))
 	done := 0
 	for k, it := range au.table.Iterations {

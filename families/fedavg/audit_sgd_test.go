@@ -7,6 +7,7 @@ import (
 
 	"maple/privacy/accountant"
 	"maple/privacy/accountant/pld"
+	"maple/privacy/ledger"
 	"maple/rundir"
 	"maple/scenarios"
 	"maple/scenarios/run"
@@ -101,7 +102,7 @@ func TestSampleAuditsAgreeOnBothEnginesAndHaveTheirShapes(t *testing.T) {
 // The audit's upper bound is the sample-level guarantee of agent 0's own
 // dataset — its 60 examples and every canary, in or out: q = 10/(60 + m) —
 // composed over 3 steps a round, which pld.Compose of 3·i steps gives
-// independently after round i; the ledger's column, for the largest rate
+// independently after round i (at the runs' discretization, RunOptions); the ledger's column, for the largest rate
 // of all agents without canaries (10/60), is larger.
 func TestSampleAuditUpperBoundIsAgentZerosLedger(t *testing.T) {
 	for _, m := range []int{1, 40} {
@@ -115,7 +116,7 @@ func TestSampleAuditUpperBoundIsAgentZerosLedger(t *testing.T) {
 		for k, it := range au.Iterations {
 			want := 0.0
 			if it > 0 {
-				d, err := pld.Compose(mech, int64(3*it), pld.Options{})
+				d, err := pld.Compose(mech, int64(3*it), ledger.RunOptions)
 				if err != nil {
 					t.Fatal(err)
 				}
