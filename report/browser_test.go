@@ -324,7 +324,7 @@ func TestNoNetworkRequest(t *testing.T) {
 	if _, err := WriteCompare([]string{runDirectory(t, sweepy), runDirectory(t, sweepy, "seed=6", "runs=3")}, out); err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range []string{report(t, tiny), out} {
+	for _, path := range []string{report(t, tiny), report(t, audited), out} {
 		tb := tab(t, path, browser.TabOptions{})
 		var charts int
 		eval(t, tb, `Object.keys(mapleCharts).length`, &charts)
@@ -394,18 +394,20 @@ func countColour(img image.Image, r image.Rectangle, c [3]float64) int {
 }
 
 // At a phone's width (480 px) nothing overflows the page: wide tables
-// scroll in their own box, charts and legends fit.
+// scroll in their own box (the privacy audit's with its statistics open),
+// charts and legends fit.
 func TestNarrowViewport(t *testing.T) {
-	for _, path := range []string{report(t, tiny), report(t, clocked)} {
+	for _, path := range []string{report(t, tiny), report(t, clocked), report(t, audited)} {
 		tb := tab(t, path, browser.TabOptions{Width: 480, Height: 900})
 		var got struct {
 			Page, Table, Box, Widest float64
 		}
-		eval(t, tb, `(() => {
+		eval(t, tb, `(async () => {
+			document.querySelectorAll("details").forEach(d => d.open = true); `+frames+`
 			const t = document.querySelector("#steady-table");
 			const charts = [...document.querySelectorAll("figure.chart")].map(f => f.getBoundingClientRect().right);
-			return {Page: document.documentElement.scrollWidth, Table: t.scrollWidth, Box: t.parentElement.clientWidth,
-				Widest: Math.max(...charts)};
+			return {Page: document.documentElement.scrollWidth, Table: t.scrollWidth,
+				Box: Math.max(...[...document.querySelectorAll(".scroll")].map(b => b.clientWidth)), Widest: Math.max(...charts)};
 		})()`, &got)
 		if got.Page > 480 || got.Box > 480 || got.Widest > 480 {
 			t.Errorf("%s at 480 px: %+v; want nothing wider than 480 px but the table's content", filepath.Base(filepath.Dir(path)), got)
@@ -486,5 +488,87 @@ func TestControlsRedrawTheChart(t *testing.T) {
 	}
 	if got.Reset != got.Full {
 		t.Errorf("a double-click showed %v, want everything, %v", got.Reset, got.Full)
+	}
+}
+
+// The chart of an audit draws its bounds as the browser shows them: a
+// series per bound, named as in the data; the accountant's ε where it is a
+// number and nothing where it is +∞ — no pixel of its colour right of its
+// last finite point, its legend saying so and showing no value there when
+// hovered.
+func TestAuditChartShowsTheBounds(t *testing.T) {
+	dir := withInfiniteUpper(t, runDirectory(t, audited))
+	path, _, err := Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := tab(t, path, browser.TabOptions{})
+	a := readSummary(t, dir).Curves[0].Audit
+	const id = "chart-audit-1"
+	last := float64(a.Iterations[infiniteFrom-1])
+	c := figures.StyleOf(upperLine).Colour
+	var got struct {
+		Labels, Want []string
+		Upper, X     []*float64
+		Left, Right  int
+	}
+	eval(t, tb, `(async () => {`+frames+`
+		const st = mapleCharts[`+strconv.Quote(id)+`], u = st.u;
+		u.root.scrollIntoView({block: "center"});
+		const ctx = u.ctx, cv = ctx.canvas, d = ctx.getImageData(0, 0, cv.width, cv.height).data, b = u.bbox;
+		// The last finite point's marker reaches a few pixels beyond it.
+		const cut = u.valToPos(`+strconv.FormatFloat(last, 'g', -1, 64)+`, "x", true) + 8 * devicePixelRatio;
+		const want = [`+fmt.Sprintf("%d, %d, %d", c.R, c.G, c.B)+`];
+		let left = 0, right = 0;
+		for (let y = Math.ceil(b.top); y < b.top + b.height; y++)
+			for (let x = Math.ceil(b.left); x < b.left + b.width; x++) {
+				const i = 4 * (y * cv.width + x), al = d[i+3] / 255;
+				const px = [0, 1, 2].map(ch => d[i+ch] * al + 255 * (1 - al));
+				if (px.every((v, ch) => Math.abs(v - want[ch]) <= `+strconv.Itoa(colourTolerance)+`)) { if (x > cut) right++; else left++; }
+			}
+		const s = st.role.findIndex(r => r && r.line === `+strconv.Itoa(upperLine)+` && r.of == null);
+		return {Labels: u.series.slice(1).map(x => x.label), Want: st.spec.views[0].lines.filter(l => l.x.length > 0).map(l => l.label),
+			Upper: u.data[s], X: u.data[0], Left: left, Right: right};
+	})()`, &got)
+	if fmt.Sprint(got.Labels) != fmt.Sprint(got.Want) || len(got.Labels) != boundLines {
+		t.Errorf("series %q, want the four bounds %q", got.Labels, got.Want)
+	}
+	if !strings.Contains(got.Labels[upperLine], fmt.Sprintf("+∞ or undefined at iterations %d–%d, not drawn", a.Iterations[infiniteFrom], a.Iterations[len(a.Iterations)-1])) {
+		t.Errorf("the upper bound's legend %q does not say where ε is +∞", got.Labels[upperLine])
+	}
+	if len(got.X) != len(a.Iterations) || len(got.Upper) != len(a.Iterations) {
+		t.Fatalf("x %d values, upper %d; want the %d iterations", len(got.X), len(got.Upper), len(a.Iterations))
+	}
+	for k, u := range got.Upper {
+		switch {
+		case k < infiniteFrom && (u == nil || *u != float64(a.Upper[k])):
+			t.Errorf("upper bound at iteration %d: %v, want summary.json's %v", a.Iterations[k], u, a.Upper[k])
+		case k >= infiniteFrom && u != nil:
+			t.Errorf("upper bound at iteration %d drawn at %v where it is +∞", a.Iterations[k], *u)
+		}
+	}
+	// A 1.7 px line across more than half of a plot at least 400 px wide
+	// has over a hundred pixels of its colour; right of its last point,
+	// none.
+	if got.Left < 100 || got.Right != 0 {
+		t.Errorf("pixels of the upper bound's colour: %d up to iteration %v, %d beyond; want its line, then nothing", got.Left, last, got.Right)
+	}
+	// Hover the last iteration but one: the last is on the plot's edge.
+	hover := a.Iterations[len(a.Iterations)-2]
+	var at struct{ X, Y float64 }
+	eval(t, tb, `(() => {
+		const u = mapleCharts[`+strconv.Quote(id)+`].u, o = u.over.getBoundingClientRect();
+		return {X: o.left + u.valToPos(`+strconv.Itoa(hover)+`, "x"), Y: o.top + o.height / 2};
+	})()`, &at)
+	if err := tb.Mouse(at.X, at.Y); err != nil {
+		t.Fatal(err)
+	}
+	var shown []string
+	eval(t, tb, `(async () => {`+frames+`
+		const st = mapleCharts[`+strconv.Quote(id)+`];
+		return [...st.legend.querySelectorAll(".u-series")].map(r => r.querySelector(".u-value").textContent);
+	})()`, &shown)
+	if len(shown) != 1+boundLines || shown[0] != strconv.Itoa(hover) || shown[1+upperLine] != "—" || shown[1+strictLine] == "—" {
+		t.Errorf("legend at iteration %d: %q; want the strict bound's value and none for the upper bound, which is +∞ there", hover, shown)
 	}
 }

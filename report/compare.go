@@ -28,7 +28,8 @@ type runRow struct {
 // dirs: their curves overlaid metric by metric (each labelled with its
 // run's name: the directory's base name, or its path where base names
 // repeat), a table of their steady-state and final values, the scenario
-// fields that differ between them, and their provenance. Like WriteTo, it
+// fields that differ between them, their privacy audits (a row and a chart
+// per audited curve of each run), and their provenance. Like WriteTo, it
 // refuses a directory that is not what maple run writes, and returns what
 // the page flags about the directories, each naming its directory.
 func WriteCompare(dirs []string, out string) ([]string, error) {
@@ -80,6 +81,12 @@ func WriteCompare(dirs []string, out string) ([]string, error) {
 	}
 	pg.Results = resultTable(runs, names, set.flat)
 	pg.BandNote = bandNote(combined)
+	if pg.Bounds, err = boundsOf(runs, names, pg.Title, set); err != nil {
+		return nil, err
+	}
+	if pg.Bounds != nil {
+		pg.Warnings = append(pg.Warnings, pg.Bounds.Findings...)
+	}
 	pg.Provenance = provenanceRows(runs)
 	if err := pg.finish(set); err != nil {
 		return nil, err

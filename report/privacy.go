@@ -103,12 +103,15 @@ type auditRow struct {
 	Label, Links, Predicted, Measured, Epsilon string
 }
 
-// auditRows lists the eavesdroppers of the curves that have one.
+// auditRows lists the eavesdroppers of the curves that have one: a
+// details.audit naming its victim (diffusion's). Other families describe
+// their privacy audit under the same key (the Gamma mechanism's, the random
+// walk's, Fed-PLT's), which the privacy audit shows from the curve's audit.
 func auditRows(s *rundir.Summary) []auditRow {
 	var rows []auditRow
 	for _, c := range s.Curves {
 		a, ok := c.Details["audit"].(map[string]any)
-		if !ok {
+		if _, victim := a["victim"]; !ok || !victim {
 			continue
 		}
 		row := auditRow{Label: c.Label, Links: fmt.Sprintf("agent %v → %v", a["victim"], a["links"]),

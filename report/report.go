@@ -3,10 +3,12 @@
 // the scenario, the steady-state and final values of every curve, the
 // figures maple run draws — the same charts, in the same styles, honouring
 // the scenario's output section, with the sweep figures — made interactive,
-// the privacy budget per round, the eavesdropper audit, the message and
+// the privacy budget per round, the privacy audits' lower bounds on ε
+// beside the accountant's upper bound, the eavesdropper, the message and
 // byte counts per round from the trace, the warnings and the provenance of
 // the run. For several runs it overlays their curves metric by metric, with
-// a table of their steady states and of the scenario fields that differ.
+// a table of their steady states and of the scenario fields that differ,
+// and their privacy audits side by side.
 //
 // The charts are drawn twice: as the static SVG figures of package figures,
 // which the page shows without scripts, and, when scripts run, with uPlot
@@ -102,6 +104,9 @@ type page struct {
 	Sweeps   []chartView
 	BandNote string
 	Privacy  *privacy
+	// Bounds is the privacy audit: the accountant's upper bound on ε
+	// beside the audits' lower bounds, and Audit the eavesdroppers.
+	Bounds   *bounds
 	Audit    []auditRow
 	Messages *messages
 	Warnings []string
@@ -132,6 +137,12 @@ func single(r *rundir.Run) (*page, error) {
 	pg.BandNote = bandNote(curves)
 	if pg.Privacy, err = privacyBudget(r, curves, set); err != nil {
 		return nil, err
+	}
+	if pg.Bounds, err = boundsOf([]*rundir.Run{r}, nil, options(r).Title, set); err != nil {
+		return nil, err
+	}
+	if pg.Bounds != nil {
+		pg.Warnings = append(pg.Warnings, pg.Bounds.Findings...)
 	}
 	pg.Audit = auditRows(s)
 	if pg.Messages, err = messageStats(r, curves, set); err != nil {

@@ -690,6 +690,21 @@ func TestPrivacyBudgetRows(t *testing.T) {
 	}
 }
 
+// The eavesdropper's section lists the diffusion eavesdroppers only: the
+// details.audit of a family that describes its privacy audit there (the
+// Gamma mechanism's θ(ε) rows, say) is not an eavesdropper, and has no row
+// (it had one, "agent <nil> → <nil>").
+func TestEavesdropperRowsOnly(t *testing.T) {
+	s := &rundir.Summary{Curves: []rundir.CurveSummary{
+		{Label: "eavesdropped", Details: map[string]any{"audit": map[string]any{"victim": 1.0, "links": []any{0.0, 2.0}, "predicted_msd_db": -3.0}}},
+		{Label: "gamma", Details: map[string]any{"audit": map[string]any{"lemma1_epsilon": []any{nil, 6.0}, "note": "…"}}},
+	}}
+	rows := auditRows(s)
+	if len(rows) != 1 || rows[0].Label != "eavesdropped" || rows[0].Links != "agent 1 → [0 2]" || rows[0].Predicted != "−3.00 dB" {
+		t.Errorf("eavesdropper rows %+v; want the diffusion curve's only", rows)
+	}
+}
+
 // The embedded charting library is the pinned release: its files match
 // report/uplot/SHA256SUMS, which scripts/fetch-uplot checks the npm
 // package against. And nothing in the page's script ends its CDATA section

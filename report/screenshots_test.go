@@ -25,17 +25,23 @@ var screenshots = flag.String("screenshots", "", "write the report screenshots o
 // The screenshots of docs/report.md: the reports of three bundled
 // scenarios, run at their full size, in a 1200 px wide window, from the top
 // of the page to the end of the charts (the tables below them are
-// text), with the mouse over a chart so that its legend shows values.
+// text), and the privacy audit of a fourth (12 000 runs and a run of
+// 1 000 canaries: some eight minutes of CPU), from its heading to the end
+// of its first chart; with the mouse over a chart so that its legend shows
+// values.
 func TestScreenshots(t *testing.T) {
 	if *screenshots == "" {
 		t.Skip("-screenshots DIR writes the screenshots of docs/report.md")
 	}
 	for _, shot := range []struct {
-		scenario, file, hover, until string
+		// from is the element the capture starts at ("": the top of the
+		// page), until the one it ends before.
+		scenario, file, from, hover, until string
 	}{
-		{"quickstart.yaml", "report-quickstart.png", "chart-msd", "privacy"},
-		{"systems/stragglers.yaml", "report-stragglers.png", "chart-msd", "privacy"},
-		{"fedavg/step-size-sweep.yaml", "report-step-size-sweep.png", "chart-steady-msd-vs-step_size", "privacy"},
+		{"quickstart.yaml", "report-quickstart.png", "", "chart-msd", "privacy"},
+		{"systems/stragglers.yaml", "report-stragglers.png", "", "chart-msd", "privacy"},
+		{"fedavg/step-size-sweep.yaml", "report-step-size-sweep.png", "", "chart-steady-msd-vs-step_size", "privacy"},
+		{"dp/audit-dp-fedavg.yaml", "report-audit.png", "privacy-audit", "chart-audit-1", "chart-audit-2"},
 	} {
 		dir := t.TempDir()
 		plan, err := scenarios.LoadBundled(shot.scenario, nil)
@@ -55,11 +61,14 @@ func TestScreenshots(t *testing.T) {
 		// A viewport taller than the part shown: the mouse can reach every
 		// chart and one capture takes it all.
 		tb := tab(t, path, browser.TabOptions{Width: 1200, Height: 4000})
-		var at struct{ X, Y, Until float64 }
+		var at struct{ X, Y, From, Until float64 }
 		eval(t, tb, `(() => {
+			const from = document.getElementById(`+strconv.Quote(shot.from)+`);
+			if (from) from.scrollIntoView({block: "start"});
 			const u = mapleCharts[`+strconv.Quote(shot.hover)+`].u, o = u.over.getBoundingClientRect();
 			const k = Math.floor(u.data[0].length * 0.6);
 			return {X: o.left + u.valToPos(u.data[0][k], "x"), Y: o.top + o.height / 2,
+				From: from ? Math.max(0, from.getBoundingClientRect().top - 16) : 0,
 				Until: document.getElementById(`+strconv.Quote(shot.until)+`).getBoundingClientRect().top - 16};
 		})()`, &at)
 		if err := tb.Mouse(at.X, at.Y); err != nil {
@@ -77,7 +86,7 @@ func TestScreenshots(t *testing.T) {
 		b := img.Bounds()
 		cut := img.(interface {
 			SubImage(image.Rectangle) image.Image
-		}).SubImage(image.Rect(b.Min.X, b.Min.Y, b.Max.X, min(b.Max.Y, b.Min.Y+int(at.Until))))
+		}).SubImage(image.Rect(b.Min.X, b.Min.Y+int(at.From), b.Max.X, min(b.Max.Y, b.Min.Y+int(at.Until))))
 		var out bytes.Buffer
 		if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&out, cut); err != nil {
 			t.Fatal(err)

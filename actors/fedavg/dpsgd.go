@@ -66,6 +66,9 @@ func (p dpSGD) Validate(cfg *fedavg.Config) error {
 	case p.Sampling != "poisson" && cfg.SampleCanaries != nil:
 		return params.Errorf("sampling", "canary examples are audited under poisson batches, whose rate does not depend on which canaries are in")
 	}
+	if cfg.Batch.Max < 1 {
+		return nil // the batch's own field is refused
+	}
 	if err := ledger.Check(p.SampleAccountant(), p.Step(2*cfg.Batch.Max, cfg.Batch.Max)); err != nil {
 		return params.Errorf("accountant", "%v", err)
 	}

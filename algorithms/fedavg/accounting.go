@@ -33,4 +33,6 @@ func (c *Config) Round(dim, survivors int) ledger.Round {
 
 // NewClientLedger returns an empty ledger of the run's client-level
 // guarantee, with the accountant the scenario chose (DP.Accountant).
-func (c *Config) NewClientLedger() *ledger.Ledger { return ledger.New(c.DP.Accountant, ledger.RunOptions) }
+func (c *Config) NewClientLedger() *ledger.Ledger {
+	return ledger.New(c.DP.Accountant, ledger.RunOptions)
+}

@@ -213,10 +213,13 @@ func (au *auditor) record(j *run.Job, l *privacyLog) {
 // it: the projection x is shifted by C when the canary is drawn (rate q)
 // under Gaussian noise zC. It holds for central DP with a fixed clip and a
 // white-box view (one observation per round); nil otherwise — distributed
-// DP's noise is a sum of discrete Gaussians, adaptive clipping moves C, and
-// the final view has no rounds to measure.
+// DP's noise is a sum of discrete Gaussians, adaptive clipping moves C, the
+// final view has no rounds to measure, and canaries more numerous than the
+// model's coordinates cannot have nearly orthogonal directions, so that
+// each canary's push would show on the others' projections and the units
+// would not be independent.
 func (au *auditor) model(cfg *fedavg.Config) *run.AuditModel {
-	if au.rounds == nil || cfg.DP.Mode != fedavg.CentralDP || cfg.DP.Adaptive != nil {
+	if au.rounds == nil || cfg.DP.Mode != fedavg.CentralDP || cfg.DP.Adaptive != nil || len(au.canaries) > len(au.step) {
 		return nil
 	}
 	rd := cfg.Round(0, cfg.Draws())

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	_ "maple/families/fedplt"
-	"maple/families/internal/audittest"
+	"maple/families/internal/familytest"
 	"maple/privacy/accountant"
 	"maple/scenarios"
 	"maple/scenarios/run"
@@ -42,7 +42,7 @@ func meanSE(x []float64) (mean, se float64) {
 	return mean, math.Sqrt(ss / float64(len(x)-1) / float64(len(x)))
 }
 
-func auditDetails(t *testing.T, r audittest.Record) (mu, exact []float64) {
+func auditDetails(t *testing.T, r familytest.AuditRun) (mu, exact []float64) {
 	t.Helper()
 	var d struct {
 		Mu    []float64 `json:"mu"`
@@ -61,9 +61,9 @@ func auditDetails(t *testing.T, r audittest.Record) (mu, exact []float64) {
 // final models it gives is below Proposition 4's at every row — the paper's
 // bound holds here, by a wide margin.
 func TestRecordsOnBothEngines(t *testing.T) {
-	a := audittest.Run(t, audited, run.Actors)
-	r := audittest.Run(t, audited, run.Reference)
-	if d := audittest.Same(a, r); d != "" {
+	a := familytest.MustAuditRuns(t, audited, run.Actors)
+	r := familytest.MustAuditRuns(t, audited, run.Reference)
+	if d := familytest.SameAudits(a, r); d != "" {
 		t.Fatalf("the engines' audits differ: %s", d)
 	}
 	mu0, _ := auditDetails(t, a[0])
@@ -87,10 +87,10 @@ func TestRecordsOnBothEngines(t *testing.T) {
 // exceeds the mean without by μ² (twice the KL divergence of the final
 // models), within five standard errors of the difference of the means.
 func TestScoreGapIsMuSquared(t *testing.T) {
-	recs := audittest.Run(t, audited, run.Reference, "runs=800")
+	recs := familytest.MustAuditRuns(t, audited, run.Reference, "runs=800")
 	mu, _ := auditDetails(t, recs[0])
 	for _, k := range []int{1, 5} {
-		in, out := audittest.Split(recs, 0, k)
+		in, out := familytest.SplitScores(recs, 0, k)
 		mi, si := meanSE(in)
 		mo, so := meanSE(out)
 		if gap, want := mi-mo, mu[k]*mu[k]; math.Abs(gap-want) > 5*math.Hypot(si, so) {
@@ -131,10 +131,10 @@ func TestAuditRefusals(t *testing.T) {
 func TestRecordsAtAnyGOMAXPROCS(t *testing.T) {
 	set := []string{"data={agents: 13, samples: 10, dim: 5, regenerate: once}", "runs=4", "iterations=2"}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	one := audittest.Run(t, audited, run.Reference, set...)
+	one := familytest.MustAuditRuns(t, audited, run.Reference, set...)
 	runtime.GOMAXPROCS(4)
-	four := audittest.Run(t, audited, run.Reference, set...)
-	if d := audittest.Same(one, four); d != "" {
+	four := familytest.MustAuditRuns(t, audited, run.Reference, set...)
+	if d := familytest.SameAudits(one, four); d != "" {
 		t.Errorf("GOMAXPROCS 1 and 4 differ: %s", d)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	_ "maple/families/gammamechanism"
-	"maple/families/internal/audittest"
+	"maple/families/internal/familytest"
 	"maple/privacy/gamma"
 	"maple/scenarios"
 	"maple/scenarios/run"
@@ -42,9 +42,9 @@ func meanSE(x []float64) (mean, se float64) {
 // without is the sum of the two KL divergences, within five standard
 // errors of the difference of the two sample means.
 func TestManyRunAudit(t *testing.T) {
-	a := audittest.Run(t, audited, run.Actors)
-	r := audittest.Run(t, audited, run.Reference)
-	if d := audittest.Same(a, r); d != "" {
+	a := familytest.MustAuditRuns(t, audited, run.Actors)
+	r := familytest.MustAuditRuns(t, audited, run.Reference)
+	if d := familytest.SameAudits(a, r); d != "" {
 		t.Fatalf("the engines' audits differ: %s", d)
 	}
 	b := gamma.Bounds{Inf: 1, Sup: 2}
@@ -67,7 +67,7 @@ func TestManyRunAudit(t *testing.T) {
 		if got, want := a[0].Upper.Epsilon[k], gamma.Epsilon(0.06, theta, b); got != want || !(got < eps[k]) {
 			t.Errorf("row %d: bound %v, want the tight ε %v below ε = %v", k, got, want, eps[k])
 		}
-		in, out := audittest.Split(a, 0, k)
+		in, out := familytest.SplitScores(a, 0, k)
 		if len(in) != 200 || len(out) != 200 {
 			t.Fatalf("%d runs in, %d out", len(in), len(out))
 		}
@@ -85,9 +85,9 @@ func TestManyRunAudit(t *testing.T) {
 // is binomial (within five standard deviations of half), and the included
 // canaries' mean score exceeds the others' by the KL sum.
 func TestOneRunAudit(t *testing.T) {
-	a := audittest.Run(t, audited, run.Actors, "privacy.audit={method: one-run, canaries: 2000}", "runs=1")
-	r := audittest.Run(t, audited, run.Reference, "privacy.audit={method: one-run, canaries: 2000}", "runs=1")
-	if d := audittest.Same(a, r); d != "" {
+	a := familytest.MustAuditRuns(t, audited, run.Actors, "privacy.audit={method: one-run, canaries: 2000}", "runs=1")
+	r := familytest.MustAuditRuns(t, audited, run.Reference, "privacy.audit={method: one-run, canaries: 2000}", "runs=1")
+	if d := familytest.SameAudits(a, r); d != "" {
 		t.Fatalf("the engines' audits differ: %s", d)
 	}
 	rec := a[0]

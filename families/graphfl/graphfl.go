@@ -240,7 +240,8 @@ func validateBehaviours(v *scenarios.Validator, sc *scenarios.Scenario, g *Graph
 		v.Fail(field, "server %s is not a combination rule: a graph FL server combines its clients' replies in synchronous rounds (rules: %s)", g.Server.Kind, strings.Join(rules, ", "))
 		return
 	}
-	cfg := &fedavg.Config{Agents: clientsPerServer(sc), Participants: g.Participants, Participation: part}
+	cfg := &fedavg.Config{Agents: clientsPerServer(sc), Participants: g.Participants, Participation: part,
+		Batch: fedavg.Range{Min: g.Batch.Min, Max: g.Batch.Max}, BatchWithReplacement: g.BatchSampling == "with-replacement"}
 	server, _ := params.Lookup(afedavg.ServerSlot, g.Server.Kind)
 	client, _ := afedavg.Clients.New(g.Client.Kind, g.Client.Params)
 	clients.Check(cfg, []clients.Slot{

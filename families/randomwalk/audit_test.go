@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"maple/actors/trace"
-	"maple/families/internal/audittest"
+	"maple/families/internal/familytest"
 	_ "maple/families/randomwalk"
 	"maple/privacy/gamma"
 	"maple/scenarios"
@@ -52,7 +52,7 @@ func schemeSet(scheme string) []string {
 	return s
 }
 
-func details(t *testing.T, r audittest.Record) map[string]any {
+func details(t *testing.T, r familytest.AuditRun) map[string]any {
 	t.Helper()
 	var d map[string]any
 	if err := json.Unmarshal(r.Details["audit"], &d); err != nil {
@@ -74,9 +74,9 @@ func TestRecordsOnBothEngines(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, scheme := range []string{"gamma", "truncated-gamma", "laplace"} {
-		a := audittest.Run(t, audited, run.Actors, schemeSet(scheme)...)
-		r := audittest.Run(t, audited, run.Reference, schemeSet(scheme)...)
-		if d := audittest.Same(a, r); d != "" {
+		a := familytest.MustAuditRuns(t, audited, run.Actors, schemeSet(scheme)...)
+		r := familytest.MustAuditRuns(t, audited, run.Reference, schemeSet(scheme)...)
+		if d := familytest.SameAudits(a, r); d != "" {
 			t.Fatalf("%s: the engines' audits differ: %s", scheme, d)
 		}
 		for _, rec := range a {
@@ -106,8 +106,8 @@ func TestRecordsOnBothEngines(t *testing.T) {
 // the difference of the two sample means.
 func TestScoreGapMatchesTheory(t *testing.T) {
 	for _, scheme := range []string{"gamma", "laplace"} {
-		recs := audittest.Run(t, audited, run.Reference, append(schemeSet(scheme), "runs=600", "iterations=2")...)
-		in, out := audittest.Split(recs, 0, 1)
+		recs := familytest.MustAuditRuns(t, audited, run.Reference, append(schemeSet(scheme), "runs=600", "iterations=2")...)
+		in, out := familytest.SplitScores(recs, 0, 1)
 		mi, si := meanSE(in)
 		mo, so := meanSE(out)
 		want := details(t, recs[0])["score_gap_theory"].(float64)
@@ -129,7 +129,7 @@ func TestTheViewIsTheWire(t *testing.T) {
 	if _, err := run.Execute(p, dir, run.Options{Engine: run.Actors, Trace: true, TracePayload: true}); err != nil {
 		t.Fatal(err)
 	}
-	recs := audittest.Run(t, audited, run.Actors, "runs=4")
+	recs := familytest.MustAuditRuns(t, audited, run.Actors, "runs=4")
 	tr, err := trace.Open(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -90,18 +90,31 @@ func TestShiftBoundIsNearTheTruth(t *testing.T) {
 }
 
 func TestShiftBoundErrors(t *testing.T) {
-	two := [][]float64{{1, 2}, {3, 4}}
+	units := func(n int, edit func(u [][]float64)) [][]float64 {
+		x := make([][]float64, n)
+		for i := range x {
+			x[i] = []float64{1, 2}
+		}
+		if edit != nil {
+			edit(x)
+		}
+		return x
+	}
+	enough := units(MinShiftUnits, nil)
 	for _, c := range []struct {
 		in, out [][]float64
 		rate    float64
 		conf    float64
 		name    string
 	}{
-		{two[:1], two, 0.5, 0.95, "units"},
-		{two, two, 0, 0.95, "rate"},
-		{two, two, 0.5, 1, "confidence"},
-		{two, [][]float64{{1, 2}, {3}}, 0.5, 0.95, "out[1]"},
-		{[][]float64{{1, math.NaN()}, {3, 4}}, two, 0.5, 0.95, "in[0][1]"},
+		{units(MinShiftUnits-1, nil), enough, 0.5, 0.95, "units"},
+		{enough, enough, 0, 0.95, "rate"},
+		{enough, enough, 0.5, 1, "confidence"},
+		{enough, units(MinShiftUnits, func(u [][]float64) { u[1] = u[1][:1] }), 0.5, 0.95, "out[1]"},
+		{units(MinShiftUnits, func(u [][]float64) { u[0] = []float64{1, math.NaN()} }), enough, 0.5, 0.95, "in[0][1]"},
+		// 30 units of 2 rounds at rate 0.1: 6 rounds expected to carry
+		// the canary, fewer than MinShiftEvents.
+		{enough, enough, 0.1, 0.95, "rounds"},
 	} {
 		if _, err := GaussianShift(c.in, c.out, c.rate, false, c.conf); err == nil || !strings.HasPrefix(err.Error(), c.name+":") {
 			t.Errorf("want an error naming %s, got %v", c.name, err)

@@ -75,10 +75,10 @@ type AuditUpper struct {
 	Model *AuditModel `json:"model,omitempty"`
 }
 
-// auditDetail is the key of a run's details that carries its AuditRecord
-// from an executor in another process (Outcome); the slash keeps it apart
-// from the families' keys.
-const auditDetail = "audit/record"
+// AuditDetail is the key of an Outcome's details that carries the run's
+// AuditRecord from an executor in another process; the slash keeps it
+// apart from the families' keys.
+const AuditDetail = "audit/record"
 
 // Audit returns the curve's privacy.audit section, nil when it has none.
 func (j *Job) Audit() *scenarios.Audit { return j.Curve.Scenario.Privacy.Audit }
@@ -95,6 +95,11 @@ func (j *Job) RecordAudit(r AuditRecord) { j.Stats.audit = &r }
 // RecordAuditUpper keeps the accountant's bound the audit is compared with
 // (run 0's is reported).
 func (j *Job) RecordAuditUpper(u AuditUpper) { j.Stats.auditUpper = &u }
+
+// AuditRecords returns what the job recorded for its curve's audit, nil
+// and nil before it recorded anything: what a test of a family's audit
+// reads back of each run before the runner aggregates the runs.
+func (j *Job) AuditRecords() (*AuditRecord, *AuditUpper) { return j.Stats.audit, j.Stats.auditUpper }
 
 // checkAudit verifies, after a family's run, that it recorded what the
 // curve's audit asks for: a family that accepts privacy.audit and ignores it
@@ -165,16 +170,16 @@ func (j *Job) encodeAudit(details map[string]json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	details[auditDetail] = b
+	details[AuditDetail] = b
 	return nil
 }
 
 func (j *Job) decodeAudit(details map[string]json.RawMessage) error {
-	b, ok := details[auditDetail]
+	b, ok := details[AuditDetail]
 	if !ok {
 		return nil
 	}
-	delete(details, auditDetail)
+	delete(details, AuditDetail)
 	var w auditWire
 	if err := json.Unmarshal(b, &w); err != nil {
 		return fmt.Errorf("curve %q, run %d: audit record: %w", j.Curve.Label, j.Run, err)

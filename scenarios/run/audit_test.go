@@ -165,7 +165,7 @@ func TestAuditRecordCrossesAnOutcome(t *testing.T) {
 	if !reflect.DeepEqual(*k.Stats.audit, rec) || !reflect.DeepEqual(*k.Stats.auditUpper, up) {
 		t.Errorf("after the outcome: %+v, %+v", *k.Stats.audit, *k.Stats.auditUpper)
 	}
-	if _, leaked := k.Stats.Details[auditDetail]; leaked || len(k.Stats.Details) != 1 {
+	if _, leaked := k.Stats.Details[AuditDetail]; leaked || len(k.Stats.Details) != 1 {
 		t.Errorf("details after the outcome: %v", k.Stats.Details)
 	}
 }

@@ -265,7 +265,10 @@ func measuredAudit(out *rundir.Audit, a *scenarios.Audit, m *AuditModel, jobs []
 		}
 		b, err := manyrun.GaussianShift(prefix(in, n), prefix(no, n), m.Rate, relation == accountant.ReplaceOne, out.Confidence)
 		if err != nil {
-			return err
+			// Too few units or canary rounds for the interval: no bound
+			// at this row (null), and the statistic says why.
+			out.MeasuredStatistic = "measured noise not computed at iteration " + fmt.Sprint(iterations[k]) + ": " + err.Error()
+			continue
 		}
 		eps := 0.0
 		if b.Theta > 0 {

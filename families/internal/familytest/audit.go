@@ -1,53 +1,57 @@
 package familytest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"math"
+	"strconv"
 	"testing"
 
 	"maple/scenarios"
 	"maple/scenarios/run"
 )
 
-// AuditRun is what one run of an audited curve recorded (run.AuditRecord and
-// run.AuditUpper), read back from its Outcome, with the run's details.
+// AuditRun is what one run of an audited curve recorded for privacy.audit
+// (its run.AuditRecord and run.AuditUpper), with its metrics table and
+// details as an Outcome carries them: what the tests of a family's audit
+// read back before the runner aggregates the runs, and compare between the
+// engines bit for bit.
 type AuditRun struct {
-	// Curve and Run say which job it is; In whether its canary was in.
-	Curve string
-	Run   int
-	In    bool
-	// Scores are its many-run scores per row, Upper the accountant's ε per
-	// row (nil without an accountant), Accountant and Delta what Upper is.
-	Scores     []float64
-	Upper      []float64
-	Accountant string
-	Delta      float64
-	// Details are the run's family details, as JSON.
+	// Curve and CurveIndex name the job's curve, Run its run; In reports
+	// whether a many-run audit's canary was in it.
+	Curve      string
+	CurveIndex int
+	Run        int
+	In         bool
+	// AuditRecord is what the run recorded (Scores, Included,
+	// CanaryScores, Rounds, CanaryRounds), Upper the accountant's bound.
+	run.AuditRecord
+	Upper run.AuditUpper
+	// Table is the run's metrics table, encoded, and Details the facts the
+	// summary reports of it, as JSON.
+	Table   []byte
 	Details map[string]json.RawMessage
 }
 
-// auditDetail is the Outcome detail that carries a run's audit record
-// (scenarios/run's auditDetail), and auditWire its JSON: the numbers as the
-// bits of their IEEE 754 encoding.
-const auditDetail = "audit/record"
-
-type auditWire struct {
-	Scores []uint64 `json:"scores"`
-	Upper  *struct {
-		Accountant string  `json:"accountant"`
-		Delta      float64 `json:"delta"`
-	} `json:"upper"`
-	UpperEpsilon []uint64 `json:"upper_epsilon"`
-}
-
 // AuditRuns parses src with the overrides sets and runs every job of the
-// plan on engine e, one at a time, returning each run's audit record in job
-// order (runs ascending, curves within a run). A user error is returned; any
-// other failure ends the test.
+// plan on engine e, one at a time, returning each run's audit in job order
+// (runs ascending, curves within a run). A user error is returned; any
+// other failure, or a job that recorded no audit, ends the test.
 func AuditRuns(t testing.TB, src string, e run.Engine, sets ...string) ([]AuditRun, error) {
 	t.Helper()
 	return AuditRunsIn(t, src, t.TempDir(), e, sets...)
+}
+
+// MustAuditRuns is AuditRuns for a scenario that must be valid: a user
+// error ends the test too.
+func MustAuditRuns(t testing.TB, src string, e run.Engine, sets ...string) []AuditRun {
+	t.Helper()
+	runs, err := AuditRuns(t, src, e, sets...)
+	if err != nil {
+		t.Fatalf("scenario: %v", err)
+	}
+	return runs
 }
 
 // AuditRunsIn is AuditRuns for a scenario whose files (a matrix, data) are
@@ -72,30 +76,79 @@ func AuditRunsIn(t testing.TB, src, dir string, e run.Engine, sets ...string) ([
 			}
 			return nil, err
 		}
+		rec, up := j.AuditRecords()
+		if rec == nil || up == nil {
+			t.Fatalf("curve %q, run %d on %s recorded no audit", j.Curve.Label, j.Run, e)
+		}
 		o, err := j.Outcome()
 		if err != nil {
 			t.Fatal(err)
 		}
-		var w auditWire
-		if err := json.Unmarshal(o.Details[auditDetail], &w); err != nil {
-			t.Fatalf("curve %q, run %d: audit record: %v", j.Curve.Label, j.Run, err)
-		}
-		r := AuditRun{Curve: j.Curve.Label, Run: j.Run, In: j.CanaryIn(), Scores: floats(w.Scores), Upper: floats(w.UpperEpsilon), Details: o.Details}
-		if w.Upper != nil {
-			r.Accountant, r.Delta = w.Upper.Accountant, w.Upper.Delta
-		}
-		out = append(out, r)
+		delete(o.Details, run.AuditDetail) // the record itself, above
+		out = append(out, AuditRun{Curve: j.Curve.Label, CurveIndex: j.CurveIndex(), Run: j.Run, In: j.CanaryIn(),
+			AuditRecord: *rec, Upper: *up, Table: o.Table, Details: o.Details})
 	}
 	return out, nil
 }
 
-func floats(b []uint64) []float64 {
-	if b == nil {
-		return nil
+// SameAudits reports the first difference between the audits of two
+// engines, or "" when they agree bit for bit: scores, inclusions, rounds,
+// bounds and metrics tables (not the details, some of which only the actor
+// engine reports: its traffic, the key agreements).
+func SameAudits(a, b []AuditRun) string {
+	if len(a) != len(b) {
+		return "different numbers of jobs"
 	}
-	x := make([]float64, len(b))
-	for i, v := range b {
-		x[i] = math.Float64frombits(v)
+	for k := range a {
+		if x, y := encodeAudit(a[k]), encodeAudit(b[k]); !bytes.Equal(x, y) {
+			return "job " + strconv.Itoa(k) + " differs:\n" + string(x) + "\n" + string(y)
+		}
 	}
-	return x
+	return ""
+}
+
+// encodeAudit returns a run's audit as JSON, its numbers as their bits.
+func encodeAudit(r AuditRun) []byte {
+	var cs, cr [][]uint64
+	for _, s := range r.CanaryScores {
+		cs = append(cs, bitsOf(s))
+	}
+	for _, s := range r.CanaryRounds {
+		cr = append(cr, bitsOf(s))
+	}
+	b, err := json.Marshal(struct {
+		Scores, Rounds, UpperEpsilon []uint64
+		Included                     []bool
+		CanaryScores, CanaryRounds   [][]uint64
+		Upper                        run.AuditUpper
+		Table                        []byte
+	}{bitsOf(r.Scores), bitsOf(r.Rounds), bitsOf(r.Upper.Epsilon), r.Included, cs, cr, r.Upper, r.Table})
+	if err != nil {
+		panic(err) // plain data: not reached
+	}
+	return b
+}
+
+func bitsOf(x []float64) []uint64 {
+	b := make([]uint64, len(x))
+	for i, v := range x {
+		b[i] = math.Float64bits(v)
+	}
+	return b
+}
+
+// SplitScores returns the many-run scores at row k of the jobs of curve
+// index curve with the canary in and out.
+func SplitScores(runs []AuditRun, curve, k int) (in, out []float64) {
+	for _, r := range runs {
+		if r.CurveIndex != curve {
+			continue
+		}
+		if r.In {
+			in = append(in, r.Scores[k])
+		} else {
+			out = append(out, r.Scores[k])
+		}
+	}
+	return in, out
 }
