@@ -126,6 +126,9 @@ func (a *Agent) work(ctx *actors.Context, m *msg.GlobalModel) ([]float64, fedavg
 		if out, err = a.Core.Train(reply, w0, m.GetP()); err != nil {
 			return nil, fedavg.Report{}, false, err
 		}
+		if out.AuditSteps != nil {
+			ctx.Observe(fedavg.ObsAuditSteps, out.AuditSteps)
+		}
 	}
 	compute := float64(out.Gradients) * a.GradientTime
 	if d != nil {

@@ -24,6 +24,15 @@ import (
 // loss.ClippedGradSum. Batches are Poisson samples (each example joins a
 // step's batch with probability q = B_k/N_k, as Opacus and TensorFlow
 // Privacy analyse them) or fixed-size ones drawn without replacement.
+//
+// Under an audit of its sample-level guarantee (privacy.audit with canary
+// examples, algorithms/fedavg/canaryexamples.go), agent 0's dataset holds
+// m canary examples beside its N real ones: its Poisson batches are drawn
+// over all N + m at q = B_k/(N + m) — every canary draws whether it is in
+// or out, so that the rate and the draws of the real examples do not
+// depend on which canaries are in —, the drawn canaries that are in add
+// their clipped gradients to the sum, and every step is recorded for the
+// white-box auditor (Local.RecordStep).
 
 func init() {
 	Clients.Register("dp-sgd", "DP-SGD (Abadi et al. 2016): local steps on per-example gradients clipped to C plus N(0, (zC)²) noise, Poisson or fixed-size batches",
@@ -52,6 +61,10 @@ func (p dpSGD) Validate(cfg *fedavg.Config) error {
 		return errors.New("DP-SGD's accountant assumes uniformly sampled batches: importance sampling of data does not apply")
 	case p.Sampling == "fixed" && cfg.BatchWithReplacement:
 		return params.Errorf("sampling", "fixed-size batches are accounted as drawn without replacement: algorithm.fedavg.batch_sampling must be without-replacement")
+	case p.Sampling == "poisson" && cfg.BatchWithReplacement:
+		return params.Errorf("sampling", "poisson batches take each example independently with probability B_k/N_k: algorithm.fedavg.batch_sampling does not apply to them (leave it without-replacement)")
+	case p.Sampling != "poisson" && cfg.SampleCanaries != nil:
+		return params.Errorf("sampling", "canary examples are audited under poisson batches, whose rate does not depend on which canaries are in")
 	}
 	if cfg.Batch.Max < 1 {
 		return nil // the batch's own field is refused
@@ -67,15 +80,26 @@ func (p dpSGD) Train(t *fedavg.Local) error {
 	r := t.Rand(streamDPSGD)
 	g := make([]float64, len(t.W))
 	scratch := make([]float64, len(t.W))
-	var poisson []int
+	can := t.Canaries()
+	var tmp []float64
+	if can != nil {
+		tmp = make([]float64, len(t.W))
+	}
+	var poisson, canaries []int
 	for range t.Epochs {
 		var idx []int
 		if p.Sampling == "poisson" {
-			q := float64(t.BatchSize) / float64(t.Set.Len())
+			q := float64(t.BatchSize) / float64(t.Set.Len()+can.Len())
 			poisson = poisson[:0]
 			for n := range t.Set.Len() {
 				if r.Float64() < q {
 					poisson = append(poisson, n)
+				}
+			}
+			canaries = canaries[:0]
+			for c := range can.Len() {
+				if r.Float64() < q {
+					canaries = append(canaries, c)
 				}
 			}
 			idx = poisson
@@ -87,7 +111,11 @@ func (p dpSGD) Train(t *fedavg.Local) error {
 		}
 		t.Loss.ClippedGradSum(g, t.W, t.Set, idx, p.Clip, scratch)
 		t.Charge(len(idx))
+		if len(canaries) > 0 {
+			t.Charge(can.AddClipped(g, t.W, t.Loss, canaries, p.Clip, tmp, scratch))
+		}
 		clip.AddGaussian(g, p.NoiseMultiplier, p.Clip, r)
+		t.RecordStep(t.W, g)
 		floats.Scale(1/float64(t.BatchSize), g)
 		// The regularizer ρ‖θ‖², θ = θ₀ + w, is data-independent: its
 		// gradient 2ρθ is added after the noise.
@@ -123,6 +151,9 @@ func (p dpSGD) SampleAccountant() ledger.Kind {
 
 // SampleDelta implements fedavg.PrivateClient.
 func (p dpSGD) SampleDelta() float64 { return p.Delta }
+
+// ClipNorm implements fedavg.AuditedClient.
+func (p dpSGD) ClipNorm() float64 { return p.Clip }
 
 // Mechanism implements fedavg.PrivateClient.
 func (p dpSGD) Mechanism() string {

@@ -214,3 +214,66 @@ func risk(l loss.Loss, w []float64, sets []*data.Set) float64 {
 	}
 	return r / float64(len(sets))
 }
+
+// A Dirac canary adds exactly C to the noisy sum on its coordinate in the
+// steps whose batch draws it, and changes nothing else: on logistic data
+// whose feature 3 is zero in every example (and ρ > 0, whose gradient DP-SGD
+// adds after the noise, outside the sum), the steps of agent 0's training
+// with the canary in and out — the same stream, so the same batches and
+// noise — record bit for bit the same models and sums on every other
+// coordinate, and on coordinate 3 either the same sum (the canary not
+// drawn) or fl(C + the sum without it) (drawn). The batches are drawn over
+// the N + 1 examples, the canary's slot included in both runs (q = 5/21).
+func TestDPSGDDiracCanaryAddsExactlyC(t *testing.T) {
+	const n, dim, steps = 20, 4, 40
+	r := rng.New(8, "test", "data")
+	set := &data.Set{Dim: dim, X: make([]float64, n*dim), Y: make([]float64, n)}
+	for i := range n {
+		for j := range dim - 1 {
+			set.X[i*dim+j] = r.NormFloat64()
+		}
+		set.Y[i] = math.Copysign(1, r.NormFloat64())
+	}
+	l := loss.Loss{Kind: loss.Logistic, Rho: 0.05}
+	if free := fedavg.UntouchedFeatures(set); len(free) != 1 || free[0] != dim-1 {
+		t.Fatalf("untouched features %v", free)
+	}
+	const C = 0.7
+	record := func(in bool) []float64 {
+		cfg := fedavg.Config{Agents: 1, Participation: fedavg.Full, StepSize: 0.3,
+			Epochs: fedavg.Range{Min: steps, Max: steps}, Batch: fedavg.Range{Min: 5, Max: 5},
+			Client: dpSGD{Clip: C, NoiseMultiplier: 1.3, Sampling: "poisson", Delta: 1e-5, Relation: "add-remove", Accountant: "pld"},
+			SampleCanaries: &fedavg.CanaryExamples{Kind: fedavg.GradientCanary, Included: []bool{in}, Observe: true,
+				Directions: []fedavg.Direction{{Index: []int{dim - 1}, Value: []float64{1}}}}}
+		a := fedavg.NewAgent(&cfg, set, l, fedavg.AgentStreams(&cfg, func(p string) *rand.Rand { return rng.New(5, "agent/0", p) }))
+		out, err := a.Train(make([]float64, dim), []float64{0.1, -0.2, 0.3, 0.4}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.AuditSteps) != steps*2*dim {
+			t.Fatalf("recorded %d numbers, want %d", len(out.AuditSteps), steps*2*dim)
+		}
+		return out.AuditSteps
+	}
+	in, out := record(true), record(false)
+	drawn := 0
+	for s := range steps {
+		for j := range 2 * dim {
+			i := s*2*dim + j
+			switch {
+			case j == 2*dim-1 && in[i] == C+out[i] && in[i] != out[i]:
+				drawn++
+			case j == 2*dim-1 && in[i] == out[i], j == dim-1, math.Float64bits(in[i]) == math.Float64bits(out[i]):
+				// the sum without the canary's draw; the model's own
+				// coordinate moves with the canary
+			default:
+				t.Fatalf("step %d, number %d: %v with the canary, %v without", s, j, in[i], out[i])
+			}
+		}
+	}
+	// Binomial(40, 5/21) is 0 with probability 2·10⁻⁵: a test that saw
+	// no draw would prove nothing.
+	if drawn == 0 {
+		t.Errorf("the canary was drawn in none of %d steps", steps)
+	}
+}

@@ -141,6 +141,10 @@ type Outcome struct {
 	// policy (eq. 2.53): the norm of the first mini-batch's importance-
 	// weighted gradient, σ²_{s,k} and α_k. Zero under other policies.
 	Report Report
+	// AuditSteps is the white-box record of an audited client's training
+	// (ObsAuditSteps): for each local step, the model it started from and
+	// its noisy sum of clipped gradients; nil otherwise.
+	AuditSteps []float64
 }
 
 // Respond trains from the global model w0 and writes the reply into dst: the
@@ -202,6 +206,7 @@ func (a *Agent) Train(dst, w0 []float64, p float64) (Outcome, error) {
 	err := a.cfg.client().Train(t)
 	out.Gradients += t.charged
 	out.Steps = t.steps
+	out.AuditSteps = t.record
 	if imp.Agents == Partial {
 		out.Report.GradNorm = t.gradNorm
 	}

@@ -151,6 +151,10 @@ type Config struct {
 	// client level (dp.go); their zero values are plain FedAvg.
 	SecAgg *SecureAggregation
 	DP     DP
+	// SampleCanaries, if set, are the canary examples agent 0's dataset
+	// holds for an audit of the sample-level guarantee of a PrivateClient
+	// (canaryexamples.go).
+	SampleCanaries *CanaryExamples
 	// Hold is how the engines hold the agents between their tasks (Pool):
 	// whole in memory, or parked compactly. It changes no number.
 	Hold Holding

@@ -68,6 +68,7 @@ type Local struct {
 	gradNorm float64 // the first gradient's norm, for the partial agent policy
 	steps    int
 	charged  int
+	record   []float64 // the white-box record of an audited client (RecordStep)
 }
 
 // Batch draws the next mini-batch: B_k sample indices, drawn as the

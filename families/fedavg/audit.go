@@ -25,7 +25,8 @@ const (
 	// DP-FedAvg's client-level guarantee.
 	canaryClient = "client"
 	// viewWhiteBox is every model the server releases, one per round —
-	// what DP-FedAvg's guarantee covers (the composition of its rounds).
+	// what DP-FedAvg's guarantee covers (the composition of its rounds);
+	// for canary examples, every local step of agent 0 (audit_sgd.go).
 	viewWhiteBox = "white-box"
 	// viewFinal is the last model only.
 	viewFinal = "final"
@@ -34,13 +35,14 @@ const (
 // fedavgAudit lists the audits FedAvg implements.
 var fedavgAudit = &scenarios.AuditSupport{
 	Methods:  []string{scenarios.AuditManyRun, scenarios.AuditOneRun},
-	Canaries: []string{canaryClient, canaryDataset},
+	Canaries: []string{canaryClient, canaryDataset, canaryGradient, canaryExample},
 	Views:    []string{viewWhiteBox, viewFinal, viewWire},
 }
 
 // validateFedAvgAudit checks privacy.audit against the rest of a FedAvg
 // scenario: canary clients need DP-FedAvg, whose guarantee they test.
 func validateFedAvgAudit(v *scenarios.Validator, sc *scenarios.Scenario) {
+	validateSampleAudit(v, sc)
 	validateDatasetAudit(v, sc) // audit_dataset.go
 	a := sc.Privacy.Audit
 	if a == nil || a.Canary != canaryClient {

@@ -55,7 +55,8 @@ func init() {
 			fedavgTiny + "privacy: {dp: {clip: 0.5, relation: replace-one, adaptive_clip: {quantile: 0.4}}, audit: {method: one-run, canaries: 2, view: final}}\n",
 			strings.Replace(fedavgTiny, "runs: 2", "runs: 4", 1) + "    participation: poisson\nprivacy: {dp: {clip: 0.5}, audit: {method: many-run}}\n",
 			fedavgTiny + "    participation: poisson\nprivacy: {secure_aggregation: {protocol: secagg+, clip: 2, bits: 16}}\n",
-			strings.Replace(fedavgTiny, "runs: 2", "runs: 4", 1) + "privacy: {scheme: update-noise, variance: 0.01, audit: {canary: dataset, view: wire}}\n"},
+			strings.Replace(fedavgTiny, "runs: 2", "runs: 4", 1) + "privacy: {scheme: update-noise, variance: 0.01, audit: {canary: dataset, view: wire}}\n",
+			dpsgdAuditTiny},
 	})
 }
 
@@ -157,6 +158,7 @@ func fedavgComplete(sc *scenarios.Scenario, set func(string) bool) {
 		fa.Participants = min(fa.Participants, sc.Data.Agents)
 	}
 	completeFedAvgPrivacy(sc, set)
+	completeSampleAudit(sc, set)
 }
 
 func fedavgParams(sc *scenarios.Scenario) *FedAvg { return sc.Algorithm.Params.(*FedAvg) }
@@ -265,14 +267,6 @@ func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 	if field, err := applyBehaviours(cfg, fa); err != nil {
 		return nil, c.Errorf(field, "%v", err)
 	}
-	checkBehaviours(cfg, fa, func(field, msg string) {
-		if failed == nil {
-			failed = c.Errorf(field, "%s", msg)
-		}
-	})
-	if failed != nil {
-		return nil, failed
-	}
 	if cfg.Importance.Agents, err = fedavg.ParsePolicy(fa.Importance.Agents); err != nil {
 		return nil, c.Errorf("algorithm.fedavg.importance.agents", "%v", err)
 	}
@@ -281,6 +275,16 @@ func fedavgConfig(c *scenarios.CurveSpec) (*fedavg.Config, error) {
 	}
 	cfg.Importance.Probabilities = fa.Importance.Probabilities
 	cfg.Importance.RandomOrder = fa.Importance.RandomOrder
+	// The behaviours check the whole section, importance sampling included
+	// (DP-SGD refuses it).
+	checkBehaviours(cfg, fa, func(field, msg string) {
+		if failed == nil {
+			failed = c.Errorf(field, "%s", msg)
+		}
+	})
+	if failed != nil {
+		return nil, failed
+	}
 	switch sc.Privacy.Scheme {
 	case "model-noise":
 		cfg.NoiseStd = math.Sqrt(sc.Privacy.Variance)
@@ -301,7 +305,10 @@ type fedavgObserver struct {
 	sys   *run.SystemsLog // the systems columns and counts, nil without them
 	priv  *privacyLog     // the privacy features' columns and details
 	audit *auditor        // the audit's canary clients, nil without them
-	wire  *wireAudit      // the dataset audit's auditor, nil without it
+	// sample is the audit's canary examples (audit_sgd.go), nil without
+	// them.
+	sample *sampleAuditor
+	wire   *wireAudit // the dataset audit's auditor, nil without it
 }
 
 func (o *fedavgObserver) record(round int, w []float64) {
@@ -333,6 +340,11 @@ func (o *fedavgObserver) observe(round int, key string, v []float64) {
 		if o.audit != nil {
 			o.audit.release(round, v)
 		}
+		if o.sample != nil {
+			o.sample.release(round, v)
+		}
+	case key == fedavg.ObsAuditSteps && o.sample != nil:
+		o.sample.observe(round, v)
 	case o.priv.observe(round, key, v):
 	case o.sys != nil:
 		o.sys.Observe(round, key, v)
@@ -367,6 +379,7 @@ func runFedAvg(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	if cfg.DP.Audit.Active() {
 		obs.audit = newAuditor(sc.Privacy.Audit, cfg, j.RunSeed, w0, len(obs.t.Iterations), obs.t)
 	}
+	obs.sample = newSampleAuditor(j, cfg, p, w0, obs.t)
 	if obs.wire, p, err = startWireAudit(j, p, cfg); err != nil {
 		return err
 	}
@@ -443,6 +456,11 @@ func fedavgAccount(j *run.Job, p *inputs.Problem, cfg *fedavg.Config, obs *fedav
 		j.Stats.Warnings = append(j.Stats.Warnings, w)
 	}
 	obs.priv.finish(j)
+	if obs.sample != nil {
+		if err := obs.sample.record(j); err != nil {
+			return err
+		}
+	}
 	if err := obs.wire.record(j, obs.t); err != nil {
 		return err
 	}

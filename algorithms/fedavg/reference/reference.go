@@ -137,6 +137,9 @@ func ReferenceTapped(ctx context.Context, cfg fedavg.Config, src data.Source, l 
 			if err != nil {
 				return fmt.Errorf("round %d, agent %d: %w", round, k, err)
 			}
+			if out.AuditSteps != nil {
+				observe(round, fedavg.ObsAuditSteps, out.AuditSteps)
+			}
 			if tapped {
 				if err := tap.Replied(round, slot, replies[slot]); err != nil {
 					return fmt.Errorf("round %d: %w", round, err)

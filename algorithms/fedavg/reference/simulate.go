@@ -511,6 +511,9 @@ func (s *sim) agent(m simMsg) error {
 		if out, err = a.Core.Train(reply, m.vec, 0); err != nil {
 			return err
 		}
+		if out.AuditSteps != nil {
+			s.observe(m.round, fedavg.ObsAuditSteps, out.AuditSteps...)
+		}
 	}
 	now := act.clock
 	compute := d.ComputeTime(out.Steps, out.Gradients)
