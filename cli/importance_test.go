@@ -11,7 +11,7 @@ import (
 // keeping its four policies.
 var importanceSmall = []string{
 	"scenarios/importance/fig2.1.yaml", "--set", "runs=3", "--set", "iterations=8",
-	"--set", "data.agents=20", "--set", "data.samples=[12, 20]",
+	"--set", "data.agents=20", "--set", "data.samples=[12, 20]", "--set", "output.plot=false",
 }
 
 // Importance sampling adds messages whose order and contents depend on every

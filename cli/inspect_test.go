@@ -53,8 +53,15 @@ func TestInspectionWorksOnEveryBundledScenario(t *testing.T) {
 	// A many-run audit compares runs with its canary and runs without: four
 	// runs at least.
 	for _, file := range files {
-		if p, err := scenarios.LoadFile(file, nil); err == nil && p.Base.Privacy.Audit != nil && p.Base.Privacy.Audit.Method == scenarios.AuditManyRun {
-			extra[file] = append(extra[file], "--set", "runs=4")
+		p, err := scenarios.LoadFile(file, nil)
+		if err != nil {
+			continue
+		}
+		for _, c := range p.Curves {
+			if a := c.Scenario.Privacy.Audit; a != nil && a.Method == scenarios.AuditManyRun {
+				extra[file] = append(extra[file], "--set", "runs=4")
+				break
+			}
 		}
 	}
 	for _, file := range files {

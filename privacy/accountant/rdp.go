@@ -91,10 +91,29 @@ func RDPToDP(rdp func(alpha int) float64, delta float64) (epsilon float64, order
 
 // logBinomial returns ln C(n, k).
 func logBinomial(n, k int) float64 {
-	a, _ := math.Lgamma(float64(n + 1))
-	b, _ := math.Lgamma(float64(k + 1))
-	c, _ := math.Lgamma(float64(n - k + 1))
-	return a - b - c
+	return logFactorial(n) - logFactorial(k) - logFactorial(n-k)
+}
+
+// logFactorials holds ln n! = ln Γ(n + 1) for the n that the binomial sums
+// of integer orders up to a few times MaxOrder need: the sums over j ≤ α of
+// every order α call it O(α²) times per conversion, and math.Lgamma was
+// most of an accountant's time. The table holds math.Lgamma's own values,
+// so the results are unchanged.
+var logFactorials = func() []float64 {
+	t := make([]float64, 4*MaxOrder+1)
+	for n := range t {
+		t[n], _ = math.Lgamma(float64(n + 1))
+	}
+	return t
+}()
+
+// logFactorial returns ln n!, n ≥ 0.
+func logFactorial(n int) float64 {
+	if n < len(logFactorials) {
+		return logFactorials[n]
+	}
+	v, _ := math.Lgamma(float64(n + 1))
+	return v
 }
 
 // logSumExp returns ln Σ e^{x_i} without overflow, and accurately when one

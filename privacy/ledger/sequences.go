@@ -28,11 +28,14 @@ type sequence struct {
 	// composition — wider than the accountant's grid — need not be
 	// computed again.
 	infFrom int64
+	// rounds is the mechanism's discretized round, made at the first
+	// question: every count composes the same one.
+	rounds *pld.Rounds
 }
 
 // sequenceEpsilon returns ε at delta of n rounds of m. Each value is the
-// n-fold composition computed afresh (pld.Compose), so it is the same
-// whichever ledger asked first.
+// n-fold composition of the one discretized round (pld.Rounds, the same as
+// pld.Compose), so it is the same whichever ledger asked first.
 func sequenceEpsilon(m pld.Mechanism, opt pld.Options, delta float64, n int64) (float64, error) {
 	v, _ := sequences.LoadOrStore(sequenceKey{m, opt, delta}, &sequence{eps: map[int64]float64{}})
 	s := v.(*sequence)
@@ -44,7 +47,14 @@ func sequenceEpsilon(m pld.Mechanism, opt pld.Options, delta float64, n int64) (
 	if s.infFrom > 0 && n >= s.infFrom {
 		return math.Inf(1), nil
 	}
-	d, err := pld.Compose(m, n, opt)
+	if s.rounds == nil {
+		r, err := pld.NewRounds(m, opt)
+		if err != nil {
+			return 0, err
+		}
+		s.rounds = r
+	}
+	d, err := s.rounds.Compose(n)
 	if err != nil {
 		return 0, err
 	}

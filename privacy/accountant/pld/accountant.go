@@ -125,14 +125,54 @@ func discretizeProfile(f profile, o Options) *pmf {
 
 // Compose returns the composition of count rounds of m, count ≥ 0.
 func Compose(m Mechanism, count int64, opt Options) (*Distribution, error) {
-	a, err := NewAccountant(opt)
+	r, err := NewRounds(m, opt)
 	if err != nil {
 		return nil, err
 	}
-	if err := a.Compose(m, count); err != nil {
+	return r.Compose(count)
+}
+
+// Rounds is one mechanism's discretized round, to be composed with itself
+// any number of times: what a ledger that asks ε after every round of the
+// same mechanism needs, without discretizing the round again for each
+// count. Rounds(m).Compose(n) is Compose(m, n) exactly.
+type Rounds struct {
+	opt   Options
+	round *Distribution
+}
+
+// NewRounds discretizes one round of m.
+func NewRounds(m Mechanism, opt Options) (*Rounds, error) {
+	o, err := opt.withDefaults()
+	if err != nil {
 		return nil, err
 	}
-	return a.Distribution(), nil
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return &Rounds{opt: o, round: round(m, o)}, nil
+}
+
+// Compose returns the composition of count ≥ 0 rounds.
+func (r *Rounds) Compose(count int64) (*Distribution, error) {
+	if count < 0 {
+		return nil, fmt.Errorf("rounds: must be non-negative, got %d", count)
+	}
+	if count == 0 {
+		id := identity(r.opt.Interval)
+		return &Distribution{id, id}, nil
+	}
+	return selfComposed(r.round, count, r.opt), nil
+}
+
+// selfComposed returns count ≥ 1 rounds of round.
+func selfComposed(round *Distribution, count int64, opt Options) *Distribution {
+	rm := selfCompose(round.remove, count, opt.Tail, opt.MaxPoints)
+	ad := rm
+	if round.add != round.remove {
+		ad = selfCompose(round.add, count, opt.Tail, opt.MaxPoints)
+	}
+	return &Distribution{rm, ad}
 }
 
 // Accountant composes rounds, possibly of different mechanisms, and
@@ -198,13 +238,10 @@ func (a *Accountant) Distribution() *Distribution {
 	id := identity(a.opt.Interval)
 	d := &Distribution{id, id}
 	for _, e := range a.entries {
-		r := selfCompose(e.round.remove, e.count, a.opt.Tail, a.opt.MaxPoints)
-		ad := r
-		if e.round.add != e.round.remove {
-			ad = selfCompose(e.round.add, e.count, a.opt.Tail, a.opt.MaxPoints)
-		}
+		c := selfComposed(e.round, e.count, a.opt)
+		r, ad := c.remove, c.add
 		if d.remove == id {
-			d = &Distribution{r, ad}
+			d = c
 			continue
 		}
 		symmetric := d.add == d.remove && ad == r
