@@ -135,7 +135,8 @@ func Compose(m Mechanism, count int64, opt Options) (*Distribution, error) {
 // Rounds is one mechanism's discretized round, to be composed with itself
 // any number of times: what a ledger that asks ε after every round of the
 // same mechanism needs, without discretizing the round again for each
-// count. Rounds(m).Compose(n) is Compose(m, n) exactly.
+// count. Rounds(m).Compose(n) is Compose(m, n) exactly, whatever was asked
+// before; Compose only reads the round, so calls may run concurrently.
 type Rounds struct {
 	opt   Options
 	round *Distribution
@@ -150,7 +151,11 @@ func NewRounds(m Mechanism, opt Options) (*Rounds, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	return &Rounds{opt: o, round: round(m, o)}, nil
+	r := &Rounds{opt: o, round: round(m, o)}
+	// The moments are filled in now, so that Compose only reads the round.
+	r.round.remove.mgf()
+	r.round.add.mgf()
+	return r, nil
 }
 
 // Compose returns the composition of count ≥ 0 rounds.
@@ -162,7 +167,22 @@ func (r *Rounds) Compose(count int64) (*Distribution, error) {
 		id := identity(r.opt.Interval)
 		return &Distribution{id, id}, nil
 	}
-	return selfComposed(r.round, count, r.opt), nil
+	// A fresh copy of the round each time: a pmf keeps the transform it
+	// was last composed with, whose length depends on the counts asked
+	// before, and the result must not (to its last bit).
+	fresh := &Distribution{remove: r.round.remove.withoutTransform()}
+	fresh.add = fresh.remove
+	if r.round.add != r.round.remove {
+		fresh.add = r.round.add.withoutTransform()
+	}
+	return selfComposed(fresh, count, r.opt), nil
+}
+
+// withoutTransform returns p without its cached Fourier transform; the
+// probabilities and the moment generating function at the fixed Chernoff
+// orders are shared, never written.
+func (p *pmf) withoutTransform() *pmf {
+	return &pmf{interval: p.interval, offset: p.offset, probs: p.probs, inf: p.inf, logMGF: p.mgf()}
 }
 
 // selfComposed returns count ≥ 1 rounds of round.

@@ -248,6 +248,35 @@ func TestAccountantPerRound(t *testing.T) {
 	}
 }
 
+// Rounds composes its one discretized round into exactly what Compose
+// gives, bit for bit, whatever counts were asked before and in whichever
+// order (a ledger's runs ask in the order their rounds end; the run
+// directories must not depend on it), for a symmetric and an asymmetric
+// pair.
+func TestRoundsAreComposeWhateverWasAskedBefore(t *testing.T) {
+	for _, m := range []Mechanism{
+		GaussianMechanism(1, 0.2, accountant.Poisson, accountant.AddRemove),
+		GaussianMechanism(1, 1, accountant.Poisson, accountant.ReplaceOne),
+	} {
+		r, err := NewRounds(m, Options{Interval: 1e-3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int64{1, 7, 30, 2, 30, 0} {
+			got, err := r.Compose(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := Compose(m, n, Options{Interval: 1e-3})
+			for _, d := range []float64{1e-5, 0.1} {
+				if g, w := got.Epsilon(d), want.Epsilon(d); g != w && !(math.IsNaN(g) && math.IsNaN(w)) {
+					t.Errorf("%v, %d rounds, δ = %g: Rounds %v, Compose %v", m, n, d, g, w)
+				}
+			}
+		}
+	}
+}
+
 // NoiseMultiplier inverts ε(z): the z found reaches the target and 1e-5
 // less noise does not (bisection stops at 1e-6 relative).
 func TestNoiseMultiplier(t *testing.T) {
