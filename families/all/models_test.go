@@ -39,6 +39,7 @@ algorithm:
   kind: fedavg
   step_size: 0.1
   fedavg: {participants: 5, local_steps: 5, batch: 10}
+output: {plot: false}
 `
 
 // FedAvg with softmax regression on a separable 3-class problem, dealt out
@@ -81,6 +82,7 @@ iterations: 10
 data: {kind: blobs, agents: 6, samples: 20, dim: 3, test_samples: 100, blobs: {separation: 3}}
 loss: {kind: mlp, classes: 3, hidden: 4}
 algorithm: {kind: fedavg, step_size: 0.1, fedavg: {participants: 3, batch: 5}}
+output: {plot: false}
 `
 	_, res := execute(t, plan(t, mlp), run.Options{})
 	c := res.Summary.Curves[0]

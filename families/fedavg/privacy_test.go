@@ -140,7 +140,7 @@ func TestSecAggCostsAreTheClosedForm(t *testing.T) {
 // detect them. The audit's δ and upper bound are the accountant's.
 func TestAuditLowerBoundIsBelowTheAccountant(t *testing.T) {
 	for _, mode := range []string{"central", "distributed"} {
-		set := []string{"data.agents=60", "algorithm.fedavg.participants=60", "data.dim=100", "iterations=20",
+		set := []string{"data.agents=60", "algorithm.fedavg.participants=60", "data.dim=100", "iterations=8",
 			"privacy.dp={mode: " + mode + ", clip: 0.5, noise_multiplier: 0.1}", "privacy.audit={method: one-run, canaries: 40}"}
 		if mode == "distributed" {
 			set = append(set, "privacy.secure_aggregation={protocol: secagg+, bits: 40, clip: 50}")
