@@ -27,7 +27,7 @@ func TestPrivacyDPSGD(t *testing.T) {
 	}
 	// Solving for z and computing ε back give the target (to the 6 digits
 	// printed).
-	code, out, _ = maple(t, "privacy", "dp-sgd", "--samples", "60000", "--batch", "256", "--epsilon", "2", "--epochs", "60")
+	code, out, _ = maple(t, "privacy", "dp-sgd", "--samples", "6000", "--batch", "60", "--epsilon", "2", "--epochs", "6")
 	if code != 0 || !strings.Contains(out, "epsilon           2 at δ = 1e-05   (pld accountant") {
 		t.Errorf("--epsilon 2: exit %d\n%s", code, out)
 	}
