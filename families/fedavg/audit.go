@@ -172,31 +172,12 @@ func (au *auditor) roundScore(x []float64) float64 {
 // row (many-run) or every canary's (one-run), and the ledger's ε beside
 // them.
 func (au *auditor) record(j *run.Job, l *privacyLog) {
-	for k := range au.rows {
-		if au.rows[k] == nil {
-			au.rows[k] = au.rows[k-1] // a row no released model reached
-		}
-	}
 	model := au.model(l.cfg)
-	if au.a.Method == scenarios.AuditManyRun {
-		rec := run.AuditRecord{Scores: make([]float64, len(au.rows))}
-		for k, r := range au.rows {
-			rec.Scores[k] = r[0]
-		}
-		if model != nil {
-			rec.Rounds = au.rounds[0]
-		}
-		j.RecordAudit(rec)
-	} else {
-		rec := run.AuditRecord{Included: make([]bool, len(au.canaries)), CanaryScores: au.rows}
-		for c, can := range au.canaries {
-			rec.Included[c] = can.Included
-		}
-		if model != nil {
-			rec.CanaryRounds = au.rounds
-		}
-		j.RecordAudit(rec)
+	included := make([]bool, len(au.canaries))
+	for c, can := range au.canaries {
+		included[c] = can.Included
 	}
+	recordScores(j, au.a.Method, au.rows, included, au.rounds, model != nil)
 	rd := l.cfg.Round(l.dim, l.cfg.Draws())
 	eps := make([]float64, len(au.rows))
 	for k, it := range l.t.Iterations {
@@ -225,4 +206,33 @@ func (au *auditor) model(cfg *fedavg.Config) *run.AuditModel {
 	rd := cfg.Round(0, cfg.Draws())
 	return &run.AuditModel{Shift: au.clip, Noise: au.sigma, Rate: au.rate, Sampling: rd.Mechanism.Sampling.String(),
 		Relation: rd.Mechanism.Relation.String(), RoundsPerIteration: 1}
+}
+
+// recordScores gives the runner a run's canary scores after every row:
+// the one canary's (many-run) or every canary's with its inclusion
+// (one-run), a row no observation reached keeping the one before; with
+// withRounds, the canaries' projections in every round, which the
+// measured-noise statistic reads.
+func recordScores(j *run.Job, method string, rows [][]float64, included []bool, rounds [][]float64, withRounds bool) {
+	for k := range rows {
+		if rows[k] == nil {
+			rows[k] = rows[k-1]
+		}
+	}
+	if method == scenarios.AuditManyRun {
+		rec := run.AuditRecord{Scores: make([]float64, len(rows))}
+		for k, r := range rows {
+			rec.Scores[k] = r[0]
+		}
+		if withRounds {
+			rec.Rounds = rounds[0]
+		}
+		j.RecordAudit(rec)
+		return
+	}
+	rec := run.AuditRecord{Included: included, CanaryScores: rows}
+	if withRounds {
+		rec.CanaryRounds = rounds
+	}
+	j.RecordAudit(rec)
 }

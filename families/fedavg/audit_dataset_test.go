@@ -62,40 +62,13 @@ func TestWireAuditIsTheSameOnBothEngines(t *testing.T) {
 					t.Errorf("%s: the engines differ: %s", name, d)
 				}
 				for k := range a {
-					checkWireShape(t, name, a[k], scheme, mech)
+					familytest.CheckClaimShape(t, name, a[k], 5, scheme, mech, "eq. 2.69")
+					if d := wireDetails(t, a[k]); d["tasks"].(float64) < 1 || d["exact"] != true {
+						t.Errorf("%s, run %d: details %v", name, a[k].Run, d)
+					}
 				}
 			}
 		}
-	}
-}
-
-// checkWireShape checks one run's record against the scenario wireAudited.
-func checkWireShape(t *testing.T, name string, r familytest.AuditRun, scheme, mech string) {
-	t.Helper()
-	if len(r.Scores) != 5 || len(r.Upper.Epsilon) != 5 || r.Scores[0] != 0 || r.Upper.Epsilon[0] != 0 || r.In != (r.Run%2 == 1) {
-		t.Errorf("%s, run %d: scores %v, upper %v, canary in %v", name, r.Run, r.Scores, r.Upper, r.In)
-		return
-	}
-	for k := 1; k < 5; k++ {
-		switch {
-		case math.IsNaN(r.Scores[k]) || math.IsInf(r.Scores[k], 0):
-			t.Errorf("%s, run %d: score %v at row %d", name, r.Run, r.Scores[k], k)
-		case scheme == "none" && !math.IsInf(r.Upper.Epsilon[k], 1):
-			t.Errorf("%s: ε %v without noise", name, r.Upper.Epsilon[k])
-		// The rows are iterations 3k: ε(3k) = k·ε(3), up to the rounding
-		// of a product of a few factors.
-		case scheme != "none" && mech == "laplace" && math.Abs(r.Upper.Epsilon[k]-float64(k)*r.Upper.Epsilon[1]) > 1e-12*r.Upper.Epsilon[k]:
-			t.Errorf("%s: eq. 2.69's ε %v is not linear in the iteration", name, r.Upper.Epsilon)
-		case scheme != "none" && !(r.Upper.Epsilon[k] > r.Upper.Epsilon[k-1]):
-			t.Errorf("%s: ε %v does not grow", name, r.Upper.Epsilon)
-		}
-	}
-	if want := map[string]float64{"laplace": 0, "gaussian": scenarios.DefaultDelta}[mech]; scheme != "none" && r.Upper.Delta != want {
-		t.Errorf("%s: δ = %v, want %v", name, r.Upper.Delta, want)
-	}
-	d := wireDetails(t, r)
-	if d["tasks"].(float64) < 1 || d["exact"] != true {
-		t.Errorf("%s, run %d: details %v", name, r.Run, d)
 	}
 }
 

@@ -270,28 +270,8 @@ func (au *sampleAuditor) record(j *run.Job) error {
 	if au.err != nil {
 		return fmt.Errorf("the audit of the canary examples: %w", au.err)
 	}
-	for k := range au.rows {
-		if au.rows[k] == nil {
-			au.rows[k] = au.rows[k-1]
-		}
-	}
 	model := au.model()
-	if au.a.Method == scenarios.AuditManyRun {
-		rec := run.AuditRecord{Scores: make([]float64, len(au.rows))}
-		for k, r := range au.rows {
-			rec.Scores[k] = r[0]
-		}
-		if model != nil {
-			rec.Rounds = au.rounds[0]
-		}
-		j.RecordAudit(rec)
-	} else {
-		rec := run.AuditRecord{Included: au.can.Included, CanaryScores: au.rows}
-		if model != nil {
-			rec.CanaryRounds = au.rounds
-		}
-		j.RecordAudit(rec)
-	}
+	recordScores(j, au.a.Method, au.rows, au.can.Included, au.rounds, model != nil)
 	kind, delta := au.client.SampleAccountant(), au.client.SampleDelta()
 	l := ledger.New(kind, ledger.RunOptions)
 	eps := make([]float64, len(au.rows))

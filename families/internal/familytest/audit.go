@@ -152,3 +152,33 @@ func SplitScores(runs []AuditRun, curve, k int) (in, out []float64) {
 	}
 	return in, out
 }
+
+// CheckClaimShape checks one run's record of a many-run audit whose upper
+// bound is a paper's claim composed over the rows (claim names it in
+// messages, "eq. 31" say): rows rows, zero at row 0, the canary in the odd
+// runs, finite scores, and an ε that is +∞ without noise (scheme "none"),
+// linear in the row for Laplace noise (the rows are evenly spaced, up to
+// the rounding of a product of a few factors) and growing otherwise, at
+// δ = 0 for Laplace noise and the default δ for Gaussian noise.
+func CheckClaimShape(t testing.TB, name string, r AuditRun, rows int, scheme, mech, claim string) {
+	t.Helper()
+	if len(r.Scores) != rows || len(r.Upper.Epsilon) != rows || r.Scores[0] != 0 || r.Upper.Epsilon[0] != 0 || r.In != (r.Run%2 == 1) {
+		t.Errorf("%s, run %d: scores %v, upper %v, canary in %v", name, r.Run, r.Scores, r.Upper, r.In)
+		return
+	}
+	for k := 1; k < rows; k++ {
+		switch {
+		case math.IsNaN(r.Scores[k]) || math.IsInf(r.Scores[k], 0):
+			t.Errorf("%s, run %d: score %v at row %d", name, r.Run, r.Scores[k], k)
+		case scheme == "none" && !math.IsInf(r.Upper.Epsilon[k], 1):
+			t.Errorf("%s: ε %v without noise", name, r.Upper.Epsilon[k])
+		case scheme != "none" && mech == "laplace" && math.Abs(r.Upper.Epsilon[k]-float64(k)*r.Upper.Epsilon[1]) > 1e-12*r.Upper.Epsilon[k]:
+			t.Errorf("%s: %s's ε %v is not linear in the row", name, claim, r.Upper.Epsilon)
+		case scheme != "none" && !(r.Upper.Epsilon[k] > r.Upper.Epsilon[k-1]):
+			t.Errorf("%s: ε %v does not grow", name, r.Upper.Epsilon)
+		}
+	}
+	if want := map[string]float64{"laplace": 0, "gaussian": scenarios.DefaultDelta}[mech]; scheme != "none" && r.Upper.Delta != want {
+		t.Errorf("%s: δ = %v, want %v", name, r.Upper.Delta, want)
+	}
+}
