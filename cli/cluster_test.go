@@ -82,6 +82,7 @@ func freePort(t *testing.T) string {
 // maple run writes alone: every file but provenance.json, byte for byte,
 // with the trace.
 func TestRunOnAClusterWritesTheSameRunDirectory(t *testing.T) {
+	t.Parallel()
 	workers := startWorkerProcess(t) + "," + startWorkerProcess(t)
 	args := []string{"run", "scenarios/fedavg/step-size-sweep.yaml", "--set", "runs=2", "--set", "iterations=6", "--trace"}
 	alone := filepath.Join(t.TempDir(), "alone")
@@ -115,6 +116,7 @@ func TestRunOnAClusterWritesTheSameRunDirectory(t *testing.T) {
 // as in a container: the runs it finishes show the coordinator reaches it
 // there.
 func TestSignalStopsACoordinator(t *testing.T) {
+	t.Parallel()
 	workers := startWorkerProcess(t, "--advertise", "127.0.0.1", "--remote-port", freePort(t))
 	dir := filepath.Join(t.TempDir(), "out")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -172,6 +174,7 @@ wait:
 // A coordinator whose workers hold another secret says so, naming each
 // worker, as soon as the worker refuses its seal and in its final error.
 func TestCoordinatorSaysWorkersRefusedItsSeal(t *testing.T) {
+	t.Parallel()
 	worker := startWorkerProcess(t, "--secret-file", private(t, "the worker's own secret, not the cluster's\n"))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

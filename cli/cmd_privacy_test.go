@@ -15,6 +15,7 @@ import (
 // noise multiplier of a target ε, and refuses bad flags with one line
 // naming the flag, exit 2.
 func TestPrivacyDPSGD(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := maple(t, "privacy", "dp-sgd", "--samples", "10000", "--batch", "100", "--noise-multiplier", "0.7", "--epochs", "1.2")
 	lines := strings.Split(out, "\n")
 	if code != 0 || len(lines) < 5 || !strings.HasPrefix(lines[2], "epsilon           2.46124 at δ = 1e-05   (pld accountant, add-remove, poisson sampling") ||
@@ -59,6 +60,7 @@ func TestPrivacyDPSGD(t *testing.T) {
 // under add-remove with Poisson sampling and 4.89 under replace-one, where
 // the Rényi accountant has no bound and says so.
 func TestPrivacyDPFedAvg(t *testing.T) {
+	t.Parallel()
 	base := []string{"privacy", "dp-fedavg", "--clients", "1000", "--per-round", "50", "--rounds", "100", "--noise-multiplier", "1", "--sampling", "poisson"}
 	code, out, errOut := maple(t, base...)
 	if code != 0 || !strings.Contains(out, "epsilon           3.50215 at δ = 1e-05   (pld accountant, add-remove, poisson sampling") ||
@@ -78,6 +80,7 @@ func TestPrivacyDPFedAvg(t *testing.T) {
 // negative noise multiplier, δ ≥ 1. The quick start draws n = 10 clients a
 // round. In a file, the line names the file and line of the field.
 func TestRunRefusesBadPrivacyInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for i, c := range []struct {
 		set  []string

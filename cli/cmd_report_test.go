@@ -44,6 +44,7 @@ func TestReportCommand(t *testing.T) {
 // A directory that is not a run directory is a user error: one line naming
 // the file that is missing, exit 2, no page written.
 func TestReportRefusesWhatIsNotARunDirectory(t *testing.T) {
+	t.Parallel()
 	empty := t.TempDir()
 	code, out, errOut := maple(t, "report", empty)
 	lines := strings.Split(strings.TrimSpace(errOut), "\n")
@@ -63,6 +64,7 @@ func TestReportRefusesWhatIsNotARunDirectory(t *testing.T) {
 // prints the page's path, and warns on standard error, once, that the run
 // is incomplete — as the page does.
 func TestReportFlagsARunPendingFigures(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	if code, out, errOut := maple(t, "run", "--out", dir, "--set", "runs=1", "--set", "iterations=5", "--set", "output.plot=false"); code != 0 {
 		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)

@@ -45,6 +45,7 @@ output:
 // field — including a step above the stability bound, which only the data
 // reveal.
 func TestFedPLTBadInputExitsTwo(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := writeFile(t, dir, "small.yaml", smallFedPLT)
 	cases := []struct {
@@ -87,6 +88,7 @@ func TestFedPLTBadInputExitsTwo(t *testing.T) {
 
 // A run that diverges stops there and is reported with its round.
 func TestFedPLTDivergenceIsReported(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := writeFile(t, dir, "small.yaml", smallFedPLT)
 	out := filepath.Join(dir, "out")
@@ -108,6 +110,7 @@ func TestFedPLTDivergenceIsReported(t *testing.T) {
 // maple table prints the paper's layout with maple's numbers beside the
 // paper's, in text, CSV and Markdown.
 func TestTableCommand(t *testing.T) {
+	t.Parallel()
 	small := append([]string{"--set", "runs=1"}, fedpltSmall[:6]...)
 	for format, want := range map[string][]string{
 		"text":     {"Table II", "Fed-PLT", "13.5k (9)", "maple", "paper", "Nonconvex"},

@@ -48,6 +48,7 @@ var runDirLine = regexp.MustCompile(`(?m)^run directory: .*$`)
 // print today: the default run (up to the run directory's name, which holds
 // the time) and the filtered trace of the tiny run.
 func TestDocsShowWhatTheCommandsPrint(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "quickstart")
 	code, got, errOut := maple(t, "run", "--out", dir)
 	if code != 0 {

@@ -14,6 +14,7 @@ import (
 // TestInspectionWorksOnEveryBundledScenario. Every bundled
 // file is validated, its topology built, by TestValidateAcceptsTheBundledScenarios.
 func TestGraphFLBundledScenariosRun(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ file, figure, dim string }{
 		{"fig2.yaml", "msd_centroid.png", "2"}, {"fig7.yaml", "test_error_centroid.png", "64"},
 	} {
@@ -34,6 +35,7 @@ func TestGraphFLBundledScenariosRun(t *testing.T) {
 // the models sent to clients, the clients' uploads, the servers' shares and
 // the servers' key exchange; maple trace filters them by type.
 func TestGraphFLTraceShowsEveryPartOfTheProtocol(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "out")
 	code, out, errOut := maple(t, "run", "scenarios/graphfl/fig2.yaml", "--out", dir, "--trace",
 		"--set", "runs=1", "--set", "iterations=2", "--set", "data.agents=50", "--set", "algorithm.graphfl.servers=5",
@@ -56,6 +58,7 @@ func TestGraphFLTraceShowsEveryPartOfTheProtocol(t *testing.T) {
 // A bad graph federated learning configuration is a user error: exit 2 and
 // one line naming the file, the line and the field.
 func TestGraphFLBadConfigurationExitsTwo(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := writeFile(t, dir, "bad.yaml", "name: bad\ndata: {agents: 20}\nalgorithm:\n  kind: graphfl\n  graphfl: {servers: 4, participants: 9}\n")
 	for _, cmd := range []string{"validate", "run"} {

@@ -28,6 +28,7 @@ func TestImportanceOutputsAreByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
 // server sends with the model, and the gradient-noise report riding on the
 // partial policy's replies.
 func TestImportanceTraceShowsProbabilitiesAndReports(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "out")
 	args := append([]string{"run", "--out", dir, "--trace"}, importanceSmall...)
 	if code, out, errOut := maple(t, args...); code != 0 {

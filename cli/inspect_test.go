@@ -18,6 +18,7 @@ import (
 // the race detector (tenfold slower) the test covers one small scenario per
 // family; without it, all of them.
 func TestInspectionWorksOnEveryBundledScenario(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("scenarios/*/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no bundled scenarios: %v", err)
@@ -131,6 +132,7 @@ func TestInspectionWorksOnEveryBundledScenario(t *testing.T) {
 // maple trace path --agent follows one agent's model: each round, the shares
 // it sends to every receiver, which are its model without privacy noise.
 func TestTracePathFollowsAnAgentsModel(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "out")
 	if code, out, errOut := maple(t, "run", "scenarios/decentralized/fig4.yaml", "--out", dir, "--trace", "--set", "runs=1",
 		"--set", "iterations=3", "--set", "output.plot=false", "--set", "sweep={algorithm.diffusion.strategy: [atc]}"); code != 0 {

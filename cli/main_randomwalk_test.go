@@ -55,6 +55,7 @@ func TestRandomWalkOutputsAreByteIdentical(t *testing.T) {
 // trace path prints that path; an unknown walk, run or curve exits 2 listing
 // the valid ones.
 func TestTracedWalkAndItsPath(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "out")
 	args := append([]string{"run", "--out", dir, "--trace"}, walkArgs["fig3"]...)
 	args = append(args, "--set", "curves=[{label: gamma, set: {privacy.scheme: gamma}}]")
@@ -86,6 +87,7 @@ func TestTracedWalkAndItsPath(t *testing.T) {
 }
 
 func TestPrivacyGamma(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := maple(t, "privacy", "gamma", "--epsilon", "3", "--delta", "0.06")
 	// Spec random-walk §3.3: θ/inf L = 0.8028 for sup L/inf L = 2, ε = 3, δ = 0.06.
 	if code != 0 || !strings.Contains(out, "theta       0.80276") || !strings.Contains(out, "delta       0.06 ") {
@@ -136,6 +138,7 @@ topology: {graph: file, file: edges.txt}
 // Bad random-walk input is refused before anything runs: exit 2 and one line
 // naming the file, the line and the field.
 func TestBadRandomWalkInputExitsTwo(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, content string) string { return writeFile(t, dir, name, content) }
 	write("edges.txt", "0 1\n1 2\n3 4\n4 5\n") // two components

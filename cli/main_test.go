@@ -41,6 +41,7 @@ func writeFile(t *testing.T, dir, name, content string) string {
 // The default command must work on a fresh machine: the embedded scenario,
 // a run directory with metrics, summary and a plot.
 func TestRunWithoutFileUsesTheEmbeddedScenario(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "out")
 	code, out, errOut := maple(t, "run", "--out", dir, "--set", "runs=2", "--set", "iterations=20")
 	if code != 0 {
@@ -132,6 +133,7 @@ algorithm:
 `
 
 func TestUserErrorsExitTwoWithOneLine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := writeFile(t, dir, "bad.yaml", badScenario)
 	cases := []struct {
@@ -163,6 +165,7 @@ func TestUserErrorsExitTwoWithOneLine(t *testing.T) {
 }
 
 func TestValidateAcceptsTheBundledScenarios(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("scenarios/*/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no bundled scenarios found: %v", err)
@@ -180,6 +183,7 @@ func TestValidateAcceptsTheBundledScenarios(t *testing.T) {
 // A traced run holds one line per message, and maple trace filters it by
 // round, actor and type.
 func TestTraceHoldsEveryMessageAndFilters(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "out")
 	if code, out, errOut := maple(t, "run", "--out", dir, "--trace", "--set", "runs=1", "--set", "iterations=3",
 		"--set", "data.agents=5", "--set", "algorithm.fedavg.participants=2"); code != 0 {
@@ -210,6 +214,7 @@ func TestTraceHoldsEveryMessageAndFilters(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	code, out, _ := maple(t, "version")
 	if code != 0 || !strings.HasPrefix(out, "maple ") {
 		t.Errorf("version: exit %d, output %q", code, out)
@@ -228,6 +233,7 @@ topology: {graph: file, file: edges.txt, min_degree: 1}
 // A bad topology is a user error: exit 2 and one line naming the field, the
 // file and what is wrong with it.
 func TestBadTopologyExitsTwo(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, content string) string { return writeFile(t, dir, name, content) }
 	write("edges.txt", "0 1\n2 3\n") // two components
@@ -263,6 +269,7 @@ func TestBadTopologyExitsTwo(t *testing.T) {
 // A traced local graph-homomorphic run shows the whole protocol on the links:
 // role announcements, public keys and their relays, and the masked shares.
 func TestTracedLocalGraphHomomorphicRun(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "out")
 	code, out, errOut := maple(t, "run", "scenarios/decentralized/fig4.yaml", "--out", dir, "--trace",
 		"--set", "runs=1", "--set", "iterations=2", "--set", "curves=[{label: lgh, set: {privacy.scheme: local-graph-homomorphic}}]",
@@ -291,6 +298,7 @@ func TestTracedLocalGraphHomomorphicRun(t *testing.T) {
 // servers offer, so a robust server prints the same steady state on both
 // (the quick start once gave −30.7 dB on the reference against −32.95 dB).
 func TestReferenceEngineRunsTheRobustServers(t *testing.T) {
+	t.Parallel()
 	for _, server := range []string{"median", "trimmed-mean"} {
 		var lines []string
 		for _, engine := range []string{"actors", "reference"} {
@@ -313,6 +321,7 @@ func TestReferenceEngineRunsTheRobustServers(t *testing.T) {
 
 // A run that ends during the transient says so on the console.
 func TestConsoleWarnsOfARunStillTrending(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "out")
 	code, out, errOut := maple(t, "run", "--out", dir, "--engine", "reference", "--set", "runs=5", "--set", "iterations=100",
 		"--set", "algorithm.step_size=0.01", "--set", "output.plot=false")
@@ -324,6 +333,7 @@ func TestConsoleWarnsOfARunStillTrending(t *testing.T) {
 // maple data prints how a scenario's data are dealt out, without running it;
 // a scenario whose IDX file is missing names the Debian package, exit 2.
 func TestDataCommand(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := maple(t, "data", "scenarios/quickstart.yaml", "--set", "data.kind=blobs", "--set", "loss.kind=softmax",
 		"--set", "data.partition={kind: shards, shards: 1}", "--set", "data.agents=3", "--set", "data.samples=20",
 		"--set", "algorithm.fedavg.participants=3")

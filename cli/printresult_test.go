@@ -18,6 +18,7 @@ import (
 // maxLabelWidth has its line to itself and its values go on the next, in the
 // same column. Each curve's warnings follow it once.
 func TestSteadyStateTableIsAligned(t *testing.T) {
+	t.Parallel()
 	long := "FedAvg, algorithm.step_size=0.04, μ=0.1, network.dropout=0.3" // 60 characters
 	labels := []string{"a", "SecAgg+, network.dropout=0.3, clip=20", long, "noisy, σ=1"}
 	s := &rundir.Summary{}
@@ -89,6 +90,7 @@ output: {plot: false}
 // error as a WARN line (issue 30: the secure-aggregation threshold failure
 // was printed twice).
 func TestRunWarningIsPrintedOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	scenario := filepath.Join(dir, "sa.yaml")
 	if err := os.WriteFile(scenario, []byte(secAggFailing), 0o644); err != nil {

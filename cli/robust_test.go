@@ -71,6 +71,7 @@ var originDir string
 // with --force maple's files are replaced, so no stale trace stays beside the
 // new results.
 func TestForceReplacesAnEarlierRun(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "out")
 	if code, _, errOut := maple(t, "run", "--out", dir, "--trace", "--set", "runs=1", "--set", "iterations=3"); code != 0 {
 		t.Fatal(errOut)
@@ -146,6 +147,7 @@ func TestPanicExitsThree(t *testing.T) {
 // stderr and exits with status 130. The test runs its own binary as maple
 // and signals it once a run's trace file shows that two runs are done.
 func TestSignalWritesFinishedRuns(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		dir := filepath.Join(t.TempDir(), "out")
 		cmd := exec.Command(os.Args[0], "run", "--out", dir, "--trace", "--trace-limit", "none", "--workers", "1",
@@ -206,6 +208,7 @@ func TestSignalWritesFinishedRuns(t *testing.T) {
 // writing ignores it: here a command that never finishes, which exits with
 // status 130 a moment (abandonGrace) after the second signal, saying so.
 func TestSecondSignalEndsTheProcess(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		cmd := exec.Command(os.Args[0], "test-hang")
 		cmd.Env = append(os.Environ(), "MAPLE_TEST_MAIN=1")

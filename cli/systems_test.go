@@ -14,6 +14,7 @@ const failingScenario = "scenarios/systems/dropouts-wait-all.yaml"
 // round with a dropout, with exit status 1 and one line naming the round,
 // the agents the server waits for and why they did not answer.
 func TestWaitAllDropoutsStopWithOneClearLine(t *testing.T) {
+	t.Parallel()
 	code, _, errOut := maple(t, "run", failingScenario, "--out", filepath.Join(t.TempDir(), "o"))
 	lines := strings.Split(strings.TrimSpace(errOut), "\n")
 	last := lines[len(lines)-1]

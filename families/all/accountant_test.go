@@ -24,6 +24,7 @@ func privacyReport(t *testing.T, src string, i int, overrides ...string) map[str
 // composed Gaussian mechanism, not the Laplace formula of thesis eq. 2.69,
 // and names the mechanism, the neighbouring relation and the bound.
 func TestGaussianNoiseIsAccountedAsGaussian(t *testing.T) {
+	t.Parallel()
 	r := privacyReport(t, small, 0, "privacy.scheme=update-noise", "privacy.mechanism=gaussian", "privacy.variance=0.25")
 	if r["mechanism"] != "gaussian" || r["formula"] != nil {
 		t.Fatalf("report %v: want mechanism gaussian and no Laplace formula", r)
@@ -53,6 +54,7 @@ func TestGaussianNoiseIsAccountedAsGaussian(t *testing.T) {
 
 // Laplace noise keeps the papers' formula, now with the mechanism named.
 func TestLaplaceNoiseKeepsThePapersBound(t *testing.T) {
+	t.Parallel()
 	r := privacyReport(t, small, 0, "privacy.scheme=model-noise")
 	if r["mechanism"] != "laplace" || r["formula"] != "thesis eq. 2.69" || r["delta"] != 0.0 {
 		t.Errorf("report %v", r)
@@ -66,6 +68,7 @@ func TestLaplaceNoiseKeepsThePapersBound(t *testing.T) {
 // In a plan mixing noise-free and noisy curves the accountant applies to the
 // noisy ones and the noise-free one reports no privacy.
 func TestMixedCurvesReportNoPrivacyForTheNoiseFreeOne(t *testing.T) {
+	t.Parallel()
 	src := small + `privacy: {accountant: {b: 2}}
 curves:
   - {label: none, set: {privacy.scheme: none}}
@@ -82,6 +85,7 @@ curves:
 // Graph federated learning with Gaussian noise reports (ε, δ) too, at both
 // levels, not the Laplace formulas of thesis eqs. 3.58 and 2.69.
 func TestGraphFLGaussianNoiseIsAccountedAsGaussian(t *testing.T) {
+	t.Parallel()
 	_, res := execute(t, plan(t, graphflSmall, "privacy.scheme=random", "privacy.mechanism=gaussian",
 		"algorithm.graphfl.client_noise=update-noise"), run.Options{Engine: run.Reference})
 	d := res.Summary.Curves[0].Details

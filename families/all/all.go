@@ -5,7 +5,10 @@
 // The package's tests run plans end to end through the runner, over every
 // family: engine parity field by field, the run directory's contents,
 // interruption and atomic outputs, the estimates, the data readers, privacy
-// accounting and each family's figures of merit.
+// accounting and each family's figures of merit. They run in parallel
+// (t.Parallel), but for those that change GOMAXPROCS, which the testing
+// package runs first, alone: this package's binary is among the last the
+// suite builds, and run one test at a time it was the suite's tail.
 package all
 
 import (

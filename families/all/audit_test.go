@@ -42,6 +42,7 @@ func readColumns(t *testing.T, dir string) map[string][]string {
 // The eavesdropper changes nothing of the run it watches: every metric and
 // every message are those of the run without it, for every scheme.
 func TestAuditLeavesTheRunUnchanged(t *testing.T) {
+	t.Parallel()
 	for _, scheme := range []string{"none", "random", "graph-homomorphic", "local-graph-homomorphic"} {
 		plain, _ := execute(t, plan(t, audited, "privacy.scheme="+scheme), run.Options{Trace: true})
 		// The eavesdropper is in the file, not an override, which would
@@ -72,6 +73,7 @@ func TestAuditLeavesTheRunUnchanged(t *testing.T) {
 // coordinate; 2 runs × 120 rounds × 2 coordinates give a relative standard
 // error of the mean of at most √5/√480 ≈ 10%, so 35% is 3.5 of them.
 func TestAuditErrorMatchesPrediction(t *testing.T) {
+	t.Parallel()
 	for _, scheme := range []string{"none", "random", "graph-homomorphic", "local-graph-homomorphic"} {
 		dir, res := execute(t, plan(t, audited, "privacy.scheme="+scheme, "algorithm.diffusion.audit={victim: 3}"), run.Options{})
 		details := res.Summary.Curves[0].Details["audit"].(map[string]any)
@@ -117,6 +119,7 @@ func TestAuditErrorMatchesPrediction(t *testing.T) {
 }
 
 func TestAuditRefusals(t *testing.T) {
+	t.Parallel()
 	cases := map[string][]string{
 		"algorithm.diffusion.audit.victim: agent 10 does not exist":          {"algorithm.diffusion.audit={victim: 10}"},
 		"algorithm.diffusion.audit.links[0]: the victim's message to itself": {"algorithm.diffusion.audit={victim: 3, links: [3]}"},
@@ -163,6 +166,7 @@ func meanOf(t *testing.T, values []string) float64 {
 // rounds is above the plain one's. The run warns about seeded keys, and only
 // about them.
 func TestSeedHoldingEavesdropper(t *testing.T) {
+	t.Parallel()
 	withAudit := []string{"privacy.scheme=local-graph-homomorphic", "algorithm.diffusion.audit={victim: 3}"}
 	dir, res := execute(t, plan(t, audited, withAudit...), run.Options{})
 	cols := readColumns(t, dir)

@@ -59,6 +59,7 @@ func (r relay) Execute(ctx context.Context, q *run.Queue) error {
 // warnings and details, the trace store — writes the run directory of the
 // same plan run in process, byte for byte, trace on and off.
 func TestResultsCarriedAsDataWriteTheSameRunDirectory(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name    string
 		tracing bool

@@ -55,6 +55,7 @@ func column(t *testing.T, dir, name string) []string {
 // error. The same random streams are consumed in the same order, and the
 // metrics are computed the same way.
 func TestGraphFLWithOneServerEqualsFedAvg(t *testing.T) {
+	t.Parallel()
 	const clients = `{participants: 4, local_steps: [1, 3], batch: [1, 5], batch_sampling: with-replacement, schedule: per-round}`
 	for _, data := range []string{"{agents: 12, samples: [10, 20]}", "{kind: logistic, agents: 12, samples: [30, 40], dim: 4, test_samples: 100}"} {
 		for _, scheme := range []string{"none", "model-noise", "update-noise"} {
@@ -80,6 +81,7 @@ func TestGraphFLWithOneServerEqualsFedAvg(t *testing.T) {
 // The actor engine and the reference write byte-identical metrics for every
 // privacy scheme at both levels.
 func TestGraphFLEnginesWriteIdenticalMetrics(t *testing.T) {
+	t.Parallel()
 	for _, set := range [][]string{
 		{"privacy.scheme=none"},
 		{"privacy.scheme=random", "privacy.self_noise=true"},
@@ -131,6 +133,7 @@ func TestGraphFLOutputsAreByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
 // privacy accounting at both levels: the bound of the papers beside the
 // empirical ε of paired runs.
 func TestGraphFLSummaryDetails(t *testing.T) {
+	t.Parallel()
 	_, res := execute(t, plan(t, graphflSmall, "privacy.scheme=graph-homomorphic", "algorithm.graphfl.client_noise=model-noise",
 		"privacy.accountant={b: 1, b_prime: 1, epsilon: 10, norm: l2}"), run.Options{})
 	d := res.Summary.Curves[0].Details
@@ -167,6 +170,7 @@ func TestGraphFLSummaryDetails(t *testing.T) {
 
 // Bad configurations are refused before anything runs, naming the field.
 func TestGraphFLUserErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, content string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
@@ -209,6 +213,7 @@ func TestGraphFLUserErrors(t *testing.T) {
 // privacy.key_randomness os draws the servers' key pairs from the operating
 // system: the run completes and its masks still cancel in the centroid.
 func TestGraphFLKeysFromTheOperatingSystem(t *testing.T) {
+	t.Parallel()
 	_, res := execute(t, plan(t, graphflSmall, "privacy.scheme=local-graph-homomorphic", "privacy.key_randomness=os"), run.Options{})
 	if r, ok := res.Summary.Curves[0].Details["gh_residual_max"].(float64); !ok || !(r < 1e-12) {
 		t.Errorf("gh_residual_max = %v", res.Summary.Curves[0].Details["gh_residual_max"])

@@ -19,6 +19,7 @@ import (
 // before importance sampling existed; the scenarios must reproduce them byte
 // for byte, with the policies left at their defaults and set explicitly.
 func TestUniformImportanceIsFedAvgByteForByte(t *testing.T) {
+	t.Parallel()
 	bundled := map[string]string{
 		"quickstart":        "../../scenarios/quickstart.yaml",
 		"thesis-regression": "../../scenarios/fedavg/thesis-regression.yaml",
@@ -55,6 +56,7 @@ func TestUniformImportanceIsFedAvgByteForByte(t *testing.T) {
 // Impossible importance-sampling settings are refused before anything runs,
 // naming the field.
 func TestImportanceValidationNamesTheField(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		overrides []string
 		want      string
@@ -89,6 +91,7 @@ func TestImportanceValidationNamesTheField(t *testing.T) {
 // output.baseline compares every curve with the baseline curve of the same
 // sweep values; output.claims are copied beside the measurements.
 func TestBaselineGainAndClaims(t *testing.T) {
+	t.Parallel()
 	src := small + `curves:
   - {label: plain, set: {algorithm.fedavg.batch: 1}}
   - {label: "IS, partial", set: {algorithm.fedavg.importance: {agents: partial, data: partial}}}

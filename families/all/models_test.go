@@ -47,6 +47,7 @@ output: {plot: false}
 // engines write the same metrics: the multi-class model runs through the
 // protocol unchanged.
 func TestSoftmaxFedAvgSeparatesThreeClasses(t *testing.T) {
+	t.Parallel()
 	p := plan(t, blobs)
 	a, res := execute(t, p, run.Options{Engine: run.Actors})
 	r, _ := execute(t, p, run.Options{Engine: run.Reference})
@@ -77,6 +78,7 @@ func TestSoftmaxFedAvgSeparatesThreeClasses(t *testing.T) {
 // asking for one is refused, naming the field. Decentralized learning runs
 // it too, reporting the disagreement and the test metrics only.
 func TestMLPReportsNoMSD(t *testing.T) {
+	t.Parallel()
 	const mlp = `name: mlp
 iterations: 10
 data: {kind: blobs, agents: 6, samples: 20, dim: 3, test_samples: 100, blobs: {separation: 3}}
@@ -118,6 +120,7 @@ output: {plot: false}
 // An IDX dataset written by the test runs end to end with its own test
 // files; a missing file names the Debian package to install, exit 2.
 func TestIDXScenario(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	px, lb := idxtest.Images(300)
 	idxtest.Write(t, filepath.Join(dir, "train-images.gz"), idxtest.UnsignedBytes, []int{300, 3, 3}, px)
@@ -167,6 +170,7 @@ algorithm: {kind: fedavg, step_size: 0.5, fedavg: {participants: 5, local_steps:
 // k.csv, in file order, and the regression targets of a LIBSVM directory are
 // real numbers.
 func TestDirectoryData(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	agents := filepath.Join(dir, "agents")
 	os.Mkdir(agents, 0o755)
@@ -248,6 +252,7 @@ output: {plot: false}
 // Dirichlet partitions of pooled data go to the summary, and a partition
 // that cannot give every agent data.samples min refuses with the field.
 func TestPartitionErrorsNameTheField(t *testing.T) {
+	t.Parallel()
 	src := strings.Replace(blobs, "alpha: 0.5", "alpha: 0.01", 1)
 	_, err := run.Execute(plan(t, src), t.TempDir(), run.Options{})
 	if !scenarios.IsUserError(err) || !strings.Contains(err.Error(), "data: partition.alpha: 100 Dirichlet(0.01) draws") {
@@ -273,6 +278,7 @@ func TestPartitionErrorsNameTheField(t *testing.T) {
 // with least squares: the targets stay as they are, no test set is held out
 // (regression has no test metric) and w^o is solved in closed form.
 func TestLIBSVMRegressionTargets(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var b strings.Builder
 	for n := range 40 {
@@ -304,6 +310,7 @@ algorithm: {kind: fedavg, step_size: 0.01}
 
 // Standardized IDX features have mean 0 over the agents' training samples.
 func TestIDXStandardize(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	px, lb := idxtest.Images(90)
 	idxtest.Write(t, filepath.Join(dir, "i.gz"), idxtest.UnsignedBytes, []int{90, 3, 3}, px)

@@ -40,6 +40,7 @@ func readTable(t *testing.T, dir string) (headers int, rows []map[string]string)
 // starting from the same w0: its dB cell is left empty, not −Inf, and
 // metrics.csv and summary.json hold no infinity (JSON has none).
 func TestZeroHasNoDecibels(t *testing.T) {
+	t.Parallel()
 	dir, _ := execute(t, plan(t, lgh, "privacy.scheme=none", "runs=1", "iterations=3"), run.Options{})
 	_, rows := readTable(t, dir)
 	if r := rows[0]; r["iteration"] != "0" || r["disagreement"] != "0" || r["disagreement_db"] != "" {
@@ -61,6 +62,7 @@ func TestZeroHasNoDecibels(t *testing.T) {
 // union of their columns, and a curve leaves the cells of a column it does
 // not have empty.
 func TestMetricsIsOneTable(t *testing.T) {
+	t.Parallel()
 	p := plan(t, graphflSmall, "runs=1", "iterations=3",
 		"curves=[{label: clear, set: {privacy.scheme: none}}, {label: noisy, set: {privacy.scheme: random}}]")
 	dir, _ := execute(t, p, run.Options{})
@@ -87,6 +89,7 @@ func TestMetricsIsOneTable(t *testing.T) {
 // A sweep of three or more positive values draws the steady state against
 // them; the figures' title is the scenario's description.
 func TestSweepDrawsTheSteadyStateAgainstTheParameter(t *testing.T) {
+	t.Parallel()
 	src := small + "description: Step sizes\nsweep:\n  algorithm.step_size: [0.01, 0.02, 0.04]\n"
 	dir, res := execute(t, plan(t, src, "runs=2"), run.Options{Engine: run.Reference})
 	for _, f := range []string{"steady-msd-vs-step_size.png", "steady-msd-vs-step_size.svg", "msd.png"} {
@@ -103,6 +106,7 @@ func TestSweepDrawsTheSteadyStateAgainstTheParameter(t *testing.T) {
 // A column that reports the swept value itself (the Gamma mechanism's θ) is
 // not drawn against it; the others are.
 func TestSweepSkipsTheSweptColumn(t *testing.T) {
+	t.Parallel()
 	src := "name: g\nruns: 1\niterations: 6\nalgorithm:\n  kind: gamma-mechanism\n" +
 		"  gamma-mechanism: {l_range: [1, 2], theta: 1, epsilon_max: 6, samples: 200}\n" +
 		"sweep:\n  algorithm.gamma-mechanism.theta: [0.5, 1, 2]\n"

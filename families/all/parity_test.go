@@ -414,6 +414,7 @@ func allRefusedByLoader(src, dir, field string, values []string) bool {
 // Every character of every registered family's metric labels has a glyph
 // in the figures' font.
 func TestLabelsHaveGlyphs(t *testing.T) {
+	t.Parallel()
 	f, err := sfnt.Parse(dejavusans.TTF)
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 // operations, linear in the model dimension, scale exactly with it as the
 // classes or hidden units grow.
 func TestEstimatesUseTheModelDimension(t *testing.T) {
+	t.Parallel()
 	const src = `name: blobs
 data: {kind: blobs, agents: 4, samples: 20, dim: 50}
 algorithm: {kind: fedavg, step_size: 0.1}
@@ -70,6 +71,7 @@ algorithm: {kind: randomwalk, randomwalk: {walks: 1000}}
 // tracker the checks let through.) A plan of 10⁹ walks is refused, naming
 // the field.
 func TestEstimateCoversTheWalksTracker(t *testing.T) {
+	t.Parallel()
 	p := plan(t, walkSource)
 	sc := p.Curves[0].Scenario
 	more := curveEstimate(t, plan(t, walkSource, "algorithm.randomwalk.walks=2000")).Bytes - curveEstimate(t, p).Bytes
@@ -99,6 +101,7 @@ func TestEstimateCoversTheWalksTracker(t *testing.T) {
 // and (2/3)P³ operations (the LU factorization alone). Main counted memory
 // linear in P, and a validate of 40 000 agents built 12.8 GB matrices.
 func TestEstimateCoversTheCombinationMatrix(t *testing.T) {
+	t.Parallel()
 	const P = 1000
 	e := curveEstimate(t, plan(t, `name: ring
 iterations: 1
@@ -126,6 +129,7 @@ topology: {graph: ring}
 // multiply-adds per round (main's generic estimate counted 4·N·q·d whatever
 // N_e, and local_epochs: 10⁹ passed the checks).
 func TestEstimateCoversFedPLTLocalEpochs(t *testing.T) {
+	t.Parallel()
 	const src = `name: plt
 iterations: 10
 data: {kind: logistic}
@@ -145,6 +149,7 @@ algorithm: {kind: fedplt, fedplt: {local_epochs: 50}}
 
 // A plan refused for a family's own field names it, not a shared one.
 func TestRefusalNamesTheFamilyField(t *testing.T) {
+	t.Parallel()
 	err := run.Check(plan(t, `name: g
 algorithm: {kind: gamma-mechanism, gamma-mechanism: {theta: 1, samples: 1000000000000}}
 `))

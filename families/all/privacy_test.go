@@ -12,6 +12,7 @@ import (
 // does not list one in its registration refuses it, naming the field and
 // the families that model it.
 func TestPrivacyFeaturesAreCapabilities(t *testing.T) {
+	t.Parallel()
 	for _, kind := range scenarios.FamilyKinds() {
 		f, _ := run.Lookup(kind)
 		src := derivedTiny(f)

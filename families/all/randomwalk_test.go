@@ -52,6 +52,7 @@ sweep:
 // √(δ(1−δ)/8000) (privacy/gamma checks the estimator itself more tightly).
 // δ-target curves give the θ Theta finds.
 func TestGammaMechanismFamily(t *testing.T) {
+	t.Parallel()
 	dir, res := execute(t, plan(t, gammaFig), run.Options{})
 	b := gamma.Bounds{Inf: 2, Sup: 4}
 	for _, row := range readMetrics(t, dir) {
@@ -116,6 +117,7 @@ curves:
 // further from w⋆. The walk also makes one SGD update per iteration and
 // gossip two.
 func TestWalkBeatsGossipPerMessage(t *testing.T) {
+	t.Parallel()
 	dir, _ := execute(t, plan(t, walkVsGossip), run.Options{Engine: run.Reference})
 	last := map[string]map[string]string{}
 	var gossip []map[string]string
@@ -148,6 +150,7 @@ func TestWalkBeatsGossipPerMessage(t *testing.T) {
 // minimizer over W and every error column would measure the distance between
 // the two. (Here ‖w⋆‖ ≈ 0.9.)
 func TestWalkRefusesABallWithoutTheOptimum(t *testing.T) {
+	t.Parallel()
 	p, err := scenarios.Parse([]byte(walkVsGossip), "w.yaml", t.TempDir(), []string{"algorithm.randomwalk.radius=0.05"})
 	if err == nil {
 		_, err = run.Execute(p, t.TempDir(), run.Options{})
@@ -161,6 +164,7 @@ func TestWalkRefusesABallWithoutTheOptimum(t *testing.T) {
 // walk has no privacy.accountant section, and one set in the file is refused
 // naming the field.
 func TestPrivateWalkHasNoAccountant(t *testing.T) {
+	t.Parallel()
 	const src = `name: private
 data: {kind: mixture, agents: 10, samples: 1, dim: 3, mixture: {mean: 1, variance: 1}}
 loss: {kind: logistic}

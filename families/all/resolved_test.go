@@ -18,6 +18,7 @@ import (
 // mechanism's data section, the random walks' privacy.mechanism, …) and
 // seven bundled scenarios' copies were refused.
 func TestResolvedScenarioLoadsAsTheSamePlan(t *testing.T) {
+	t.Parallel()
 	names, err := fs.Glob(scenarios.Bundled(), "*/*.yaml")
 	if err != nil || len(names) == 0 {
 		t.Fatalf("bundled scenarios: %v, %v", names, err)

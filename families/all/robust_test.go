@@ -22,6 +22,7 @@ import (
 // summary.json marked partial, and nothing else: the outputs equal those of
 // the same plan with runs: 2, byte for byte, and no temporary trace survives.
 func TestInterruptedExecutionWritesFinishedRuns(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dir := t.TempDir()
@@ -57,6 +58,7 @@ func TestInterruptedExecutionWritesFinishedRuns(t *testing.T) {
 // A second interrupt (Options.Abort) abandons the writing of the finished
 // runs: the run directory is left empty.
 func TestAbortAbandonsTheOutputs(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	abort := make(chan struct{})
@@ -79,6 +81,7 @@ func TestAbortAbandonsTheOutputs(t *testing.T) {
 
 // Interrupted before any run finished, an execution writes nothing.
 func TestInterruptedBeforeAnyRun(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	dir := t.TempDir()
@@ -117,6 +120,7 @@ func read(t *testing.T, path string) []byte {
 }
 
 func TestOutputsLeaveNoTemporaries(t *testing.T) {
+	t.Parallel()
 	dir, _ := execute(t, plan(t, small, "runs=1"), run.Options{Trace: true})
 	assertNoTemporaries(t, dir)
 }
@@ -124,6 +128,7 @@ func TestOutputsLeaveNoTemporaries(t *testing.T) {
 // The run directory's scenario.yaml names its files by absolute paths, so it
 // runs again from anywhere.
 func TestRunDirectoryScenarioRunsFromAnywhere(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	var b strings.Builder
 	for n := range 100 {
@@ -158,6 +163,7 @@ output: {plot: false}
 
 // Curve labels with commas, quotes and non-ASCII text survive metrics.csv.
 func TestLabelsRoundTripThroughMetricsCSV(t *testing.T) {
+	t.Parallel()
 	labels := []string{`a, "b"`, `c,d`, `μ = 0.1; "quoted"`}
 	src := small + "output: {plot: false}\ncurves:\n"
 	for _, l := range labels {
@@ -179,6 +185,7 @@ func TestLabelsRoundTripThroughMetricsCSV(t *testing.T) {
 // Plans beyond the limits are refused before running, naming the field that
 // drives the estimate, and a plan within them passes.
 func TestEstimatesRefuseWhatCannotRun(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		overrides []string
 		opts      run.Options
@@ -207,6 +214,7 @@ func TestEstimatesRefuseWhatCannotRun(t *testing.T) {
 // The trace size estimate is within a factor of two of the truth for both
 // families (the limit needs the order of magnitude, not the digits).
 func TestTraceEstimateMatchesTraces(t *testing.T) {
+	t.Parallel()
 	fig4, err := scenarios.LoadFile("../../scenarios/decentralized/fig4.yaml", []string{"runs=1", "iterations=10", "output.plot=false"})
 	if err != nil {
 		t.Fatal(err)
@@ -228,6 +236,7 @@ func TestTraceEstimateMatchesTraces(t *testing.T) {
 
 // A missing LIBSVM file is found by Check, before anything runs.
 func TestCheckReadsDataFiles(t *testing.T) {
+	t.Parallel()
 	src := `name: svm
 data: {kind: libsvm, agents: 4, dim: 2, libsvm: {file: missing.svm}}
 algorithm: {kind: fedavg, step_size: 0.1, fedavg: {participants: 2}}
@@ -259,6 +268,7 @@ output: {plot: false}
 // cancel (σ² = 0.01 would move the MSD by about 1e-2). The reference engine
 // honours the option too.
 func TestKeysFromTheOperatingSystem(t *testing.T) {
+	t.Parallel()
 	seeded, _ := execute(t, plan(t, lgh), run.Options{Trace: true})
 	want := metricValues(t, seeded)
 	var keys []map[string]bool

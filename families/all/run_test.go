@@ -56,6 +56,7 @@ func execute(t *testing.T, p *scenarios.Plan, opts run.Options) (string, *run.Re
 // The actor engine and the actor-free reference compute the same iterates in
 // the same order, so their metrics files are identical byte for byte.
 func TestEnginesWriteIdenticalMetrics(t *testing.T) {
+	t.Parallel()
 	for _, extra := range []string{"privacy.scheme=none", "privacy.scheme=update-noise"} {
 		p := plan(t, small, extra)
 		a, _ := execute(t, p, run.Options{Engine: run.Actors})
@@ -69,6 +70,7 @@ func TestEnginesWriteIdenticalMetrics(t *testing.T) {
 }
 
 func TestRunDirectoryContents(t *testing.T) {
+	t.Parallel()
 	p := plan(t, small+"sweep:\n  algorithm.step_size: [0.05, 0.02]\n")
 	dir, res := execute(t, p, run.Options{Workers: 2})
 	for _, f := range []string{"scenario.yaml", "metrics.csv", "summary.json", "msd.png", "msd.svg"} {
@@ -99,6 +101,7 @@ func TestRunDirectoryContents(t *testing.T) {
 }
 
 func TestClassificationReportsTestError(t *testing.T) {
+	t.Parallel()
 	src := `name: cls
 runs: 2
 iterations: 200
@@ -121,6 +124,7 @@ algorithm:
 }
 
 func TestLIBSVMData(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var b strings.Builder
 	for n := 0; n < 200; n++ {
@@ -157,6 +161,7 @@ algorithm: {kind: fedavg, step_size: 0.1, fedavg: {participants: 2}}
 // training sample is held out, all 200 are dealt to the agents, and a missing
 // test file says where to get it.
 func TestLIBSVMTestFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name string, n int) {
 		var b strings.Builder
@@ -222,6 +227,7 @@ func init() {
 }
 
 func TestActorFailureStopsTheExecution(t *testing.T) {
+	t.Parallel()
 	_, err := run.Execute(plan(t, small, "algorithm.fedavg.server=test-failing"), t.TempDir(), run.Options{})
 	var f *actors.Failure
 	if !errors.As(err, &f) || scenarios.IsUserError(err) {
@@ -235,6 +241,7 @@ func TestActorFailureStopsTheExecution(t *testing.T) {
 }
 
 func TestUserErrorsBeforeRunning(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		overrides []string
 		opts      run.Options
@@ -257,6 +264,7 @@ func TestUserErrorsBeforeRunning(t *testing.T) {
 }
 
 func TestGroupByDrawsOneFigurePerValue(t *testing.T) {
+	t.Parallel()
 	src := small + `curves:
   - {label: mean, set: {algorithm.fedavg.server: mean}}
   - {label: median, set: {algorithm.fedavg.server: median}}
@@ -276,6 +284,7 @@ output: {group_by: algorithm.fedavg.local_steps}
 // A step size far beyond the stability bound makes every run blow up; the
 // summary says at which iteration, and a stable run is not flagged.
 func TestDivergenceIsReported(t *testing.T) {
+	t.Parallel()
 	_, res := execute(t, plan(t, small, "algorithm.step_size=40", "iterations=400", "output.plot=false"), run.Options{Engine: run.Reference})
 	c := res.Summary.Curves[0]
 	if !c.Diverged || c.DivergedRuns != 3 || c.DivergedAt < 1 || c.DivergedAt > 400 {
@@ -291,6 +300,7 @@ func TestDivergenceIsReported(t *testing.T) {
 // scenario.yaml, which has them applied, says so in a comment and reloads to
 // the same scenario.
 func TestRunDirectoryRecordsOverrides(t *testing.T) {
+	t.Parallel()
 	dir, res := execute(t, plan(t, small, "algorithm.step_size=0.02", "output.plot=false"), run.Options{Engine: run.Reference})
 	want := []scenarios.Setting{{Field: "algorithm.step_size", Value: "0.02"}, {Field: "output.plot", Value: "false"}}
 	if fmt.Sprint(res.Summary.Overrides) != fmt.Sprint(want) || res.Summary.Curves[0].Label != "small, step_size=0.02" {
@@ -313,6 +323,7 @@ func TestRunDirectoryRecordsOverrides(t *testing.T) {
 // A run stopped during the transient is flagged in the summary; one long
 // past it is not.
 func TestSummaryFlagsRunsStillTrending(t *testing.T) {
+	t.Parallel()
 	_, res := execute(t, plan(t, small, "runs=5", "iterations=60", "output.plot=false", "algorithm.step_size=0.01"), run.Options{Engine: run.Reference})
 	tr := res.Summary.Curves[0].Trending
 	if len(tr) != 1 || tr[0].Metric != "msd_db" || !(tr[0].Change < -rundir.TrendMinChange) || tr[0].From != 54 || tr[0].To != 60 {

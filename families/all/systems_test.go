@@ -58,6 +58,7 @@ var fedavgPolicies = [][]string{
 // reference write the same metrics.csv byte for byte: models, virtual times
 // and the per-round counts of dropped, late and lost messages.
 func TestSystemsEnginesAgree(t *testing.T) {
+	t.Parallel()
 	for _, set := range fedavgPolicies {
 		p := systemsPlan(t, hostileFedAvg, set...)
 		a, res := execute(t, p, run.Options{Engine: run.Actors})
@@ -106,6 +107,7 @@ func TestSystemsOutputsAreByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
 // With the systems model switched on but every rate zero (a fixed compute
 // time, time on the x axis), the model metrics are today's, digit for digit.
 func TestZeroFaultRatesKeepTodaysNumbers(t *testing.T) {
+	t.Parallel()
 	plain, _ := execute(t, plan(t, small), run.Options{})
 	timed, _ := execute(t, plan(t, small, "network.step_time={kind: fixed, value: 0.5}", "output.x_axis=time",
 		"network.loss=0", "network.dropout=0"), run.Options{})
@@ -150,6 +152,7 @@ func readCSV(t *testing.T, path string) [][]string {
 // the agents the server waits for and why they did not answer; the
 // reference engine fails with the same words.
 func TestWaitAllDropoutFailsClearly(t *testing.T) {
+	t.Parallel()
 	p := plan(t, small, "network.dropout=0.3")
 	_, aerr := run.Execute(p, t.TempDir(), run.Options{Engine: run.Actors})
 	_, rerr := run.Execute(p, t.TempDir(), run.Options{Engine: run.Reference})
@@ -169,6 +172,7 @@ func TestWaitAllDropoutFailsClearly(t *testing.T) {
 // Bad systems fields are one line naming the file, line and field; fields a
 // family does not model are refused, naming the families that do.
 func TestBadSystemsFields(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		src, want string
 	}{
@@ -228,6 +232,7 @@ var diffusionVariants = [][]string{
 // policies) and asynchronous runs under faults give the same metrics.csv on
 // both engines.
 func TestDiffusionSystemsEnginesAgree(t *testing.T) {
+	t.Parallel()
 	for _, set := range diffusionVariants {
 		p := plan(t, smallDiffusion, set...)
 		a, res := execute(t, p, run.Options{Engine: run.Actors})
@@ -284,6 +289,7 @@ func TestDiffusionSystemsByteIdenticalAcrossGOMAXPROCS(t *testing.T) {
 
 // Fields the decentralized family cannot honour in a mode are refused.
 func TestDiffusionSystemsRefusals(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		set  []string
 		want string
