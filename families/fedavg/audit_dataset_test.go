@@ -39,6 +39,7 @@ privacy: {scheme: update-noise, mechanism: laplace, variance: 0.01, audit: {cana
 // 9, 12), 0 at iteration 0; eq. 2.69's ε is linear in the iteration, the
 // Gaussian's grows, ∞ without noise; the canary is in the odd runs.
 func TestWireAuditIsTheSameOnBothEngines(t *testing.T) {
+	t.Parallel()
 	for _, scheme := range []string{"update-noise", "model-noise", "none"} {
 		for _, mech := range []string{"laplace", "gaussian"} {
 			for _, part := range []string{"without-replacement", "with-replacement", "full"} {
@@ -91,6 +92,7 @@ func wireDetails(t *testing.T, r familytest.AuditRun) map[string]any {
 // only: so the runs here have one round, agent 0 in it (full
 // participation).
 func TestWireReplayIsTheRun(t *testing.T) {
+	t.Parallel()
 	for _, e := range []run.Engine{run.Actors, run.Reference} {
 		runs, err := familytest.AuditRuns(t, wireAudited, e, "privacy.scheme=none", "iterations=1", "output.every=1",
 			"algorithm.fedavg={participation: full, local_steps: [1, 3], batch: [2, 5]}")
@@ -122,6 +124,7 @@ func TestWireReplayIsTheRun(t *testing.T) {
 // minus that: over 600 runs each way, each mean within 4 standard errors
 // (about 0.06) of it.
 func TestWireScoreExpectationIsTheLaplaceDivergence(t *testing.T) {
+	t.Parallel()
 	src := strings.NewReplacer("runs: 4", "runs: 1200", "iterations: 12", "iterations: 1", "every: 3", "every: 1",
 		"participants: 3, local_steps: [1, 3], batch: [2, 5]", "participation: full, local_steps: [1, 1], batch: [10, 10]",
 		"variance: 0.01", "variance: 0.02").Replace(wireAudited)
@@ -186,6 +189,7 @@ func TestWireScoreExpectationIsTheLaplaceDivergence(t *testing.T) {
 // B = B′ = ‖d‖₂/2 makes the bound hold, and σ_g makes the claim
 // (√2·√M/σ_g)(‖d‖₂ + ‖w^o − w′^o‖) = 4. 1 000 runs.
 func TestWireAuditStaysBelowAHoldingClaim(t *testing.T) {
+	t.Parallel()
 	src := strings.NewReplacer("iterations: 12", "iterations: 1", "every: 3", "every: 1",
 		"participants: 3, local_steps: [1, 3], batch: [2, 5]", "participation: full, local_steps: [1, 1], batch: [10, 10]").Replace(wireAudited)
 	pilot, err := familytest.AuditRuns(t, src, run.Reference)
@@ -216,6 +220,7 @@ func TestWireAuditStaysBelowAHoldingClaim(t *testing.T) {
 // What the wire auditor cannot see or replay is refused, naming the field,
 // as a user error.
 func TestWireAuditRefusals(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ set, want string }{
 		{"privacy.audit.view=white-box", "privacy.audit.view: canary dataset is scored on agent 0's link"},
 		{"privacy.audit.canary=client", "privacy.audit.view: view wire scores agent 0's replies"},

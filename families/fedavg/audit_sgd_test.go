@@ -43,6 +43,7 @@ algorithm:
 // measured-noise statistic exactly where a step's mechanism is known (a
 // gradient canary seen white-box).
 func TestSampleAuditsAgreeOnBothEnginesAndHaveTheirShapes(t *testing.T) {
+	t.Parallel()
 	dense := []string{"data={kind: regression, agents: 2, samples: 60, dim: 5, regenerate: once}", "loss={kind: least-squares, optimum: none}"}
 	for _, c := range []struct {
 		name  string
@@ -105,6 +106,7 @@ func TestSampleAuditsAgreeOnBothEnginesAndHaveTheirShapes(t *testing.T) {
 // independently after round i (at the runs' discretization, RunOptions); the ledger's column, for the largest rate
 // of all agents without canaries (10/60), is larger.
 func TestSampleAuditUpperBoundIsAgentZerosLedger(t *testing.T) {
+	t.Parallel()
 	for _, m := range []int{1, 40} {
 		set := []string{"runs=4", "privacy.audit={method: many-run}"}
 		if m > 1 {
@@ -140,6 +142,7 @@ func TestSampleAuditUpperBoundIsAgentZerosLedger(t *testing.T) {
 // measured, one run of 200 Dirac canaries and 200 runs — stays at or below
 // the accountant's ε after every row, and the final strict one is positive.
 func TestSampleAuditLowerBoundsStayBelowTheAccountant(t *testing.T) {
+	t.Parallel()
 	for _, set := range [][]string{
 		{"privacy.audit={method: one-run, canaries: 200}"},
 		{"runs=200", "privacy.audit={method: many-run}"},
@@ -163,6 +166,7 @@ func TestSampleAuditLowerBoundsStayBelowTheAccountant(t *testing.T) {
 // without privacy.dp, refused — one line naming the field — where they
 // cannot test the mechanism the ledger composes.
 func TestSampleAuditDefaultsAndRefusals(t *testing.T) {
+	t.Parallel()
 	if c := summaryOf(t, sgdTiny, run.Actors, "runs=4", "privacy.audit={method: many-run}"); c.Audit.Canary != canaryGradient {
 		t.Errorf("default canary %q, want gradient", c.Audit.Canary)
 	}

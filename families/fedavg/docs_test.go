@@ -12,6 +12,7 @@ const docPage = "../../docs/writing-behaviours.md"
 // The page's whole files are the files, and its excerpts are in them, to
 // the byte: the page cannot drift from the code.
 func TestDocExamplesAreTheCode(t *testing.T) {
+	t.Parallel()
 	whole, parts := doctest.Blocks(t, docPage, nil)
 	if len(whole) < 2 || len(parts) < 2 {
 		t.Fatalf("the page shows %d whole files and excerpts of %d: it should show a server and a client with their tests", len(whole), len(parts))
@@ -28,6 +29,7 @@ func TestDocExamplesAreTheCode(t *testing.T) {
 // with byte-identical outputs. It compiles and runs a test binary of three
 // packages, so -short skips it.
 func TestDocExamplesBuildFromTheDoc(t *testing.T) {
+	t.Parallel()
 	whole, _ := doctest.Blocks(t, docPage, nil)
 	out := doctest.RunOverlay(t, "../..", whole,
 		"-run", "^(TestEveryRegisteredBehaviourRunsAlikeOnBothEngines|TestActorOnlyServersAreDeclared|TestKrum.*|TestFedProx.*|TestEveryBehaviourFromYAMLIsTheSameOnBothEngines|TestBadScenariosGiveOneClearLine|TestBundledScenariosAreValid)$",

@@ -12,6 +12,7 @@ import (
 // Under algorithm.fedavg.participation poisson, what needs a round of fixed
 // size is refused in one line naming the field.
 func TestPoissonRefusalsNameTheField(t *testing.T) {
+	t.Parallel()
 	poisson := "algorithm.fedavg.participation=poisson"
 	for _, c := range []struct {
 		set  []string
@@ -39,6 +40,7 @@ func TestPoissonRefusalsNameTheField(t *testing.T) {
 // of the rounds that drew nobody — the same on both engines; fixed-size
 // sampling is named as such, with the declared relation.
 func TestPoissonSummaryNamesSamplingAndRelation(t *testing.T) {
+	t.Parallel()
 	set := []string{"algorithm.fedavg.participants=1", "privacy.dp={clip: 0.5}"}
 	var first map[string]any
 	for _, e := range []run.Engine{run.Actors, run.Reference} {

@@ -61,6 +61,7 @@ func summaryOf(t *testing.T, src string, e run.Engine, overrides ...string) rund
 // grid step is subnormal, a negative noise multiplier, δ ≥ 1, and the
 // sections in combinations that cannot mean anything.
 func TestBadPrivacyInputNamesTheField(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		set  []string
 		want string
@@ -106,6 +107,7 @@ func TestBadPrivacyInputNamesTheField(t *testing.T) {
 // graph (k even), on both engines; the bytes per client add the model each
 // client receives.
 func TestSecAggCostsAreTheClosedForm(t *testing.T) {
+	t.Parallel()
 	for _, set := range [][]string{{"privacy.secure_aggregation={bits: 24}"}, {"privacy.secure_aggregation={protocol: secagg+, neighbours: 2, bits: 20}"}} {
 		for _, e := range []run.Engine{run.Actors, run.Reference} {
 			c := summaryOf(t, privacyTiny, e, set...)
@@ -139,6 +141,7 @@ func TestSecAggCostsAreTheClosedForm(t *testing.T) {
 // directions the canaries show, and the bound is positive: the audit does
 // detect them. The audit's δ and upper bound are the accountant's.
 func TestAuditLowerBoundIsBelowTheAccountant(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"central", "distributed"} {
 		set := []string{"data.agents=60", "algorithm.fedavg.participants=60", "data.dim=100", "iterations=8",
 			"privacy.dp={mode: " + mode + ", clip: 0.5, noise_multiplier: 0.1}", "privacy.audit={method: one-run, canaries: 40}"}
@@ -172,6 +175,7 @@ func TestAuditLowerBoundIsBelowTheAccountant(t *testing.T) {
 // error is within its closed-form bound: each coordinate moves by less
 // than γ, so ‖x̃ − x‖/‖d‖ < γ/rms(d).
 func TestUpdatesLostToTheGridAreWarnedOf(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		set  string
 		warn bool
@@ -213,6 +217,7 @@ func TestUpdatesLostToTheGridAreWarnedOf(t *testing.T) {
 // every coordinate is clipped to ±10, round after round (which used to go
 // without a word); with the default step none is, and nothing is said.
 func TestClippedInputsAreWarnedOf(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		set  []string
 		warn bool

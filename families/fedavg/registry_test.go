@@ -101,6 +101,7 @@ func execute(t *testing.T, src, set string, e run.Engine) engineOutcome {
 // engine naming algorithm.fedavg.server. A behaviour whose every draw is
 // refused fails: the test would prove nothing about it.
 func TestEveryBehaviourFromYAMLIsTheSameOnBothEngines(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(24, 3))
 	for _, slot := range []string{afedavg.ServerSlot, afedavg.ClientSlot, afedavg.CollectSlot, afedavg.AdversarySlot} {
 		field := "algorithm." + slot

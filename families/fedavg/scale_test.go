@@ -39,6 +39,7 @@ func scalePlan(t testing.TB, overrides ...string) *scenarios.Plan {
 // every round — each built at once — is refused at 8 GB, naming
 // data.agents, and so are more clients than 32-bit actor IDs can name.
 func TestEstimateFollowsLazyClients(t *testing.T) {
+	t.Parallel()
 	opts := run.Options{Workers: 1, MemoryLimit: 8e9}
 	for _, c := range []struct {
 		overrides []string

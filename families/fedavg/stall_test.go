@@ -13,6 +13,7 @@ import (
 // DP's clip of 10⁻³⁰⁰; a classifier without w^o is judged by its test
 // cross-entropy. An ordinary run does not warn.
 func TestAModelThatNeverMovesIsWarnedOf(t *testing.T) {
+	t.Parallel()
 	const blobs = "data={kind: blobs, agents: 12, samples: 10, dim: 3, test_samples: 50}"
 	const softmax = "loss={kind: softmax, classes: 3, optimum: none}"
 	for _, tc := range []struct {
