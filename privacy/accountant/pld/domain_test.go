@@ -28,8 +28,14 @@ func TestExtremeInputs(t *testing.T) {
 			eps := map[key]float64{}
 			for zi, z := range zs {
 				for qi, q := range qs {
+					// One discretized round per (z, q), composed for each
+					// count (Compose's own path, TestRoundsAreCompose…).
+					rounds, err := NewRounds(GaussianMechanism(z, q, s, r), Options{Interval: 1e-3, MaxPoints: 1 << 16})
+					if err != nil {
+						t.Fatalf("z = %g, q = %g, %v, %v: %v", z, q, s, r, err)
+					}
 					for ni, n := range ns {
-						d, err := Compose(GaussianMechanism(z, q, s, r), n, Options{Interval: 1e-3, MaxPoints: 1 << 16})
+						d, err := rounds.Compose(n)
 						if err != nil {
 							t.Fatalf("z = %g, q = %g, %d rounds, %v, %v: %v", z, q, n, s, r, err)
 						}
