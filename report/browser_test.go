@@ -85,6 +85,22 @@ func eval(t *testing.T, tb *browser.Tab, js string, dst any) {
 // frame).
 const frames = `await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));`
 
+// legendAt moves the mouse to (x, y) on the page and returns the values
+// that chart id's legend shows once it has redrawn: the iteration first,
+// then each line's.
+func legendAt(t *testing.T, tb *browser.Tab, id string, x, y float64) []string {
+	t.Helper()
+	if err := tb.Mouse(x, y); err != nil {
+		t.Fatal(err)
+	}
+	var shown []string
+	eval(t, tb, `(async () => {`+frames+`
+		const st = mapleCharts[`+strconv.Quote(id)+`];
+		return [...st.legend.querySelectorAll(".u-series")].map(r => r.querySelector(".u-value").textContent);
+	})()`, &shown)
+	return shown
+}
+
 // blend is colour c at BandAlpha over white, as an 8-bit canvas or screen
 // holds it.
 func blend(st figures.Style) [3]float64 {
@@ -240,14 +256,7 @@ func TestHoverShowsTheValue(t *testing.T) {
 		const o = u.over.getBoundingClientRect();
 		return {X: o.left + u.valToPos(u.data[0][k], "x"), Y: o.top + u.valToPos(u.data[s][k], "y")};
 	})()`, &at)
-	if err := tb.Mouse(at.X, at.Y); err != nil {
-		t.Fatal(err)
-	}
-	var shown []string
-	eval(t, tb, `(async () => {`+frames+`
-		const st = mapleCharts[`+strconv.Quote(id)+`];
-		return [...st.legend.querySelectorAll(".u-series")].map(r => r.querySelector(".u-value").textContent);
-	})()`, &shown)
+	shown := legendAt(t, tb, id, at.X, at.Y)
 	if len(shown) < 3 || shown[0] != strconv.Itoa(k) {
 		t.Fatalf("legend after hovering iteration %d: %q", k, shown)
 	}
@@ -560,14 +569,7 @@ func TestAuditChartShowsTheBounds(t *testing.T) {
 		const u = mapleCharts[`+strconv.Quote(id)+`].u, o = u.over.getBoundingClientRect();
 		return {X: o.left + u.valToPos(`+strconv.Itoa(hover)+`, "x"), Y: o.top + o.height / 2};
 	})()`, &at)
-	if err := tb.Mouse(at.X, at.Y); err != nil {
-		t.Fatal(err)
-	}
-	var shown []string
-	eval(t, tb, `(async () => {`+frames+`
-		const st = mapleCharts[`+strconv.Quote(id)+`];
-		return [...st.legend.querySelectorAll(".u-series")].map(r => r.querySelector(".u-value").textContent);
-	})()`, &shown)
+	shown := legendAt(t, tb, id, at.X, at.Y)
 	if len(shown) != 1+boundLines || shown[0] != strconv.Itoa(hover) || shown[1+upperLine] != "—" || shown[1+strictLine] == "—" {
 		t.Errorf("legend at iteration %d: %q; want the strict bound's value and none for the upper bound, which is +∞ there", hover, shown)
 	}
