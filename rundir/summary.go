@@ -242,35 +242,33 @@ func Finite(v any) any {
 			}
 		}
 	case [][]float64:
-		out := make([]any, len(x))
-		for i, row := range x {
-			out[i] = Finite(row)
-		}
-		return out
+		return finiteSlice(x)
 	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = Finite(e)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = Finite(e)
-		}
-		return out
+		return finiteSlice(x)
 	case []map[string]any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = Finite(e)
-		}
-		return out
+		return finiteSlice(x)
+	case map[string]any:
+		return finiteMap(x)
 	case map[string]float64:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = Finite(e)
-		}
-		return out
+		return finiteMap(x)
 	}
 	return v
+}
+
+// finiteSlice returns Finite of every element of x.
+func finiteSlice[T any](x []T) []any {
+	out := make([]any, len(x))
+	for i, e := range x {
+		out[i] = Finite(e)
+	}
+	return out
+}
+
+// finiteMap returns Finite of every value of x.
+func finiteMap[T any](x map[string]T) map[string]any {
+	out := make(map[string]any, len(x))
+	for k, e := range x {
+		out[k] = Finite(e)
+	}
+	return out
 }

@@ -114,11 +114,7 @@ func (ar *auditRun) record(j *run.Job, t *rundir.Table, agents, dim int) error {
 	if a.Scored() != sc.Iterations {
 		return fmt.Errorf("the auditor scored %d of %d iterations", a.Scored(), sc.Iterations)
 	}
-	scores := make([]float64, len(t.Iterations))
-	for k, it := range t.Iterations {
-		scores[k] = a.Score(it)
-	}
-	j.RecordAudit(run.AuditRecord{Scores: scores})
+	j.RecordAudit(run.AuditRecord{Scores: run.AtRows(t, a.Score)})
 	upper := ar.upper(sc, t, agents, dim)
 	j.RecordAuditUpper(upper)
 	view, _ := diffusion.ParseAuditView(sc.Privacy.Audit.View)
@@ -153,7 +149,7 @@ func (ar *auditRun) record(j *run.Job, t *rundir.Table, agents, dim int) error {
 // composed Gaussian of P noisy messages per iteration at privacy.accountant.delta
 // for Gaussian noise (the family's privacy report), +∞ without noise.
 func (ar *auditRun) upper(sc *scenarios.Scenario, t *rundir.Table, agents, dim int) run.AuditUpper {
-	u := run.AuditUpper{Relation: "agent-level replace-one: agent 0's whole dataset replaced", Sampling: "none", Epsilon: make([]float64, len(t.Iterations))}
+	u := run.AuditUpper{Relation: "agent-level replace-one: agent 0's whole dataset replaced", Sampling: "none"}
 	acc := sc.Privacy.Accountant
 	sigma := math.Sqrt(sc.Privacy.Variance)
 	var eps func(i int) float64
@@ -175,11 +171,7 @@ func (ar *auditRun) upper(sc *scenarios.Scenario, t *rundir.Table, agents, dim i
 			return factor * accountant.DecentralizedEpsilon(agents, sigma, acc.B, acc.BPrime, ar.dist, i)
 		}
 	}
-	for k, it := range t.Iterations {
-		if it > 0 {
-			u.Epsilon[k] = eps(it)
-		}
-	}
+	u.Epsilon = run.EpsilonAtRows(t, eps)
 	return u
 }
 

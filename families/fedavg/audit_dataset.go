@@ -153,11 +153,7 @@ func (w *wireAudit) record(j *run.Job, t *rundir.Table) error {
 		return err
 	}
 	sc := j.Curve.Scenario
-	scores := make([]float64, len(t.Iterations))
-	for k, it := range t.Iterations {
-		scores[k] = a.Score(it)
-	}
-	j.RecordAudit(run.AuditRecord{Scores: scores})
+	j.RecordAudit(run.AuditRecord{Scores: run.AtRows(t, a.Score)})
 	upper := w.upper(sc, t)
 	j.RecordAuditUpper(upper)
 	d := map[string]any{
@@ -243,7 +239,7 @@ func (w *wireAudit) sensitivity(d map[string]any, sc *scenarios.Scenario) {
 // noise. Both count agent 0 in every round, the claim's worst case.
 func (w *wireAudit) upper(sc *scenarios.Scenario, t *rundir.Table) run.AuditUpper {
 	u := run.AuditUpper{Relation: "agent-level replace-one: agent 0's whole local dataset replaced",
-		Sampling: "none (worst case: agent 0 takes part in every round)", Epsilon: make([]float64, len(t.Iterations))}
+		Sampling: "none (worst case: agent 0 takes part in every round)"}
 	acc := sc.Privacy.Accountant
 	sigma := math.Sqrt(sc.Privacy.Variance)
 	var eps func(i int) float64
@@ -265,10 +261,6 @@ func (w *wireAudit) upper(sc *scenarios.Scenario, t *rundir.Table) run.AuditUppe
 			return factor * accountant.FederatedEpsilon(sigma, acc.B, acc.BPrime, w.dist, i)
 		}
 	}
-	for k, it := range t.Iterations {
-		if it > 0 {
-			u.Epsilon[k] = eps(it)
-		}
-	}
+	u.Epsilon = run.EpsilonAtRows(t, eps)
 	return u
 }

@@ -106,11 +106,7 @@ func (ar *auditRun) record(j *run.Job, t *rundir.Table, net *inputs.Network, dim
 	if a.Scored() != sc.Iterations {
 		return fmt.Errorf("the auditor scored %d of %d rounds", a.Scored(), sc.Iterations)
 	}
-	scores := make([]float64, len(t.Iterations))
-	for k, it := range t.Iterations {
-		scores[k] = a.Score(it)
-	}
-	j.RecordAudit(run.AuditRecord{Scores: scores})
+	j.RecordAudit(run.AuditRecord{Scores: run.AtRows(t, a.Score)})
 	upper := ar.upper(sc, t, net, dim)
 	j.RecordAuditUpper(upper)
 	view, _ := graphfl.ParseAuditView(sc.Privacy.Audit.View)
@@ -147,8 +143,7 @@ func (ar *auditRun) record(j *run.Job, t *rundir.Table, net *inputs.Network, dim
 // Gaussian of those releases at privacy.accountant.delta for Gaussian noise,
 // +∞ without noise.
 func (ar *auditRun) upper(sc *scenarios.Scenario, t *rundir.Table, net *inputs.Network, dim int) run.AuditUpper {
-	u := run.AuditUpper{Relation: "client-level replace-one: client (0, 0)'s whole dataset replaced", Sampling: "none (the sampling of clients is known to the adversary)",
-		Epsilon: make([]float64, len(t.Iterations))}
+	u := run.AuditUpper{Relation: "client-level replace-one: client (0, 0)'s whole dataset replaced", Sampling: "none (the sampling of clients is known to the adversary)"}
 	acc := sc.Privacy.Accountant
 	P := graphflParams(sc).Servers
 	sigma := math.Sqrt(sc.Privacy.Variance)
@@ -175,11 +170,7 @@ func (ar *auditRun) upper(sc *scenarios.Scenario, t *rundir.Table, net *inputs.N
 			return factor * accountant.GraphFLEpsilon(P, sigma, acc.B, acc.BPrime, ar.dist, i-1)
 		}
 	}
-	for k, it := range t.Iterations {
-		if it > 0 {
-			u.Epsilon[k] = eps(it)
-		}
-	}
+	u.Epsilon = run.EpsilonAtRows(t, eps)
 	return u
 }
 

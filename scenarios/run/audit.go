@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"maple/rundir"
 	"maple/scenarios"
 )
 
@@ -231,4 +232,25 @@ func floatsOf(b []uint64) []float64 {
 		x[i] = math.Float64frombits(v)
 	}
 	return x
+}
+
+// AtRows returns f at the iteration of every row of t: a run's score after
+// each row, say.
+func AtRows(t *rundir.Table, f func(iteration int) float64) []float64 {
+	out := make([]float64, len(t.Iterations))
+	for k, it := range t.Iterations {
+		out[k] = f(it)
+	}
+	return out
+}
+
+// EpsilonAtRows returns an accountant's ε after each row of t: eps at the
+// row's iteration, and 0 at iteration 0, before anything is released.
+func EpsilonAtRows(t *rundir.Table, eps func(iteration int) float64) []float64 {
+	return AtRows(t, func(it int) float64 {
+		if it == 0 {
+			return 0
+		}
+		return eps(it)
+	})
 }
