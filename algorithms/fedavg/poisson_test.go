@@ -184,6 +184,7 @@ func TestLedgerComposesTheDeclaredRounds(t *testing.T) {
 				t.Errorf("%v %v PLD: ledger ε = %.15g after %d rounds, pld.Compose %.15g", c.part, c.relation, g.Epsilon, c.rounds, want)
 			}
 		}
+		// 3.50 is printed to two decimals: ±0.005 is its rounding.
 		if c.part == Poisson && c.relation == accountant.AddRemove && c.kind == ledger.PLD && math.Abs(g.Epsilon-3.50) > 0.005 {
 			t.Errorf("Poisson add/remove PLD: ε = %.4g, the literature's 3.50", g.Epsilon)
 		}
