@@ -92,15 +92,16 @@ func (a *Agent) train(ctx *actors.Context, m *msg.GlobalModel) error {
 		a.drop(ctx, "dropped out")
 		return nil
 	}
-	reply, r, ok, err := a.work(ctx, m)
+	reply, out, ok, err := a.work(ctx, m)
 	if err != nil || !ok {
 		return err
 	}
 	// The reply is the agent's to give up: the server may keep its storage.
+	r := out.Report
 	if a.Share == fedavg.Updates {
-		ctx.Pass(a.Server, &msg.LocalUpdate{Slot: m.GetSlot(), Update: reply, GradNorm: r.GradNorm, Sigma2: r.Sigma2, Alpha: r.Alpha})
+		ctx.Pass(a.Server, &msg.LocalUpdate{Slot: m.GetSlot(), Update: reply, GradNorm: r.GradNorm, Sigma2: r.Sigma2, Alpha: r.Alpha, Side: out.ToServer})
 	} else {
-		ctx.Pass(a.Server, &msg.LocalModel{Slot: m.GetSlot(), Weights: reply, GradNorm: r.GradNorm, Sigma2: r.Sigma2, Alpha: r.Alpha})
+		ctx.Pass(a.Server, &msg.LocalModel{Slot: m.GetSlot(), Weights: reply, GradNorm: r.GradNorm, Sigma2: r.Sigma2, Alpha: r.Alpha, Side: out.ToServer})
 	}
 	return nil
 }
@@ -108,8 +109,9 @@ func (a *Agent) train(ctx *actors.Context, m *msg.GlobalModel) error {
 // work trains on a task's model (unless the agent is an adversary that
 // does not), spends the compute time unless the device is unavailable
 // meanwhile, and returns the reply — what an adversary makes of it — and
-// the importance report; false when the agent does not answer.
-func (a *Agent) work(ctx *actors.Context, m *msg.GlobalModel) ([]float64, fedavg.Report, bool, error) {
+// what else the training reports (its importance report and side vector);
+// false when the agent does not answer.
+func (a *Agent) work(ctx *actors.Context, m *msg.GlobalModel) ([]float64, fedavg.Outcome, bool, error) {
 	d := a.Device
 	w0 := m.GetWeights()
 	var reply []float64
@@ -123,8 +125,8 @@ func (a *Agent) work(ctx *actors.Context, m *msg.GlobalModel) ([]float64, fedavg
 	var out fedavg.Outcome
 	if a.Adversary == nil || a.Adversary.Trains() {
 		var err error
-		if out, err = a.Core.Train(reply, w0, m.GetP()); err != nil {
-			return nil, fedavg.Report{}, false, err
+		if out, err = a.Core.Train(reply, w0, m.GetSide(), m.GetP()); err != nil {
+			return nil, fedavg.Outcome{}, false, err
 		}
 		if out.AuditSteps != nil {
 			ctx.Observe(fedavg.ObsAuditSteps, out.AuditSteps)
@@ -135,14 +137,14 @@ func (a *Agent) work(ctx *actors.Context, m *msg.GlobalModel) ([]float64, fedavg
 		compute = d.ComputeTime(out.Steps, out.Gradients)
 		if !d.Available(ctx.Now(), ctx.Now()+compute) {
 			a.drop(ctx, "was unavailable")
-			return nil, fedavg.Report{}, false, nil
+			return nil, fedavg.Outcome{}, false, nil
 		}
 	}
 	if a.Adversary != nil {
 		a.Adversary.Corrupt(reply, w0, a.Share, a.AttackStream)
 	}
 	ctx.Spend(compute)
-	return reply, out.Report, true, nil
+	return reply, out, true, nil
 }
 
 // drop records that the agent does not answer its task.

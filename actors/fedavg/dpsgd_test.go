@@ -92,7 +92,7 @@ func TestDPSGDPoissonBatchSizes(t *testing.T) {
 		Epochs: fedavg.Range{Min: 200, Max: 200}, Batch: fedavg.Range{Min: 10, Max: 10}}
 	cfg.Client = dpSGD{Clip: 1, NoiseMultiplier: 1, Sampling: "poisson", Delta: 1e-5}
 	a := fedavg.NewAgent(&cfg, set, l, fedavg.AgentStreams(&cfg, func(p string) *rand.Rand { return rng.New(4, "agent/0", p) }))
-	out, err := a.Train(make([]float64, 3), make([]float64, 3), 0)
+	out, err := a.Train(make([]float64, 3), make([]float64, 3), nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestDPSGDDiracCanaryAddsExactlyC(t *testing.T) {
 			SampleCanaries: &fedavg.CanaryExamples{Kind: fedavg.GradientCanary, Included: []bool{in}, Observe: true,
 				Directions: []fedavg.Direction{{Index: []int{dim - 1}, Value: []float64{1}}}}}
 		a := fedavg.NewAgent(&cfg, set, l, fedavg.AgentStreams(&cfg, func(p string) *rand.Rand { return rng.New(5, "agent/0", p) }))
-		out, err := a.Train(make([]float64, dim), []float64{0.1, -0.2, 0.3, 0.4}, 0)
+		out, err := a.Train(make([]float64, dim), []float64{0.1, -0.2, 0.3, 0.4}, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

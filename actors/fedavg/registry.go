@@ -22,14 +22,15 @@ const (
 )
 
 // The registries of the slots whose behaviours are pure rules: a client is
-// a fedavg.Client (its local objective and solver), a collection policy a
-// fedavg.Collector, an adversary a fedavg.Adversary. Each is registered as
-// the struct of its parameters at their defaults, which implements the
-// rule; both engines run the value the scenario's parameters make of it
-// (Registry.New, set in the run's fedavg.Config), so a behaviour registered
-// here runs alike on both.
+// a fedavg.Client (its local objective and solver) or, if it keeps state
+// between an agent's rounds, a fedavg.StatefulClient (ConfigureClient), a
+// collection policy a fedavg.Collector, an adversary a fedavg.Adversary.
+// Each is registered as the struct of its parameters at their defaults,
+// which implements the rule; both engines run the value the scenario's
+// parameters make of it (Registry.New, set in the run's fedavg.Config), so
+// a behaviour registered here runs alike on both.
 var (
-	Clients     = params.Registry[fedavg.Client]{Slot: ClientSlot}
+	Clients     = params.Registry[any]{Slot: ClientSlot}
 	Collects    = params.Registry[fedavg.Collector]{Slot: CollectSlot}
 	Adversaries = params.Registry[fedavg.Adversary]{Slot: AdversarySlot}
 )
@@ -46,6 +47,9 @@ type Server struct {
 	//   - a fedavg.Rule is the combination rule of a synchronous server,
 	//     which the actor server and the reference apply alike (Behaviour
 	//     is then nil);
+	//   - a fedavg.StatefulRule is the same for a rule that keeps state
+	//     between rounds: its NewRule gives every server of every run its
+	//     own rule, state fresh;
 	//   - a Configurer sets what else both engines run (the asynchronous
 	//     servers set Config.Async), and Behaviour is the actor behaviour
 	//     that the reference mirrors.
@@ -58,6 +62,11 @@ type Server struct {
 	// (one that changes the protocol without a Configurer the reference
 	// follows): the reference engine refuses it, naming it.
 	ActorOnly bool
+	// Client names the client behaviour the server needs, for a rule whose
+	// clients must send it more than their reply (a fedavg.SideRule, such
+	// as SCAFFOLD's): a scenario that pairs the server with another client
+	// is refused at its client field (CheckPair). Empty: any client.
+	Client string
 }
 
 // Configurer is implemented by the parameters of a server that sets more of
@@ -77,10 +86,13 @@ var servers = map[string]Server{}
 // Behaviour without a Configurer) panic: they are programming errors.
 func RegisterServer(s Server) {
 	_, rule := s.Params.(fedavg.Rule)
+	if _, stateful := s.Params.(fedavg.StatefulRule); stateful {
+		rule = true
+	}
 	_, conf := s.Params.(Configurer)
 	switch {
 	case s.Behaviour == nil && !rule:
-		panic(fmt.Sprintf("fedavg: server %s has neither a combination rule (Params implementing fedavg.Rule) nor a Behaviour", s.Name))
+		panic(fmt.Sprintf("fedavg: server %s has neither a combination rule (Params implementing fedavg.Rule or fedavg.StatefulRule) nor a Behaviour", s.Name))
 	case s.Behaviour != nil && !s.ActorOnly && !conf:
 		panic(fmt.Sprintf("fedavg: server %s has its own Behaviour: its Params must be a Configurer the reference follows, or it must be ActorOnly", s.Name))
 	}
@@ -110,12 +122,13 @@ func ReferenceServers() []string {
 }
 
 // RuleServers lists the server behaviours that are combination rules (no
-// actor behaviour of their own), sorted: those a synchronous FedAvg server
-// of another family, such as a graph FL server, can apply.
+// actor behaviour of their own) whose clients send only their reply (no
+// client of their own), sorted: those a synchronous FedAvg server of
+// another family, such as a graph FL server, can apply.
 func RuleServers() []string {
 	var names []string
 	for _, n := range ServerNames() {
-		if servers[n].Behaviour == nil {
+		if servers[n].Behaviour == nil && servers[n].Client == "" {
 			names = append(names, n)
 		}
 	}
@@ -124,9 +137,10 @@ func RuleServers() []string {
 
 // ConfigureServer writes into cfg what both engines run of the server
 // behaviour name with the parameter values v (nil: its defaults): its
-// combination rule (cfg.Rule) or what its Configurer sets (cfg.Async), the
-// other clearing to the synchronous mean. It returns the parameters, the
-// copy of Server.Params with the values set.
+// combination rule (cfg.Rule, or cfg.StatefulRule for one that keeps state)
+// or what its Configurer sets (cfg.Async), the other clearing to the
+// synchronous mean. It returns the parameters, the copy of Server.Params
+// with the values set.
 func ConfigureServer(cfg *fedavg.Config, name string, v params.Values) (any, error) {
 	if _, ok := servers[name]; !ok {
 		return nil, fmt.Errorf("unknown server behaviour %q (registered: %s)", name, strings.Join(ServerNames(), ", "))
@@ -136,14 +150,39 @@ func ConfigureServer(cfg *fedavg.Config, name string, v params.Values) (any, err
 	if err := params.Check(p); err != nil {
 		return nil, err
 	}
-	cfg.Rule, cfg.Async = nil, fedavg.Async{}
-	if r, ok := p.(fedavg.Rule); ok {
-		cfg.Rule = r
+	cfg.Rule, cfg.StatefulRule, cfg.Async = nil, nil, fedavg.Async{}
+	if err := cfg.SetRule(p); err != nil && servers[name].Behaviour == nil {
+		return nil, err
 	}
 	if c, ok := p.(Configurer); ok {
 		c.Configure(cfg)
 	}
 	return p, nil
+}
+
+// ConfigureClient writes into cfg the client behaviour name with the
+// parameter values v (nil: its defaults): cfg.Client, or cfg.StatefulClient
+// for a client that keeps state between an agent's rounds. It returns the
+// parameters.
+func ConfigureClient(cfg *fedavg.Config, name string, v params.Values) (any, error) {
+	c, err := Clients.New(name, v)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.SetClient(c); err != nil {
+		return nil, fmt.Errorf("client behaviour %s: %w", name, err)
+	}
+	return c, nil
+}
+
+// CheckPair reports a server that needs a client of its own (Server.Client)
+// paired with another client: the message names both and what to write.
+func CheckPair(server, client string) error {
+	need := servers[server].Client
+	if need == "" || need == client {
+		return nil
+	}
+	return fmt.Errorf("server %s needs its own client, %s, which sends it what its rule combines besides the update; %s does not (set the client to %s)", server, need, client, need)
 }
 
 // ruleServer is the synchronous server of every server behaviour registered

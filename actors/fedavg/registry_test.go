@@ -60,8 +60,11 @@ func TestEveryRegisteredBehaviourRunsAlikeOnBothEngines(t *testing.T) {
 					switch slot {
 					case ServerSlot:
 						server, serverParams = name, v
+						if need := servers[name].Client; need != "" {
+							_, err = ConfigureClient(&cfg, need, nil)
+						}
 					case ClientSlot:
-						cfg.Client, err = Clients.New(name, v)
+						_, err = ConfigureClient(&cfg, name, v)
 					case CollectSlot:
 						cfg.Collect, err = Collects.New(name, v)
 					case AdversarySlot:

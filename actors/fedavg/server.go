@@ -93,10 +93,10 @@ func (s *ServerParts) Handle(ctx *actors.Context, m proto.Message) (complete boo
 		return s.begin(ctx)
 	case *msg.LocalModel:
 		s.hold(ctx, m.GetWeights())
-		return s.accept(ctx, m.GetSlot(), m.GetWeights(), fedavg.Report{GradNorm: m.GetGradNorm(), Sigma2: m.GetSigma2(), Alpha: m.GetAlpha()})
+		return s.accept(ctx, m.GetSlot(), m.GetWeights(), m.GetSide(), fedavg.Report{GradNorm: m.GetGradNorm(), Sigma2: m.GetSigma2(), Alpha: m.GetAlpha()})
 	case *msg.LocalUpdate:
 		s.hold(ctx, m.GetUpdate())
-		return s.accept(ctx, m.GetSlot(), m.GetUpdate(), fedavg.Report{GradNorm: m.GetGradNorm(), Sigma2: m.GetSigma2(), Alpha: m.GetAlpha()})
+		return s.accept(ctx, m.GetSlot(), m.GetUpdate(), m.GetSide(), fedavg.Report{GradNorm: m.GetGradNorm(), Sigma2: m.GetSigma2(), Alpha: m.GetAlpha()})
 	case *msg.FedAvgDeadline:
 		if !s.open || ctx.Round() != s.round {
 			return false, nil // the round closed before its deadline
@@ -122,18 +122,22 @@ func (s *ServerParts) begin(ctx *actors.Context) (complete bool, err error) {
 		s.open = false
 		return true, nil
 	}
+	var side []float64 // shared, immutable once sent
+	if v := s.Core.Side(); v != nil {
+		side = append([]float64(nil), v...)
+	}
 	if s.circulate {
 		for slot, k := range draws {
 			var v []float64
 			if n := len(s.spare); n > 0 {
 				v, s.spare = s.spare[n-1][:0], s.spare[:n-1]
 			}
-			ctx.Pass(s.Agents.ID(k), &msg.GlobalModel{Slot: int32(slot), Weights: append(v, s.Core.Model()...), P: s.Core.Probability(slot)})
+			ctx.Pass(s.Agents.ID(k), &msg.GlobalModel{Slot: int32(slot), Weights: append(v, s.Core.Model()...), P: s.Core.Probability(slot), Side: side})
 		}
 	} else {
 		model := append([]float64(nil), s.Core.Model()...) // shared, immutable once sent
 		for slot, k := range draws {
-			ctx.Send(s.Agents.ID(k), &msg.GlobalModel{Slot: int32(slot), Weights: model, P: s.Core.Probability(slot)})
+			ctx.Send(s.Agents.ID(k), &msg.GlobalModel{Slot: int32(slot), Weights: model, P: s.Core.Probability(slot), Side: side})
 		}
 	}
 	if t := s.Config.Collection().Timer(); t > 0 {
@@ -142,7 +146,7 @@ func (s *ServerParts) begin(ctx *actors.Context) (complete bool, err error) {
 	return false, nil
 }
 
-func (s *ServerParts) accept(ctx *actors.Context, slot int32, v []float64, r fedavg.Report) (bool, error) {
+func (s *ServerParts) accept(ctx *actors.Context, slot int32, v, side []float64, r fedavg.Report) (bool, error) {
 	k, ok := s.agentIndex(ctx.Sender())
 	if !ok {
 		return false, fmt.Errorf("reply from %s, which is not an agent", ctx.Name(ctx.Sender()))
@@ -154,7 +158,7 @@ func (s *ServerParts) accept(ctx *actors.Context, slot int32, v []float64, r fed
 	case s.Core.Filled(int(slot), k):
 		return false, nil // a second copy of a reply
 	}
-	complete, err := s.Core.AcceptReported(int(slot), k, v, r)
+	complete, err := s.Core.AcceptReply(int(slot), k, v, side, r)
 	if err != nil {
 		return false, err
 	}

@@ -40,7 +40,11 @@ type GlobalModel struct {
 	// clients is the round's number of clients n, which the parties of
 	// secure aggregation need, sent when it is random (Poisson participation
 	// with secure aggregation) and absent (0) otherwise.
-	Clients       int32 `protobuf:"varint,4,opt,name=clients,proto3" json:"clients,omitempty"`
+	Clients int32 `protobuf:"varint,4,opt,name=clients,proto3" json:"clients,omitempty"`
+	// side is the vector the server's rule sends every participant besides
+	// the model (algorithms/fedavg.Broadcaster): SCAFFOLD's server control
+	// variate c. Absent for other rules.
+	Side          []float64 `protobuf:"fixed64,5,rep,packed,name=side,proto3" json:"side,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -103,6 +107,13 @@ func (x *GlobalModel) GetClients() int32 {
 	return 0
 }
 
+func (x *GlobalModel) GetSide() []float64 {
+	if x != nil {
+		return x.Side
+	}
+	return nil
+}
+
 // LocalModel carries an agent's model after its local steps, w_{k,E_k},
 // possibly perturbed by privacy noise (model sharing, thesis eq. 2.56).
 type LocalModel struct {
@@ -113,9 +124,14 @@ type LocalModel struct {
 	// the partial adaptive agent policy (eq. 2.53), absent otherwise: the norm
 	// of its first mini-batch's importance-weighted gradient at w_{i-1},
 	// its data variability σ²_{s,k} (eq. 2.25) and α_k = 3 + 6/(E_k B_k).
-	GradNorm      float64 `protobuf:"fixed64,3,opt,name=grad_norm,json=gradNorm,proto3" json:"grad_norm,omitempty"`
-	Sigma2        float64 `protobuf:"fixed64,4,opt,name=sigma2,proto3" json:"sigma2,omitempty"`
-	Alpha         float64 `protobuf:"fixed64,5,opt,name=alpha,proto3" json:"alpha,omitempty"`
+	GradNorm float64 `protobuf:"fixed64,3,opt,name=grad_norm,json=gradNorm,proto3" json:"grad_norm,omitempty"`
+	Sigma2   float64 `protobuf:"fixed64,4,opt,name=sigma2,proto3" json:"sigma2,omitempty"`
+	Alpha    float64 `protobuf:"fixed64,5,opt,name=alpha,proto3" json:"alpha,omitempty"`
+	// side is the vector the client sends its server's rule besides the
+	// model (algorithms/fedavg.SideRule): SCAFFOLD's control variate change
+	// Δc_i, FedNova's number of local steps, q-FedAvg's local loss. Absent
+	// for other rules.
+	Side          []float64 `protobuf:"fixed64,6,rep,packed,name=side,proto3" json:"side,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -185,6 +201,13 @@ func (x *LocalModel) GetAlpha() float64 {
 	return 0
 }
 
+func (x *LocalModel) GetSide() []float64 {
+	if x != nil {
+		return x.Side
+	}
+	return nil
+}
+
 // LocalUpdate carries an agent's normalized update
 // ψ_k = (w_{i-1} − w_{k,E_k})/μ plus privacy noise (update sharing, thesis
 // eqs. 2.59–2.60); the server applies w_i = w_{i-1} − μ·mean(ψ_k + g_k).
@@ -193,9 +216,10 @@ type LocalUpdate struct {
 	Slot   int32                  `protobuf:"varint,1,opt,name=slot,proto3" json:"slot,omitempty"`
 	Update []float64              `protobuf:"fixed64,2,rep,packed,name=update,proto3" json:"update,omitempty"`
 	// As in LocalModel.
-	GradNorm      float64 `protobuf:"fixed64,3,opt,name=grad_norm,json=gradNorm,proto3" json:"grad_norm,omitempty"`
-	Sigma2        float64 `protobuf:"fixed64,4,opt,name=sigma2,proto3" json:"sigma2,omitempty"`
-	Alpha         float64 `protobuf:"fixed64,5,opt,name=alpha,proto3" json:"alpha,omitempty"`
+	GradNorm      float64   `protobuf:"fixed64,3,opt,name=grad_norm,json=gradNorm,proto3" json:"grad_norm,omitempty"`
+	Sigma2        float64   `protobuf:"fixed64,4,opt,name=sigma2,proto3" json:"sigma2,omitempty"`
+	Alpha         float64   `protobuf:"fixed64,5,opt,name=alpha,proto3" json:"alpha,omitempty"`
+	Side          []float64 `protobuf:"fixed64,6,rep,packed,name=side,proto3" json:"side,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -263,6 +287,13 @@ func (x *LocalUpdate) GetAlpha() float64 {
 		return x.Alpha
 	}
 	return 0
+}
+
+func (x *LocalUpdate) GetSide() []float64 {
+	if x != nil {
+		return x.Side
+	}
+	return nil
 }
 
 // ImportanceProbe asks an agent for its gradient noise at the model weights:
@@ -467,25 +498,28 @@ var File_fedavg_proto protoreflect.FileDescriptor
 
 const file_fedavg_proto_rawDesc = "" +
 	"\n" +
-	"\ffedavg.proto\x12\tmaple.msg\"c\n" +
+	"\ffedavg.proto\x12\tmaple.msg\"w\n" +
 	"\vGlobalModel\x12\x12\n" +
 	"\x04slot\x18\x01 \x01(\x05R\x04slot\x12\x18\n" +
 	"\aweights\x18\x02 \x03(\x01R\aweights\x12\f\n" +
 	"\x01p\x18\x03 \x01(\x01R\x01p\x12\x18\n" +
-	"\aclients\x18\x04 \x01(\x05R\aclients\"\x85\x01\n" +
+	"\aclients\x18\x04 \x01(\x05R\aclients\x12\x12\n" +
+	"\x04side\x18\x05 \x03(\x01R\x04side\"\x99\x01\n" +
 	"\n" +
 	"LocalModel\x12\x12\n" +
 	"\x04slot\x18\x01 \x01(\x05R\x04slot\x12\x18\n" +
 	"\aweights\x18\x02 \x03(\x01R\aweights\x12\x1b\n" +
 	"\tgrad_norm\x18\x03 \x01(\x01R\bgradNorm\x12\x16\n" +
 	"\x06sigma2\x18\x04 \x01(\x01R\x06sigma2\x12\x14\n" +
-	"\x05alpha\x18\x05 \x01(\x01R\x05alpha\"\x84\x01\n" +
+	"\x05alpha\x18\x05 \x01(\x01R\x05alpha\x12\x12\n" +
+	"\x04side\x18\x06 \x03(\x01R\x04side\"\x98\x01\n" +
 	"\vLocalUpdate\x12\x12\n" +
 	"\x04slot\x18\x01 \x01(\x05R\x04slot\x12\x16\n" +
 	"\x06update\x18\x02 \x03(\x01R\x06update\x12\x1b\n" +
 	"\tgrad_norm\x18\x03 \x01(\x01R\bgradNorm\x12\x16\n" +
 	"\x06sigma2\x18\x04 \x01(\x01R\x06sigma2\x12\x14\n" +
-	"\x05alpha\x18\x05 \x01(\x01R\x05alpha\"+\n" +
+	"\x05alpha\x18\x05 \x01(\x01R\x05alpha\x12\x12\n" +
+	"\x04side\x18\x06 \x03(\x01R\x04side\"+\n" +
 	"\x0fImportanceProbe\x12\x18\n" +
 	"\aweights\x18\x01 \x03(\x01R\aweights\"]\n" +
 	"\x10ImportanceReport\x12\x1b\n" +

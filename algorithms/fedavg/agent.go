@@ -32,6 +32,7 @@ type Agent struct {
 	drawer  *drawer
 	scratch []float64
 
+	client  Client                          // this agent's own (Config.newClient)
 	streams func(purpose string) *rand.Rand // Streams.Named
 	fresh   func(purpose string) *rand.Rand // Streams.Fresh, or Named
 	named   map[string]*rand.Rand           // the streams opened by Local.Rand
@@ -75,7 +76,7 @@ func NewAgent(cfg *Config, set *data.Set, l loss.Loss, s Streams) *Agent {
 	a := &Agent{
 		cfg: cfg, set: set, loss: l,
 		schedule: s.Schedule, batch: s.Batch, noise: s.Noise, streams: s.Named, fresh: s.Fresh,
-		idx: make([]int, cfg.Batch.Max),
+		idx: make([]int, cfg.Batch.Max), client: cfg.newClient(dim),
 	}
 	if a.fresh == nil {
 		a.fresh = s.Named
@@ -145,6 +146,9 @@ type Outcome struct {
 	// (ObsAuditSteps): for each local step, the model it started from and
 	// its noisy sum of clipped gradients; nil otherwise.
 	AuditSteps []float64
+	// ToServer is the side vector the client sends with its reply
+	// (Local.ToServer, for a SideRule's server), nil if it wrote none.
+	ToServer []float64
 }
 
 // Respond trains from the global model w0 and writes the reply into dst: the
@@ -153,21 +157,23 @@ type Outcome struct {
 // model. It is Train for configurations without importance sampling, which
 // cannot fail; it panics if Train fails.
 func (a *Agent) Respond(dst, w0 []float64) (gradients int) {
-	out, err := a.Train(dst, w0, 0)
+	out, err := a.Train(dst, w0, nil, 0)
 	if err != nil {
 		panic("fedavg: Respond with an importance-sampling policy that failed: " + err.Error())
 	}
 	return out.Gradients
 }
 
-// Train is Respond under any policy: it runs the configuration's Client
-// (local SGD by default) from w0 in dst, then turns the local model into the
-// reply. p is the agent's normalized inclusion probability p_k sent by the
-// server (used unless the agent policy is Uniform). It fails when the
-// Client does, and when importance sampling without replacement is
-// impossible: fewer samples with a positive probability than the
-// mini-batch.
-func (a *Agent) Train(dst, w0 []float64, p float64) (Outcome, error) {
+// Train is Respond under any policy: it runs the agent's Client (local SGD
+// by default) from w0 in dst, then turns the local model into the reply.
+// fromServer is the side vector the server sent with the model (Server.Side,
+// nil for most rules), which the client reads as Local.FromServer; what the
+// client writes in Local.ToServer comes back as Outcome.ToServer. p is the
+// agent's normalized inclusion probability p_k sent by the server (used
+// unless the agent policy is Uniform). It fails when the Client does, and
+// when importance sampling without replacement is impossible: fewer samples
+// with a positive probability than the mini-batch.
+func (a *Agent) Train(dst, w0, fromServer []float64, p float64) (Outcome, error) {
 	var out Outcome
 	if a.cfg.Schedule == PerRound {
 		a.drawSchedule()
@@ -202,11 +208,12 @@ func (a *Agent) Train(dst, w0 []float64, p float64) (Outcome, error) {
 	}
 	t := &a.local
 	*t = Local{W: dst, W0: w0, Epochs: a.epochs, BatchSize: a.batchSize, Step: step, Set: a.set, Loss: a.loss,
-		agent: a, grad: grad, first: true}
-	err := a.cfg.client().Train(t)
+		FromServer: fromServer, agent: a, grad: grad, first: true}
+	err := a.client.Train(t)
 	out.Gradients += t.charged
 	out.Steps = t.steps
 	out.AuditSteps = t.record
+	out.ToServer = t.ToServer
 	if imp.Agents == Partial {
 		out.Report.GradNorm = t.gradNorm
 	}

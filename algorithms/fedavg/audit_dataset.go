@@ -215,7 +215,7 @@ func (a *DatasetAuditor) drain() error {
 // scores its reply.
 func (a *DatasetAuditor) score(round int, t *wireTask) error {
 	for h, r := range a.replica {
-		if _, err := r.Train(a.mu[h], t.w, t.p); err != nil {
+		if _, err := r.Train(a.mu[h], t.w, nil, t.p); err != nil {
 			return fmt.Errorf("audit: replaying the victim's training of round %d: %w", round, err)
 		}
 	}

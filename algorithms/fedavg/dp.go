@@ -140,8 +140,8 @@ func (c *Config) validateDP() error {
 	case d.Adaptive != nil && (d.Mode != CentralDP || c.SecAgg != nil):
 		return errors.New("adaptive_clip: the server adapts C from each update's norm, which it sees only under central DP without secure aggregation")
 	}
-	if _, mean := c.rule().(MeanRule); !mean {
-		return fmt.Errorf("DP-FedAvg noises the sum of the round's updates; the server's rule %T is not their mean", c.Rule)
+	if !c.meanRule() {
+		return fmt.Errorf("DP-FedAvg noises the sum of the round's updates; the server's rule %T is not their mean", c.ServerBehaviour())
 	}
 	if err := ledger.Check(c.DP.Accountant, c.Round(1, c.Draws())); err != nil {
 		return err

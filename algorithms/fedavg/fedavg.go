@@ -133,9 +133,14 @@ type Config struct {
 	// Rule is how a synchronous server combines the replies of a round and
 	// Client how an agent trains (nil: the mean of eq. 1.31 and the local
 	// SGD of eq. 1.30): the pure rules of the registered server and client
-	// behaviours, which both engines apply.
-	Rule   Rule
-	Client Client
+	// behaviours, which both engines apply. A behaviour that keeps state
+	// between rounds is set as StatefulRule or StatefulClient instead,
+	// whose constructor gives every server and every agent its own
+	// instance (state.go); at most one of each pair is set.
+	Rule           Rule
+	Client         Client
+	StatefulRule   StatefulRule
+	StatefulClient StatefulClient
 	// Importance selects importance sampling of agents and data
 	// (Algorithm 2.1); the zero value is plain FedAvg.
 	Importance Importance
@@ -182,7 +187,10 @@ func (c *Config) Validate() error {
 	case !(c.NoiseStd >= 0):
 		return fmt.Errorf("noise: standard deviation must be non-negative, got %v", c.NoiseStd)
 	}
-	for _, b := range []any{c.Rule, c.Client, c.Collect, c.Adversary} {
+	if err := c.validateState(); err != nil {
+		return err
+	}
+	for _, b := range []any{c.ServerBehaviour(), c.ClientBehaviour(), c.Collect, c.Adversary} {
 		if err := params.Check(b); err != nil {
 			return err
 		}

@@ -17,8 +17,9 @@ import (
 // size and step size, and the agent's mini-batch sampler and gradient — and
 // turns the trained model into the reply (the model or the update, plus
 // privacy noise). Both engines train through Agent.Train, so a Client runs
-// alike on both. A Client is a value: it keeps no state between rounds, and
-// one value serves every agent.
+// alike on both. A Client set as Config.Client is a value that keeps no
+// state between rounds, one value serving every agent; a client that
+// remembers is a StatefulClient, whose every agent has its own (state.go).
 type Client interface {
 	Train(t *Local) error
 }
@@ -47,7 +48,11 @@ func (SGD) Train(t *Local) error {
 // local steps E_k of this training and BatchSize the mini-batch size B_k;
 // Step is the step size of one local step: μ, divided by E_k when steps are
 // normalized (eq. 1.30) and by K·p_k under importance sampling of agents
-// (eq. 2.10). Set and Loss are the agent's data and loss.
+// (eq. 2.10). Set and Loss are the agent's data and loss. FromServer is the
+// side vector the server's rule sent with the model (a Broadcaster's, such
+// as SCAFFOLD's control variate; nil otherwise), read-only; a client of a
+// SideRule's server sets ToServer to the side vector of its reply, a slice
+// it gives up (the engines send it as it is).
 //
 // Batch, Gradient and Descend are the pieces of a local SGD step, and do
 // the agent's bookkeeping: importance sampling of data, the report of the
@@ -61,6 +66,9 @@ type Local struct {
 	Step      float64
 	Set       *data.Set
 	Loss      loss.Loss
+	// FromServer and ToServer are the side vectors of a rule that exchanges
+	// more than the model and the reply (state.go).
+	FromServer, ToServer []float64
 
 	agent    *Agent
 	grad     []float64

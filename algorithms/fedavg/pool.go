@@ -146,8 +146,9 @@ type parked struct {
 	// configuration adds noise, its attack stream when it is an
 	// adversary, then its device's (systems.Device.Save).
 	pos   []rng.Position
-	named []namedStream // src nil
-	probs []float64     // p_n^(k) of the partial data policy, nil otherwise
+	named  []namedStream // src nil
+	probs  []float64     // p_n^(k) of the partial data policy, nil otherwise
+	client Client        // the agent's own client of a StatefulClient, nil otherwise
 
 	lastRound, lastSlot, dropped int32
 	started                      bool
@@ -213,6 +214,9 @@ func (p *Pool) Wake(k int) *Member {
 	if pk != nil && pk.probs != nil {
 		m.Core.probs = pk.probs
 	}
+	if pk != nil && pk.client != nil {
+		m.Core.client = pk.client
+	}
 	if p.keep {
 		p.kept[k] = m
 	}
@@ -256,6 +260,9 @@ func (p *Pool) Park(m *Member) {
 	}
 	if p.cfg.Importance.Data == Partial {
 		pk.probs = m.Core.probs
+	}
+	if p.cfg.StatefulClient != nil {
+		pk.client = m.Core.client
 	}
 	p.parked[m.K] = pk
 }

@@ -17,7 +17,7 @@ func TestParkedAgentIsSmall(t *testing.T) {
 	reply := make([]float64, 2)
 	for k := range 100 {
 		m := p.Wake(k)
-		if _, err := m.Core.Train(reply, []float64{0, 0}, 0); err != nil {
+		if _, err := m.Core.Train(reply, []float64{0, 0}, nil, 0); err != nil {
 			t.Fatal(err)
 		}
 		p.Park(m)

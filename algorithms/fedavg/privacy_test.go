@@ -231,7 +231,7 @@ func TestCanaryIsTheSameAtEveryTask(t *testing.T) {
 			for task := range 3 {
 				m := pool.Wake(k)
 				got := []float64{7, 7}
-				if _, err := m.Core.Train(got, []float64{0.5, -0.5}, 1); err != nil {
+				if _, err := m.Core.Train(got, []float64{0.5, -0.5}, nil, 1); err != nil {
 					t.Fatal(err)
 				}
 				pool.Park(m)
@@ -267,7 +267,7 @@ func TestManyRunCanaryIsAgentZero(t *testing.T) {
 		for k := range 2 {
 			m := pool.Wake(k)
 			got := []float64{7, 7}
-			if _, err := m.Core.Train(got, []float64{0.5, -0.5}, 1); err != nil {
+			if _, err := m.Core.Train(got, []float64{0.5, -0.5}, nil, 1); err != nil {
 				t.Fatal(err)
 			}
 			pool.Park(m)

@@ -129,8 +129,8 @@ func (c *Config) validateSecAgg() error {
 	case !(sa.Timeout >= 0):
 		return fmt.Errorf("timeout: must be a non-negative number of seconds, got %v", sa.Timeout)
 	}
-	if _, mean := c.rule().(MeanRule); !mean {
-		return fmt.Errorf("secure aggregation reveals only the sum of a round's replies; the server's rule %T needs each reply", c.Rule)
+	if !c.meanRule() {
+		return fmt.Errorf("secure aggregation reveals only the sum of a round's replies; the server's rule %T needs each reply", c.ServerBehaviour())
 	}
 	if n < MinSecAggClients {
 		return fmt.Errorf("secure aggregation needs at least 2 clients per round, got %d", n)

@@ -19,9 +19,12 @@ import (
 // report with their replies (Adapt, after the round).
 type Server struct {
 	cfg       *Config
+	rule      Rule // this server's own (Config.newRule)
 	model     []float64
 	draws     []int       // agent of each slot, ascending
 	replies   [][]float64 // reply of each slot, nil until it arrives
+	sides     [][]float64 // side vector of each slot's reply (SideRule), nil until it arrives
+	sideDone  [][]float64 // the sides of the replies combined by a round closed early
 	pending   int
 	rand      *rand.Rand
 	collected [][]float64 // the replies combined by a round closed early
@@ -49,10 +52,14 @@ func NewServer(cfg *Config, w0 []float64, r *rand.Rand) *Server {
 	}
 	s := &Server{
 		cfg:     cfg,
+		rule:    cfg.newRule(len(w0)),
 		model:   append([]float64(nil), w0...),
 		draws:   make([]int, n),
 		replies: make([][]float64, n),
 		rand:    r,
+	}
+	if _, ok := s.rule.(SideRule); ok {
+		s.sides = make([][]float64, n)
 	}
 	imp := &cfg.Importance
 	if imp.Agents != Uniform {
@@ -151,10 +158,14 @@ func (s *Server) Draw() ([]int, error) {
 	case s.cfg.Participation == Poisson:
 		s.draws = PoissonSample(s.draws, s.cfg.Agents, s.cfg.Rate(), s.rand)
 		s.replies = slices.Grow(s.replies[:0], len(s.draws))[:len(s.draws)]
+		if s.sides != nil {
+			s.sides = slices.Grow(s.sides[:0], len(s.draws))[:len(s.draws)]
+		}
 	default:
 		sampling.WithoutReplacement(s.draws, s.cfg.Agents, s.rand)
 	}
 	clear(s.replies)
+	clear(s.sides)
 	s.pending = len(s.draws)
 	s.closed = false
 	return s.draws, nil
@@ -181,6 +192,24 @@ func (s *Server) Accept(slot, agent int, v []float64) (complete bool, err error)
 // AcceptReported is Accept for a reply that carries the agent's gradient
 // noise report, which the Partial agent policy adapts p_k from.
 func (s *Server) AcceptReported(slot, agent int, v []float64, r Report) (complete bool, err error) {
+	return s.AcceptReply(slot, agent, v, nil, r)
+}
+
+// Side returns the vector the server's rule sends every participant of the
+// round besides the model (a Broadcaster's), nil for other rules. It is
+// read-only, and valid until Combine.
+func (s *Server) Side() []float64 {
+	if b, ok := s.rule.(Broadcaster); ok {
+		return b.Broadcast()
+	}
+	return nil
+}
+
+// AcceptReply is AcceptReported for a reply that also carries a side vector
+// (Local.ToServer), which a SideRule combines with it; side is ignored by
+// other rules, and nil when the client wrote none (an adversary that does
+// not train).
+func (s *Server) AcceptReply(slot, agent int, v, side []float64, r Report) (complete bool, err error) {
 	switch {
 	case slot < 0 || slot >= len(s.draws) || s.draws[slot] != agent:
 		return false, fmt.Errorf("reply for slot %d from agent %d, which was not drawn for it", slot, agent)
@@ -190,6 +219,9 @@ func (s *Server) AcceptReported(slot, agent int, v []float64, r Report) (complet
 		return false, fmt.Errorf("reply of dimension %d from agent %d, model has %d", len(v), agent, len(s.model))
 	}
 	s.replies[slot] = v
+	if s.sides != nil {
+		s.sides[slot] = side
+	}
 	if s.cfg.Importance.Agents == Partial {
 		s.reports[slot] = r
 	}
@@ -235,7 +267,7 @@ func (s *Server) Filled(slot, agent int) bool {
 // the aggregate keeps the weights of the full round. It returns the number
 // of replies received; with none, Combine leaves the model unchanged.
 func (s *Server) Close() int {
-	s.collected, s.closed = s.collected[:0], true
+	s.collected, s.sideDone, s.closed = s.collected[:0], s.sideDone[:0], true
 	pad := !s.cfg.Collection().Reweight() && s.pending > 0 && s.pending < len(s.draws)
 	if pad {
 		s.pad = append(s.pad[:0], s.model...)
@@ -243,12 +275,18 @@ func (s *Server) Close() int {
 			clear(s.pad)
 		}
 	}
-	for _, r := range s.replies {
+	for slot, r := range s.replies {
 		switch {
 		case r != nil:
 			s.collected = append(s.collected, r)
+			if s.sides != nil {
+				s.sideDone = append(s.sideDone, s.sides[slot])
+			}
 		case pad:
 			s.collected = append(s.collected, s.pad)
+			if s.sides != nil {
+				s.sideDone = append(s.sideDone, nil)
+			}
 		}
 	}
 	return s.Received()
@@ -265,7 +303,15 @@ func (s *Server) Combine() {
 		s.combineDP() // dp.go
 		return
 	}
-	s.cfg.rule().Combine(s.model, s.Replies(), s.cfg.Share, s.cfg.StepSize)
+	if sr, ok := s.rule.(SideRule); ok {
+		sides := s.sides
+		if s.closed {
+			sides = s.sideDone
+		}
+		sr.CombineSides(s.model, s.Replies(), sides, s.cfg.Share, s.cfg.StepSize)
+		return
+	}
+	s.rule.Combine(s.model, s.Replies(), s.cfg.Share, s.cfg.StepSize)
 }
 
 // Adapt ends a round of the Partial agent policy (eq. 2.53): the

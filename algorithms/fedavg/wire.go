@@ -47,6 +47,23 @@ func (c *Config) Announces() bool { return c.SecAgg != nil && c.Participation ==
 // LocalUpdate with slot and n values and no importance report.
 func ReplyWireSize(slot int32, n int) int { return vectorMessageSize(slot, n) }
 
+// ModelSideWireSize and ReplySideWireSize are the lengths a side vector of n
+// values adds to the protobuf encoding of a GlobalModel (field 5) and of a
+// reply (field 6): a rule's Broadcaster and SideRule vectors.
+func ModelSideWireSize(n int) int { return packedDoublesSize(5, n) }
+
+// ReplySideWireSize: see ModelSideWireSize.
+func ReplySideWireSize(n int) int { return packedDoublesSize(6, n) }
+
+// packedDoublesSize is the encoded size of field, a packed repeated double
+// of n values (nothing when empty).
+func packedDoublesSize(field protowire.Number, n int) int {
+	if n == 0 {
+		return 0
+	}
+	return protowire.SizeTag(field) + protowire.SizeBytes(8*n)
+}
+
 // vectorMessageSize is the encoded size of a message whose field 1 is an
 // int32 slot and field 2 a packed repeated double of n values.
 func vectorMessageSize(slot int32, n int) int {
@@ -54,10 +71,7 @@ func vectorMessageSize(slot int32, n int) int {
 	if slot != 0 {
 		size += protowire.SizeTag(1) + protowire.SizeVarint(uint64(int64(slot)))
 	}
-	if n > 0 {
-		size += protowire.SizeTag(2) + protowire.SizeBytes(8*n)
-	}
-	return size
+	return size + packedDoublesSize(2, n)
 }
 
 // WireSizes returns the encoded sizes reference.Simulate charges to bandwidth for a

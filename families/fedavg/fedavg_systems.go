@@ -60,10 +60,13 @@ func applyBehaviours(cfg *fedavg.Config, fa *FedAvg) (string, error) {
 // checkBehaviours runs the checks each chosen behaviour makes of the rest
 // of the configuration and reports each failure at its field.
 func checkBehaviours(cfg *fedavg.Config, fa *FedAvg, fail func(field, msg string)) {
+	if err := afedavg.CheckPair(fa.Server.Kind, fa.Client.Kind); err != nil {
+		fail(fieldClient, err.Error())
+	}
 	server, _ := params.Lookup(afedavg.ServerSlot, fa.Server.Kind)
 	clients.Check(cfg, []clients.Slot{
 		{Field: fieldServer, Value: server.New(fa.Server.Params)},
-		{Field: fieldClient, Value: cfg.Client},
+		{Field: fieldClient, Value: cfg.ClientBehaviour()},
 		{Field: fieldCollect, Value: cfg.Collect},
 		{Field: fieldAdversary, Value: cfg.Adversary},
 	}, fail)
@@ -78,7 +81,7 @@ func draftConfig(sc *scenarios.Scenario) *fedavg.Config {
 		Normalized: fa.Normalized,
 		Epochs:     fedavg.Range{Min: fa.LocalSteps.Min, Max: fa.LocalSteps.Max},
 		Batch:      fedavg.Range{Min: fa.Batch.Min, Max: fa.Batch.Max}}
-	cfg.Client, _ = afedavg.Clients.New(fa.Client.Kind, fa.Client.Params)
+	_, _ = afedavg.ConfigureClient(cfg, fa.Client.Kind, fa.Client.Params) // the loader has checked the name
 	cfg.Participation, _ = fedavg.ParseParticipation(fa.Participation)
 	cfg.Schedule, _ = fedavg.ParseSchedule(fa.Schedule)
 	applyBehaviours(cfg, fa) // the loader has checked the names

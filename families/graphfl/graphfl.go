@@ -243,10 +243,10 @@ func validateBehaviours(v *scenarios.Validator, sc *scenarios.Scenario, g *Graph
 	cfg := &fedavg.Config{Agents: clientsPerServer(sc), Participants: g.Participants, Participation: part,
 		Batch: fedavg.Range{Min: g.Batch.Min, Max: g.Batch.Max}, BatchWithReplacement: g.BatchSampling == "with-replacement"}
 	server, _ := params.Lookup(afedavg.ServerSlot, g.Server.Kind)
-	client, _ := afedavg.Clients.New(g.Client.Kind, g.Client.Params)
+	_, _ = afedavg.ConfigureClient(cfg, g.Client.Kind, g.Client.Params) // the loader has checked the name
 	clients.Check(cfg, []clients.Slot{
 		{Field: field, Value: server.New(g.Server.Params)},
-		{Field: "algorithm.graphfl.client", Value: client},
+		{Field: "algorithm.graphfl.client", Value: cfg.ClientBehaviour()},
 	}, func(f, msg string) { v.Fail(f, "%s", msg) })
 }
 

@@ -132,7 +132,7 @@ func ReferenceTapped(ctx context.Context, cfg fedavg.Config, src data.Source, l 
 				}
 			}
 			a := secure.wake(pool, k)
-			out, err := a.Core.Train(replies[slot], server.Model(), server.Probability(slot))
+			out, err := a.Core.Train(replies[slot], server.Model(), server.Side(), server.Probability(slot))
 			secure.park(pool, a)
 			if err != nil {
 				return fmt.Errorf("round %d, agent %d: %w", round, k, err)
@@ -145,7 +145,7 @@ func ReferenceTapped(ctx context.Context, cfg fedavg.Config, src data.Source, l 
 					return fmt.Errorf("round %d: %w", round, err)
 				}
 			}
-			if _, err := server.AcceptReported(slot, k, replies[slot], out.Report); err != nil {
+			if _, err := server.AcceptReply(slot, k, replies[slot], out.ToServer, out.Report); err != nil {
 				return fmt.Errorf("round %d: %w", round, err)
 			}
 		}

@@ -84,7 +84,8 @@ type simMsg struct {
 	round    int
 	slot     int32
 	vec      []float64
-	agent    int // the agent of a timeout
+	side     []float64 // a rule's side vector (GlobalModel.side, the reply's side)
+	agent    int       // the agent of a timeout
 	lost     bool
 }
 
@@ -361,9 +362,13 @@ func (s *sim) syncServer(m simMsg) error {
 			return nil
 		}
 		model := append([]float64(nil), s.server.Model()...)
+		var side []float64
+		if v := s.server.Side(); v != nil {
+			side = append([]float64(nil), v...)
+		}
 		for slot, k := range draws {
-			s.send(simMsg{kind: simModel, from: simServer, to: simAgent0 + k, round: m.round, slot: int32(slot), vec: model},
-				func() int { return fedavg.ModelWireSize(int32(slot), len(model)) })
+			s.send(simMsg{kind: simModel, from: simServer, to: simAgent0 + k, round: m.round, slot: int32(slot), vec: model, side: side},
+				func() int { return fedavg.ModelWireSize(int32(slot), len(model)) + fedavg.ModelSideWireSize(len(side)) })
 		}
 		if t := s.cfg.Collection().Timer(); t > 0 {
 			s.after(simServer, t, simMsg{kind: simDeadline, from: simServer, to: simServer, round: m.round})
@@ -384,7 +389,7 @@ func (s *sim) syncServer(m simMsg) error {
 	case s.server.Filled(int(m.slot), k):
 		return nil
 	}
-	complete, err := s.server.Accept(int(m.slot), k, m.vec)
+	complete, err := s.server.AcceptReply(int(m.slot), k, m.vec, m.side, fedavg.Report{})
 	if err != nil {
 		return err
 	}
@@ -508,7 +513,7 @@ func (s *sim) agent(m simMsg) error {
 	var out fedavg.Outcome
 	if a.Adversary == nil || a.Adversary.Trains() {
 		var err error
-		if out, err = a.Core.Train(reply, m.vec, 0); err != nil {
+		if out, err = a.Core.Train(reply, m.vec, m.side, 0); err != nil {
 			return err
 		}
 		if out.AuditSteps != nil {
@@ -526,8 +531,9 @@ func (s *sim) agent(m simMsg) error {
 	}
 	act.clock += compute
 	slot := m.slot
-	s.send(simMsg{kind: simReply, from: m.to, to: simServer, round: m.round, slot: slot, vec: reply},
-		func() int { return fedavg.ReplyWireSize(slot, len(reply)) })
+	side := out.ToServer
+	s.send(simMsg{kind: simReply, from: m.to, to: simServer, round: m.round, slot: slot, vec: reply, side: side},
+		func() int { return fedavg.ReplyWireSize(slot, len(reply)) + fedavg.ReplySideWireSize(len(side)) })
 	return nil
 }
 

@@ -43,12 +43,7 @@ func Config(c *scenarios.CurveSpec, section string, agents int, p Params) (*feda
 	if err != nil {
 		return nil, c.Errorf("privacy.mechanism", "%v", err)
 	}
-	client, err := afedavg.Clients.New(p.Client.Kind, p.Client.Params)
-	if err != nil {
-		return nil, c.Errorf(section+".client", "%v", err)
-	}
-	return &fedavg.Config{
-		Client:               client,
+	cfg := &fedavg.Config{
 		Agents:               agents,
 		Participants:         p.Participants,
 		Participation:        part,
@@ -59,7 +54,11 @@ func Config(c *scenarios.CurveSpec, section string, agents int, p Params) (*feda
 		Schedule:             sched,
 		BatchWithReplacement: p.BatchSampling == "with-replacement",
 		Noise:                mech,
-	}, nil
+	}
+	if _, err := afedavg.ConfigureClient(cfg, p.Client.Kind, p.Client.Params); err != nil {
+		return nil, c.Errorf(section+".client", "%v", err)
+	}
+	return cfg, nil
 }
 
 // Slot is a behaviour chosen for a configuration, and the scenario field
