@@ -145,7 +145,7 @@ type parked struct {
 	// the per-round schedule, its mini-batches, its noise when the
 	// configuration adds noise, its attack stream when it is an
 	// adversary, then its device's (systems.Device.Save).
-	pos   []rng.Position
+	pos    []rng.Position
 	named  []namedStream // src nil
 	probs  []float64     // p_n^(k) of the partial data policy, nil otherwise
 	client Client        // the agent's own client of a StatefulClient, nil otherwise
