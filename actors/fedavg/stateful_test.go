@@ -1,0 +1,174 @@
+package fedavg
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+
+	"maple/algorithms/data"
+	"maple/algorithms/fedavg"
+	"maple/algorithms/fedavg/reference"
+	"maple/algorithms/loss"
+	"maple/algorithms/rng"
+)
+
+// FedAvgM by hand, on one coordinate with β = 0.5 and η = 1: round 1 from
+// w = 5 with replies 1 and 3 (mean 2) gives v = 3 and w = 2; round 2 with
+// replies 0 and 2 (mean 1) gives v = 0.5·3 + 1 = 2.5 and w = −0.5. A second
+// server made by NewRule starts from v = 0 again. Every number is exact in
+// binary.
+func TestFedAvgMByHand(t *testing.T) {
+	p := fedAvgM{Beta: 0.5, ServerStep: 1}
+	r := p.NewRule(&fedavg.Config{}, 1)
+	w := []float64{5}
+	r.Combine(w, [][]float64{{1}, {3}}, fedavg.Models, 0.1)
+	if w[0] != 2 {
+		t.Fatalf("round 1: w = %v, want 2", w[0])
+	}
+	r.Combine(w, [][]float64{{0}, {2}}, fedavg.Models, 0.1)
+	if w[0] != -0.5 {
+		t.Errorf("round 2: w = %v, want −0.5", w[0])
+	}
+	fresh := []float64{5}
+	p.NewRule(&fedavg.Config{}, 1).Combine(fresh, [][]float64{{1}, {3}}, fedavg.Models, 0.1)
+	if fresh[0] != 2 {
+		t.Errorf("a new server's first round gives %v, want 2: its velocity is not fresh", fresh[0])
+	}
+}
+
+// With β = 0 and η = 1, FedAvgM under update sharing is the mean rule bit
+// for bit: w − (w − (w − μ·mean)) computes the same w − μ·mean when the
+// subtraction is exact, which Sterbenz's lemma does not promise in general —
+// so the replies are small integers and μ a power of two, where every step
+// is exact.
+func TestFedAvgMWithoutMomentumIsTheMean(t *testing.T) {
+	replies := [][]float64{{1, -2}, {3, 4}, {-5, 6}}
+	want := []float64{7, -1}
+	fedavg.Mean(want, replies, fedavg.Updates, 0.25)
+	got := []float64{7, -1}
+	fedAvgM{Beta: 0, ServerStep: 1}.NewRule(&fedavg.Config{}, 2).Combine(got, replies, fedavg.Updates, 0.25)
+	if !slices.Equal(got, want) {
+		t.Errorf("FedAvgM(β = 0, η = 1) gives %v, the mean %v", got, want)
+	}
+}
+
+// FedNova by hand, on one coordinate from x = 0: reply −2 after τ = 1 step
+// and reply −4 after τ = 4 steps have normalized changes 2 and 1, mean 1.5,
+// which τ_eff = 2.5 rescales to a step of 3.75: x = −3.75, where the mean of
+// the models is −3. Under update sharing with μ = 0.5 the replies are the
+// changes over μ (4 and 8) and the result is the same. A reply without a
+// step count counts one step.
+func TestFedNovaByHand(t *testing.T) {
+	rule := fedNova{ServerStep: 1}
+	for _, c := range []struct {
+		share   fedavg.Share
+		replies [][]float64
+	}{
+		{fedavg.Models, [][]float64{{-2}, {-4}}},
+		{fedavg.Updates, [][]float64{{4}, {8}}},
+	} {
+		w := []float64{0}
+		rule.CombineSides(w, c.replies, [][]float64{{1}, {4}}, c.share, 0.5)
+		if w[0] != -3.75 {
+			t.Errorf("%v: x = %v, want −3.75", c.share, w[0])
+		}
+	}
+	w := []float64{0}
+	rule.CombineSides(w, [][]float64{{-2}, {-4}}, [][]float64{{1}, nil}, fedavg.Models, 0.5)
+	if w[0] != -3 { // both count one step: the mean
+		t.Errorf("without the second step count x = %v, want −3", w[0])
+	}
+}
+
+// A SCAFFOLD client that takes one local step from x with step η learns its
+// gradient: y = x − η(g(x) − c_i + c), so c_i⁺ = c_i − c + (x − y)/η = g(x),
+// and it sends Δc_i = g(x) − c_i. The 1e-12 bound leaves room for the
+// rounding of (x − y)/η (a few ulps of g, whose entries are below 10).
+func TestScaffoldClientLearnsItsGradientInOneStep(t *testing.T) {
+	sets, l := regression(t, 1)
+	set := sets[0]
+	n := set.Len()
+	cfg := fedavg.Config{Agents: 1, Participation: fedavg.Full, StepSize: 0.01,
+		Epochs: fedavg.Range{Min: 1, Max: 1}, Batch: fedavg.Range{Min: n, Max: n}, StatefulClient: scaffoldClient{}}
+	a := fedavg.NewAgent(&cfg, set, l, fedavg.AgentStreams(&cfg, func(p string) *rand.Rand { return rng.New(1, "agent/0", p) }))
+	x := []float64{0.3, -0.2, 0.1}
+	c := []float64{0.5, 0.25, -1}
+	g := make([]float64, 3)
+	l.FullGrad(g, x, set)
+	for round := range 2 {
+		prior := slices.Clone(g) // c_i before this round: 0, then g(x)
+		if round == 0 {
+			clear(prior)
+		}
+		out, err := a.Train(make([]float64, 3), x, c, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range g {
+			if d := out.ToServer[j] - (g[j] - prior[j]); math.Abs(d) > 1e-12 {
+				t.Errorf("round %d: Δc_%d = %v, want g − c_i = %v", round, j, out.ToServer[j], g[j]-prior[j])
+			}
+		}
+	}
+}
+
+// Client drift under heterogeneous local steps (fedavg/fedprox-drift.yaml
+// in small): K = 8 least-squares agents of different data, each running its
+// own fixed number of full-batch local steps τ_k ∈ [1, 30] of the
+// unnormalized step, full participation. FedAvg's fixed point weights agent
+// k by about τ_k and lands away from w°, the minimizer of the mean of the
+// local objectives; SCAFFOLD's control variates cancel the drift exactly —
+// at its fixed point c_k = ∇J_k(w°) and the corrected local steps stand
+// still — so its mean gradient after 400 rounds is rounding (the run
+// contracts by a constant factor per round; 1e-9 is far above the rounding
+// of a 3-dimensional sum and far below FedAvg's); FedNova's normalized
+// average removes the τ_k weighting to first order in the step, leaving a
+// bias of second order in μτ_k·λ(H_k), so its distance to w° must be a
+// fraction of FedAvg's: the bound, a quarter, was set before the run and
+// the run measures 0.14 (0.0164 against 0.116). w° is SCAFFOLD's end point,
+// which the first check pins to the minimizer. Every run is the reference
+// engine, whose actor twin the registry test pins bit for bit.
+func TestScaffoldAndFedNovaRemoveTheDriftOfHeterogeneousSteps(t *testing.T) {
+	sets, _ := data.Regression(data.RegressionConfig{
+		Agents: 8, SamplesMin: 25, SamplesMax: 25, Dim: 3, CovScale: 1, NoiseVarMin: 0.1, NoiseVarMax: 20,
+	}, 7)
+	l := loss.Loss{Kind: loss.LeastSquares, Rho: 0.001}
+	w0 := make([]float64, 3)
+	base := fedavg.Config{Agents: 8, Participation: fedavg.Full, StepSize: 0.004,
+		Epochs: fedavg.Range{Min: 1, Max: 30}, Batch: fedavg.Range{Min: 25, Max: 25}}
+	run := func(server, client string) []float64 {
+		cfg := base
+		if _, err := ConfigureServer(&cfg, server, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ConfigureClient(&cfg, client, nil); err != nil {
+			t.Fatal(err)
+		}
+		var last []float64
+		if err := reference.Reference(cfg, data.Sets(sets), l, w0, 3, 400, func(_ int, w []float64) { last = slices.Clone(w) }); err != nil {
+			t.Fatal(err)
+		}
+		return last
+	}
+	meanGrad := func(w []float64) []float64 {
+		g, gk := make([]float64, 3), make([]float64, 3)
+		for _, s := range sets {
+			l.FullGrad(gk, w, s)
+			floats.AddScaled(g, 1/float64(len(sets)), gk)
+		}
+		return g
+	}
+	scaffold := run("scaffold", "scaffold")
+	if n := floats.Norm(meanGrad(scaffold), 2); !(n <= 1e-9) {
+		t.Errorf("SCAFFOLD: ‖∇J(w)‖ = %v after 400 rounds, want ≤ 1e-9", n)
+	}
+	fedAvg, nova := run("mean", "sgd"), run("fednova", "fednova")
+	dAvg, dNova := floats.Distance(fedAvg, scaffold, 2), floats.Distance(nova, scaffold, 2)
+	if !(dNova <= dAvg/4) {
+		t.Errorf("distance to w°: FedNova %v, FedAvg %v: want FedNova within a quarter of FedAvg's", dNova, dAvg)
+	}
+	t.Logf("distance to w°: FedAvg %.3g, FedNova %.3g; SCAFFOLD's gradient %.3g", dAvg, dNova, floats.Norm(meanGrad(scaffold), 2))
+}
