@@ -176,13 +176,27 @@ func ConfigureClient(cfg *fedavg.Config, name string, v params.Values) (any, err
 }
 
 // CheckPair reports a server that needs a client of its own (Server.Client)
-// paired with another client: the message names both and what to write.
+// paired with another client, and such a client paired with another
+// server: the message names both and what to write.
 func CheckPair(server, client string) error {
-	need := servers[server].Client
-	if need == "" || need == client {
-		return nil
+	if need := servers[server].Client; need != "" && need != client {
+		return fmt.Errorf("server %s needs its own client, %s, which sends it what its rule combines besides the update; %s does not (set the client to %s)", server, need, client, need)
 	}
-	return fmt.Errorf("server %s needs its own client, %s, which sends it what its rule combines besides the update; %s does not (set the client to %s)", server, need, client, need)
+	if owner := ClientOwner(client); owner != "" && owner != server {
+		return fmt.Errorf("client %s is the client of server %s, which reads what it sends besides its update; server %s does not (set the server to %s)", client, owner, server, owner)
+	}
+	return nil
+}
+
+// ClientOwner returns the server whose own client (Server.Client) client
+// is, "" if it belongs to none.
+func ClientOwner(client string) string {
+	for _, name := range ServerNames() {
+		if servers[name].Client == client {
+			return name
+		}
+	}
+	return ""
 }
 
 // ruleServer is the synchronous server of every server behaviour registered

@@ -122,6 +122,9 @@ func TestEveryBehaviourFromYAMLIsTheSameOnBothEngines(t *testing.T) {
 					if slot == afedavg.ServerSlot && server.Client != "" {
 						pair = []string{"algorithm.fedavg.client=" + server.Client}
 					}
+					if owner := afedavg.ClientOwner(name); slot == afedavg.ClientSlot && owner != "" {
+						pair = []string{"algorithm.fedavg.server=" + owner}
+					}
 					a, ref := execute(t, src, set, run.Actors, pair...), execute(t, src, set, run.Reference, pair...)
 					what := fmt.Sprintf("variant %d, --set %s", draw, set)
 					switch {

@@ -236,8 +236,17 @@ func validateGraphFL(v *scenarios.Validator, sc *scenarios.Scenario) {
 // the clients' configuration (Krum's replies per round, say).
 func validateBehaviours(v *scenarios.Validator, sc *scenarios.Scenario, g *GraphFL, part fedavg.Participation) {
 	const field = "algorithm.graphfl.server"
-	if rules := afedavg.RuleServers(); !slices.Contains(rules, g.Server.Kind) {
+	rules := afedavg.RuleServers()
+	if s, _ := afedavg.LookupServer(g.Server.Kind); s.Client != "" {
+		v.Fail(field, "server %s needs its own client (%s) to send it more than the reply, which graph FL's clients do not (rules: %s)", g.Server.Kind, s.Client, strings.Join(rules, ", "))
+		return
+	}
+	if !slices.Contains(rules, g.Server.Kind) {
 		v.Fail(field, "server %s is not a combination rule: a graph FL server combines its clients' replies in synchronous rounds (rules: %s)", g.Server.Kind, strings.Join(rules, ", "))
+		return
+	}
+	if owner := afedavg.ClientOwner(g.Client.Kind); owner != "" {
+		v.Fail("algorithm.graphfl.client", "client %s is the client of server %s, which graph FL's servers do not run", g.Client.Kind, owner)
 		return
 	}
 	cfg := &fedavg.Config{Agents: clientsPerServer(sc), Participants: g.Participants, Participation: part,

@@ -63,6 +63,23 @@ func TestEveryRuleAndClientFromYAMLIsTheSameOnBothEngines(t *testing.T) {
 					}
 					return
 				}
+				// A server that needs its own client, and that client, are
+				// refused: graph FL's clients send their server the reply
+				// alone.
+				refusal := ""
+				if s, _ := afedavg.LookupServer(name); slot == afedavg.ServerSlot && s.Client != "" {
+					refusal = "algorithm.graphfl.server: server " + name + " needs its own client (" + s.Client + ")"
+				}
+				if owner := afedavg.ClientOwner(name); slot == afedavg.ClientSlot && owner != "" {
+					refusal = "algorithm.graphfl.client: client " + name + " is the client of server " + owner
+				}
+				if refusal != "" {
+					_, err := scenarios.Parse([]byte(registryTiny), "registry.yaml", ".", []string{set()})
+					if err == nil || !strings.Contains(err.Error(), refusal) {
+						t.Errorf("%s: %v, want it refused: %s", name, err, refusal)
+					}
+					return
+				}
 				ran := 0
 				for range 3 {
 					for _, variant := range variants {
