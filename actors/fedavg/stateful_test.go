@@ -172,3 +172,42 @@ func TestScaffoldAndFedNovaRemoveTheDriftOfHeterogeneousSteps(t *testing.T) {
 	}
 	t.Logf("distance to w°: FedAvg %.3g, FedNova %.3g; SCAFFOLD's gradient %.3g", dAvg, dNova, floats.Norm(meanGrad(scaffold), 2))
 }
+
+// A SCAFFOLD client's control variate c_i survives its agent being parked
+// between its rounds: the actor run parks every agent after every task
+// (fedavg.HoldPark) and the reference keeps them all in memory, and with 4
+// of 12 agents drawn per round every agent is parked and woken many times
+// in 30 rounds, so a c_i lost (or shared) at a park would change the models.
+// Both engines run the same arithmetic in the same order: they agree bit
+// for bit, under model and update sharing.
+func TestScaffoldClientsKeepTheirStateWhenParked(t *testing.T) {
+	sets, l := regression(t, 12)
+	w0 := make([]float64, 3)
+	for _, share := range []fedavg.Share{fedavg.Models, fedavg.Updates} {
+		cfg := fedavg.Config{Agents: 12, Participants: 4, StepSize: 0.05, Share: share,
+			Epochs: fedavg.Range{Min: 1, Max: 5}, Batch: fedavg.Range{Min: 1, Max: 10}}
+		if _, err := ConfigureClient(&cfg, "scaffold", nil); err != nil {
+			t.Fatal(err)
+		}
+		parked := cfg
+		parked.Hold = fedavg.HoldPark
+		got := runActors(t, Setup{Config: &parked, Data: data.Sets(sets), Loss: l, W0: w0, Rounds: 30, Server: "scaffold"}, 7)
+		kept := cfg
+		kept.Hold = fedavg.HoldKeep
+		if _, err := ConfigureServer(&kept, "scaffold", nil); err != nil {
+			t.Fatal(err)
+		}
+		var want [][]float64
+		if err := reference.Reference(kept, data.Sets(sets), l, w0, 7, 30, func(_ int, w []float64) { want = append(want, slices.Clone(w)) }); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 30 || len(want) != 30 {
+			t.Fatalf("%v: %d and %d models for 30 rounds", share, len(got), len(want))
+		}
+		for i := range want {
+			if !slices.Equal(got[i], want[i]) {
+				t.Fatalf("%v, round %d: parked %v, kept %v", share, i+1, got[i], want[i])
+			}
+		}
+	}
+}

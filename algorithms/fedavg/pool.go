@@ -18,8 +18,9 @@ import (
 // what it carries to its next task: the positions of the streams it drew
 // from (40 bytes each: its mini-batches, and its noise, per-round schedule,
 // device, attack and client streams when it has them), the data
-// probabilities of the partial data policy, and what the engines record
-// about its last tasks. An agent that never had a task costs nothing. Every
+// probabilities of the partial data policy, its own client of a stateful
+// client behaviour (fedavg.StatefulClient: SCAFFOLD's c_i, say), and what
+// the engines record about its last tasks. An agent that never had a task costs nothing. Every
 // engine holds its agents through a Pool (the actor engine, reference.Reference,
 // reference.Simulate), so an agent draws the same numbers whether it stayed in memory
 // or was rebuilt, and the same as when every agent was built before the
