@@ -7,11 +7,13 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 
 	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/fedavg/reference"
 	"maple/algorithms/loss"
+	"maple/algorithms/optimum"
 	"maple/algorithms/rng"
 )
 
@@ -118,29 +120,38 @@ func TestScaffoldClientLearnsItsGradientInOneStep(t *testing.T) {
 // Client drift under heterogeneous local steps (fedavg/fedprox-drift.yaml
 // in small): K = 8 least-squares agents of different data, each running its
 // own fixed number of full-batch local steps τ_k ∈ [1, 30] of the
-// unnormalized step, full participation. FedAvg's fixed point weights agent
-// k by about τ_k and lands away from w°, the minimizer of the mean of the
-// local objectives; SCAFFOLD's control variates cancel the drift exactly —
-// at its fixed point c_k = ∇J_k(w°) and the corrected local steps stand
-// still — so its mean gradient after 400 rounds is rounding (the run
-// contracts by a constant factor per round; 1e-9 is far above the rounding
-// of a 3-dimensional sum and far below FedAvg's); FedNova's normalized
-// average removes the τ_k weighting to first order in the step, leaving a
-// bias of second order in μτ_k·λ(H_k), so its distance to w° must be a
-// fraction of FedAvg's: the bound, a quarter, was set before the run and
-// the run measures 0.14 (0.0164 against 0.116). w° is SCAFFOLD's end point,
-// which the first check pins to the minimizer. Every run is the reference
-// engine, whose actor twin the registry test pins bit for bit.
+// unnormalized step μ, full participation. w° minimizes the mean of the
+// local objectives.
+//
+// SCAFFOLD's control variates cancel the drift exactly — at its fixed point
+// c_k = ∇J_k(w°) and the corrected local steps stand still — so after 400
+// rounds of μ = 0.004 its mean gradient is rounding (the run contracts by a
+// constant factor per round; 1e-9 is far above the rounding of a
+// 3-dimensional sum and far below FedAvg's gradient).
+//
+// FedAvg's and FedNova's rounds are affine maps x ↦ Mx + b (quadratic
+// objectives, full batches, fixed τ_k), so their fixed points are solved
+// from four one-round runs of the engine (from 0 and from each e_j) rather
+// than run to: FedAvg's weights agent k by about τ_k and lands away from w°
+// whatever the step, while FedNova's normalized average removes the τ_k
+// weighting to first order in μτ_kλ(H_k), so its distance to w° shrinks in
+// proportion to μ. In the regime μτ_maxλ_max ≤ 0.1, the slope of
+// log-distance against log μ over a factor 4 of μ is 1 for FedNova and 0 for
+// FedAvg; the bounds, [0.75, 1.25] and [−0.25, 0.25], leave a quarter for the
+// next order in μτλ, whose relative size is at most 0.1. Every run is the
+// reference engine, whose actor twin the registry test pins bit for bit.
 func TestScaffoldAndFedNovaRemoveTheDriftOfHeterogeneousSteps(t *testing.T) {
 	sets, _ := data.Regression(data.RegressionConfig{
 		Agents: 8, SamplesMin: 25, SamplesMax: 25, Dim: 3, CovScale: 1, NoiseVarMin: 0.1, NoiseVarMax: 20,
 	}, 7)
 	l := loss.Loss{Kind: loss.LeastSquares, Rho: 0.001}
-	w0 := make([]float64, 3)
-	base := fedavg.Config{Agents: 8, Participation: fedavg.Full, StepSize: 0.004,
-		Epochs: fedavg.Range{Min: 1, Max: 30}, Batch: fedavg.Range{Min: 25, Max: 25}}
-	run := func(server, client string) []float64 {
-		cfg := base
+	wOpt, err := optimum.LeastSquares(sets, optimum.Uniform(8), l.Rho)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(server, client string, step float64, w0 []float64, rounds int) []float64 {
+		cfg := fedavg.Config{Agents: 8, Participation: fedavg.Full, StepSize: step,
+			Epochs: fedavg.Range{Min: 1, Max: 30}, Batch: fedavg.Range{Min: 25, Max: 25}}
 		if _, err := ConfigureServer(&cfg, server, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -148,29 +159,76 @@ func TestScaffoldAndFedNovaRemoveTheDriftOfHeterogeneousSteps(t *testing.T) {
 			t.Fatal(err)
 		}
 		var last []float64
-		if err := reference.Reference(cfg, data.Sets(sets), l, w0, 3, 400, func(_ int, w []float64) { last = slices.Clone(w) }); err != nil {
+		if err := reference.Reference(cfg, data.Sets(sets), l, w0, 3, rounds, func(_ int, w []float64) { last = slices.Clone(w) }); err != nil {
 			t.Fatal(err)
 		}
 		return last
 	}
-	meanGrad := func(w []float64) []float64 {
-		g, gk := make([]float64, 3), make([]float64, 3)
-		for _, s := range sets {
-			l.FullGrad(gk, w, s)
-			floats.AddScaled(g, 1/float64(len(sets)), gk)
-		}
-		return g
+	scaffold := run("scaffold", "scaffold", 0.004, make([]float64, 3), 400)
+	g, gk := make([]float64, 3), make([]float64, 3)
+	for _, set := range sets {
+		l.FullGrad(gk, scaffold, set)
+		floats.AddScaled(g, 1.0/8, gk)
 	}
-	scaffold := run("scaffold", "scaffold")
-	if n := floats.Norm(meanGrad(scaffold), 2); !(n <= 1e-9) {
+	if n := floats.Norm(g, 2); !(n <= 1e-9) {
 		t.Errorf("SCAFFOLD: ‖∇J(w)‖ = %v after 400 rounds, want ≤ 1e-9", n)
 	}
-	fedAvg, nova := run("mean", "sgd"), run("fednova", "fednova")
-	dAvg, dNova := floats.Distance(fedAvg, scaffold, 2), floats.Distance(nova, scaffold, 2)
-	if !(dNova <= dAvg/4) {
-		t.Errorf("distance to w°: FedNova %v, FedAvg %v: want FedNova within a quarter of FedAvg's", dNova, dAvg)
+	// fixedPoint solves x = Mx + b for the round map of server and client.
+	fixedPoint := func(server, client string, step float64) []float64 {
+		b := run(server, client, step, make([]float64, 3), 1)
+		a := mat.NewDense(3, 3, nil) // I − M
+		for j := range 3 {
+			e := make([]float64, 3)
+			e[j] = 1
+			col := run(server, client, step, e, 1)
+			for i := range 3 {
+				a.Set(i, j, e[i]-(col[i]-b[i]))
+			}
+		}
+		var x mat.VecDense
+		if err := x.SolveVec(a, mat.NewVecDense(3, b)); err != nil {
+			t.Fatal(err)
+		}
+		return x.RawVector().Data
 	}
-	t.Logf("distance to w°: FedAvg %.3g, FedNova %.3g; SCAFFOLD's gradient %.3g", dAvg, dNova, floats.Norm(meanGrad(scaffold), 2))
+	// The first-order regime: μ·τ_max·λ_max = 0.1 at the larger step, with
+	// λ_max the largest curvature of any local objective (a least-squares
+	// J_k is quadratic, so column j of its Hessian is ∇J_k(e_j) − ∇J_k(0)).
+	var lambda float64
+	for _, set := range sets {
+		h := mat.NewSymDense(3, nil)
+		g0, gj := make([]float64, 3), make([]float64, 3)
+		l.FullGrad(g0, make([]float64, 3), set)
+		for j := range 3 {
+			e := make([]float64, 3)
+			e[j] = 1
+			l.FullGrad(gj, e, set)
+			for i := j; i < 3; i++ {
+				h.SetSym(i, j, gj[i]-g0[i])
+			}
+		}
+		var eig mat.EigenSym
+		if !eig.Factorize(h, false) {
+			t.Fatal("no eigenvalues")
+		}
+		lambda = max(lambda, slices.Max(eig.Values(nil)))
+	}
+	big := 0.1 / (30 * lambda)
+	small := big / 4
+	slope := func(server, client string) float64 {
+		dBig := floats.Distance(fixedPoint(server, client, big), wOpt, 2)
+		dSmall := floats.Distance(fixedPoint(server, client, small), wOpt, 2)
+		return math.Log(dBig/dSmall) / math.Log(big/small)
+	}
+	nova, avg := slope("fednova", "fednova"), slope("mean", "sgd")
+	if !(nova >= 0.75 && nova <= 1.25) {
+		t.Errorf("FedNova's distance to w° scales as μ^%.3f, want μ^1 (bounds [0.75, 1.25])", nova)
+	}
+	if !(math.Abs(avg) <= 0.25) {
+		t.Errorf("FedAvg's distance to w° scales as μ^%.3f, want μ^0: its fixed point does not depend on the step (bounds ±0.25)", avg)
+	}
+	t.Logf("λ_max %.3g, steps %.3g and %.3g; slopes: FedNova %.3f, FedAvg %.3f; SCAFFOLD's distance to w° %.3g",
+		lambda, big, small, nova, avg, floats.Distance(scaffold, wOpt, 2))
 }
 
 // A SCAFFOLD client's control variate c_i survives its agent being parked
