@@ -139,12 +139,20 @@ output: {plot: false}
 	return path
 }
 
+// stateful is a bundled scenario whose curves include behaviours that keep
+// state between rounds on the server and on every client (SCAFFOLD, FedNova,
+// FedProx), small: 9 curves × 1 run, without figures.
+func stateful() coordSpec {
+	return coordSpec{Bundled: "fedavg/fedprox-drift.yaml", Sets: []string{"runs=1", "iterations=6", "output.plot=false"}}
+}
+
 // A worker killed mid-plan (SIGKILL) leaves the cluster; the jobs it held
 // run on a worker that joins later, and the outputs are still those of the
-// in-process run.
+// in-process run — SCAFFOLD's among them, whose server and clients keep
+// their control variates within the job that runs them.
 func TestKilledWorkersJobsRunElsewhere(t *testing.T) {
 	t.Parallel()
-	spec := sweep()
+	spec := stateful()
 	want := local(t, spec)
 	late := reserve(t)
 	victim := spawnWorker(t, workerOpts{slots: 2, hold: "all"})
