@@ -24,15 +24,17 @@ func TestDocExamplesAreTheCode(t *testing.T) {
 // text as new files — the tree's copies deleted, the page's added under new
 // names (go test -overlay) — and runs on them the tests that enumerate the
 // registries on both engines, in Go and from scenario files, with the
-// behaviours' own tests and the loader's: a server and a client, each added
+// behaviours' own tests, the loader's and graph FL's test of per-server
+// state: servers stateless and stateful (Krum, FedAvgM), a client (FedProx)
+// and a server and client that change the protocol (SCAFFOLD), each added
 // in one new file with no other file changed, run from YAML on both engines
-// with byte-identical outputs. It compiles and runs a test binary of three
+// with byte-identical outputs. It compiles and runs test binaries of four
 // packages, so -short skips it.
 func TestDocExamplesBuildFromTheDoc(t *testing.T) {
 	t.Parallel()
 	whole, _ := doctest.Blocks(t, docPage, nil)
 	out := doctest.RunOverlay(t, "../..", whole,
-		"-run", "^(TestEveryRegisteredBehaviourRunsAlikeOnBothEngines|TestActorOnlyServersAreDeclared|TestKrum.*|TestFedProx.*|TestEveryBehaviourFromYAMLIsTheSameOnBothEngines|TestBadScenariosGiveOneClearLine|TestBundledScenariosAreValid)$",
-		"maple/actors/fedavg", "maple/families/fedavg", "maple/scenarios")
+		"-run", "^(TestEveryRegisteredBehaviourRunsAlikeOnBothEngines|TestActorOnlyServersAreDeclared|TestKrum.*|TestFedProx.*|TestFedAvgM.*|TestScaffold.*|TestEveryBehaviourFromYAMLIsTheSameOnBothEngines|TestBadScenariosGiveOneClearLine|TestBundledScenariosAreValid|TestGraphFLServersKeepTheirOwnState)$",
+		"maple/actors/fedavg", "maple/families/fedavg", "maple/scenarios", "maple/actors/graphfl")
 	t.Logf("%s", out)
 }
