@@ -102,19 +102,6 @@ func (c *Config) meanRule() bool {
 	return c.ServerBehaviour() == nil || mean
 }
 
-// Stateful reports whether the server's rule or the agents' client keeps
-// state between rounds.
-func (c *Config) Stateful() bool { return c.StatefulRule != nil || c.StatefulClient != nil }
-
-// SidesOf reports whether the server's rule exchanges vectors besides the
-// model and the replies (a Broadcaster or a SideRule), and names its type.
-func (c *Config) SidesOf() (string, bool) {
-	r := c.newRule(0)
-	_, b := r.(Broadcaster)
-	_, s := r.(SideRule)
-	return fmt.Sprintf("%T", c.ServerBehaviour()), b || s
-}
-
 // SetClient makes b the agents' client: a Client, or a StatefulClient
 // whose every agent gets its own. It fails for any other value.
 func (c *Config) SetClient(b any) error {
