@@ -1,17 +1,13 @@
 package diffusion
 
 import (
-	"bytes"
 	"fmt"
-	"maple/families/internal/familytest"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"testing"
 
 	adiffusion "maple/actors/diffusion"
-	"maple/internal/params"
-	"maple/scenarios/run"
+	"maple/families/internal/familytest"
 )
 
 // registryTiny is a small decentralized scenario; %s is the strategy and
@@ -42,46 +38,16 @@ var variants = []string{
 }
 
 // TestEveryCombinationStepFromYAMLIsTheSameOnBothEngines enumerates the
-// registry of combination steps — nothing here lists one — and runs each
-// from a scenario file, its parameters drawn in their ranges, in every
-// variant on both engines: metrics.csv must be byte-identical, or both
-// refuse alike. A step other than the linear one is refused with
-// graph-homomorphic noise, naming algorithm.diffusion.combine.
+// registry of combination steps and runs each from a scenario file, its
+// parameters drawn in their ranges, in every variant on both engines:
+// metrics.csv must be byte-identical, or both refuse alike, naming
+// algorithm.diffusion.combine — as a step other than the linear one is
+// refused with graph-homomorphic noise.
 func TestEveryCombinationStepFromYAMLIsTheSameOnBothEngines(t *testing.T) {
-	r := rand.New(rand.NewPCG(24, 5))
-	for _, name := range params.Names(adiffusion.CombineSlot) {
-		t.Run(name, func(t *testing.T) {
-			spec, _ := params.Lookup(adiffusion.CombineSlot, name)
-			ran := 0
-			for _, src := range variants {
-				kv := []string{"kind: " + name}
-				for _, p := range spec.Params {
-					v := p.Random(r)
-					if f, ok := v.(float64); ok {
-						v = strconv.FormatFloat(f, 'g', -1, 64)
-					}
-					kv = append(kv, fmt.Sprintf("%s: %v", p.Name, v))
-				}
-				set := "algorithm.diffusion.combine={" + strings.Join(kv, ", ") + "}"
-				a, aerr := familytest.MetricsOn(t, src, set, run.Actors)
-				ref, rerr := familytest.MetricsOn(t, src, set, run.Reference)
-				switch {
-				case aerr != nil || rerr != nil:
-					if aerr == nil || rerr == nil || aerr.Error() != rerr.Error() {
-						t.Errorf("--set %s in\n%s: refused differently:\nactors:    %v\nreference: %v", set, src, aerr, rerr)
-					}
-					if name != "linear" && strings.Contains(src, "graph-homomorphic") && !strings.Contains(fmt.Sprint(aerr), "algorithm.diffusion.combine: graph-homomorphic noise cancels only in the linear combination") {
-						t.Errorf("--set %s with graph-homomorphic noise: %v, want it refused naming the field", set, aerr)
-					}
-				case !bytes.Equal(a, ref):
-					t.Errorf("--set %s in\n%s: the engines' metrics differ:\nactors:\n%s\nreference:\n%s", set, src, a, ref)
-				default:
-					ran++
-				}
-			}
-			if ran == 0 {
-				t.Errorf("every variant refused %s: nothing compared", name)
+	familytest.EveryBehaviourAgrees(t, rand.New(rand.NewPCG(24, 5)), adiffusion.CombineSlot, "algorithm.diffusion.combine", variants,
+		func(t *testing.T, name, src string, err error) {
+			if strings.Contains(src, "graph-homomorphic") && !strings.Contains(err.Error(), "algorithm.diffusion.combine: graph-homomorphic noise cancels only in the linear combination") {
+				t.Errorf("%s with graph-homomorphic noise: %v, want it refused naming the field", name, err)
 			}
 		})
-	}
 }
