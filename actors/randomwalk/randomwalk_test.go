@@ -114,8 +114,9 @@ func sameEvents(a, b []event) error {
 
 // The actor run reports the same events as the reference: every step's node,
 // model and token size, walk by walk, and every gossip update in order — for
-// every walk variant, several walks at once, and with latency and jitter
-// (which reorder deliveries between walks but not within one).
+// every walk variant, several walks at once, a node rule whose nodes keep
+// state between visits, and with latency and jitter (which reorder
+// deliveries between walks but not within one).
 func TestActorRunMatchesReference(t *testing.T) {
 	const T, seed = 40, 17
 	p := problem(t, 9)
@@ -141,6 +142,11 @@ func TestActorRunMatchesReference(t *testing.T) {
 	add("laplace-zero-init", func(c *rw.Config) {
 		c.Target, c.Init = rw.Importance, rw.Zero
 		c.Privacy = rw.Privacy{Mechanism: rw.LaplaceMechanism, Scale: 10, Low: 2}
+	})
+	add("walkman-3-walks", func(c *rw.Config) { c.Walks, c.Init, c.Node = 3, rw.Zero, walkman{} })
+	add("walkman-gamma", func(c *rw.Config) {
+		c.Target, c.Init, c.Node = rw.Importance, rw.Zero, walkman{}
+		c.Privacy = rw.Privacy{Mechanism: rw.GammaMechanism, Theta: 5}
 	})
 	add("gossip-step-then-average", func(c *rw.Config) { c.Protocol = rw.Gossip })
 	add("gossip-average-then-step-per-node", func(c *rw.Config) {

@@ -36,6 +36,7 @@ type Agent struct {
 	idx   []int
 
 	w, phi, psi, grad []float64
+	state             AdaptState // the adaptation step's memory
 
 	next    int  // the iteration in progress, or the next one to begin
 	begun   bool // Begin(next) has been called
@@ -102,7 +103,7 @@ func NewAgent(net *Network, p int, set *data.Set, l loss.Loss, w0 []float64, str
 		idx:   make([]int, max(net.cfg.Batch, 1)),
 		w:     slices.Clone(w0),
 		phi:   make([]float64, dim), psi: make([]float64, dim), grad: make([]float64, dim),
-		self: make([]float64, dim), out: make([]float64, dim),
+		self: make([]float64, dim), out: make([]float64, dim), state: NewAdaptState(dim),
 	}
 	a.share = Message{Kind: Share, Values: a.out}
 	a.layout()
@@ -506,11 +507,11 @@ func (a *Agent) combineLocal(j int) {
 	}
 }
 
-// adapt subtracts μ∇̂J_p(φ_p) from z, the gradient at the agent's own,
-// noise-free φ_p.
+// adapt takes the configuration's adaptation step from z with the
+// gradient at the agent's own, noise-free φ_p: z − μ∇̂J_p(φ_p) by default.
 func (a *Agent) adapt(z []float64) {
 	a.box.Spend(gradient(a.grad, a.phi, a.set, a.loss, a.cfg, a.idx, a.batch))
-	floats.AddScaled(z, -a.cfg.StepSize, a.grad)
+	a.cfg.adapter().Adapt(z, a.grad, a.cfg.StepSize, &a.state)
 }
 
 // finish closes the iteration.

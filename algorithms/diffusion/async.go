@@ -5,14 +5,13 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"gonum.org/v1/gonum/floats"
-
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
 )
 
 // AsyncAgent is the state machine of an agent of asynchronous ATC diffusion:
-// agents do not wait for each other. Each step, an agent adapts,
+// agents do not wait for each other. Each step, an agent adapts (with the
+// configuration's adaptation step, by default)
 //
 //	ψ_{p,k} = w_{p,k−1} − μ ∇̂J_p(w_{p,k−1}),
 //
@@ -40,7 +39,8 @@ type AsyncAgent struct {
 	idx   []int
 
 	w, psi, self, grad, out []float64
-	step                    int // steps combined so far: w is w_{p,step}
+	state                   AdaptState // the adaptation step's memory
+	step                    int        // steps combined so far: w is w_{p,step}
 	latest                  [][]float64
 	latestStep              []int
 	fresh                   []bool
@@ -65,6 +65,7 @@ func NewAsyncAgent(net *Network, p int, set *data.Set, l loss.Loss, w0 []float64
 		batch: streams(AgentName(p), StreamBatch), noise: streams(AgentName(p), StreamNoise),
 		idx: make([]int, max(net.cfg.Batch, 1)),
 		w:   slices.Clone(w0), psi: make([]float64, dim), self: make([]float64, dim), grad: make([]float64, dim), out: make([]float64, dim),
+		state:  NewAdaptState(dim),
 		latest: make([][]float64, len(senders)), latestStep: make([]int, len(senders)), fresh: make([]bool, len(senders)),
 	}
 	for s := range senders {
@@ -115,7 +116,7 @@ func (a *AsyncAgent) OutDegree() int { return len(a.net.receivers[a.id]) }
 func (a *AsyncAgent) Adapt(out Outbox, silent bool) {
 	copy(a.psi, a.w)
 	out.Spend(gradient(a.grad, a.w, a.set, a.loss, a.cfg, a.idx, a.batch))
-	floats.AddScaled(a.psi, -a.cfg.StepSize, a.grad)
+	a.cfg.adapter().Adapt(a.psi, a.grad, a.cfg.StepSize, &a.state)
 	copy(a.self, a.psi)
 	if silent {
 		return

@@ -494,6 +494,7 @@ type replay struct {
 	prob  Problem
 	state [3][][]float64 // rows 0…P−1 the agents, row P the victim on D′; by stage, its input
 	batch []*rand.Rand   // each row's copy of its agent's StreamBatch
+	adapt []AdaptState   // each row's adaptation step's memory
 	self  []float64
 	grad  []float64
 	idx   []int
@@ -512,6 +513,7 @@ func newReplay(a *Auditor, prob Problem, alt *data.Set, streams Streams) *replay
 	for p := range P + 1 {
 		copy(rp.state[Stage1][p], prob.W0)
 		rp.batch = append(rp.batch, streams(AgentName(rp.agent(p)), StreamBatch))
+		rp.adapt = append(rp.adapt, NewAdaptState(a.dim))
 	}
 	return rp
 }
@@ -530,7 +532,7 @@ func (rp *replay) advance(i int, r *auditRound, mu *[2][3][]float64, yhat *[3][]
 	rp.stage(Stage0, r, phi, psi, mu, yhat)
 	for p := range psi {
 		gradient(rp.grad, phi[p], rp.sets[p], rp.prob.Loss, &rp.a.cfg, rp.idx, rp.batch[p])
-		floats.AddScaled(psi[p], -rp.a.cfg.StepSize, rp.grad)
+		rp.a.cfg.adapter().Adapt(psi[p], rp.grad, rp.a.cfg.StepSize, &rp.adapt[p])
 	}
 	rp.stage(Stage2, r, psi, w, mu, yhat)
 }

@@ -55,6 +55,19 @@ func auditCases() []auditCase {
 	}
 }
 
+// heavyBall is an adaptation step with memory, for the tests: the heavy
+// ball with β = 0.6 (actors/diffusion registers it as momentum), its
+// velocity the agent's state vector 0.
+type heavyBall struct{}
+
+func (heavyBall) Adapt(z, g []float64, mu float64, s *AdaptState) {
+	v := s.Vector(0)
+	for j := range z {
+		v[j] = 0.6*v[j] + g[j]
+		z[j] -= mu * v[j]
+	}
+}
+
 // victimValue returns agent 0's input of stage j: before an iteration for
 // stage 1 (w), after it for stages 0 and 2 (φ and ψ).
 func victimValue(r *reference, j int) []float64 { return slices.Clone(r.state[j][Victim]) }
@@ -66,12 +79,15 @@ func victimValue(r *reference, j int) []float64 { return slices.Clone(r.state[j]
 // graph-homomorphic self term is (x − y)/c times c′, a few roundings of the
 // draw per iteration. Under local graph-homomorphic masks, the value the
 // receivers' aggregates reveal is agent 0's to 1e-12 (the masks, of size
-// σ_g/a, cancel up to their rounding).
+// σ_g/a, cancel up to their rounding). With an adaptation step with memory
+// the replay keeps every agent's, and agent 0's under D′, apart.
 func TestNetworkReplayIsTheRun(t *testing.T) {
 	A, sets, l := regressionNetwork(t, topology.Metropolis)
 	alt := neighbour(t)
 	w0 := make([]float64, 3)
-	for _, c := range auditCases() {
+	cases := append(auditCases(), auditCase{"cta/random/heavy-ball", Config{Strategy: CTA, StepSize: 0.1,
+		Privacy: Privacy{Scheme: Random, Mechanism: noise.Laplace, Std: 0.05}, Adapt: heavyBall{}}})
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			prob := Problem{A: A, Sets: sets, Loss: l, W0: w0}
 			a, err := NewAuditor(c.cfg, prob, alt, NetworkView, SeedStreams(7))

@@ -167,6 +167,8 @@ type Config struct {
 	// Combine is the receivers' combination step (nil: Linear, the
 	// papers').
 	Combine Combiner
+	// Adapt is the agents' adaptation step (nil: SGD, the papers').
+	Adapt Adapter
 }
 
 // Uses reports, per stage index, whether that stage's matrix is A (true) or
@@ -208,6 +210,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("invalid gradient oracle %v", c.Gradient)
 	}
 	if err := params.Check(c.Combine); err != nil {
+		return err
+	}
+	if err := params.Check(c.Adapt); err != nil {
 		return err
 	}
 	if s := c.Privacy.Scheme; !c.linear() && (s == GraphHomomorphic || s == LocalGraphHomomorphic) {

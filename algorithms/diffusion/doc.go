@@ -18,6 +18,12 @@
 // General lets any of the three be A. The gradient oracle is the full local
 // gradient, one sample, or a batch of B distinct samples (spec §2.1, §5).
 //
+// Two steps are behaviours users can plug in, which the agents of both
+// engines run alike: each stage's combination (Config.Combine, a Combiner;
+// Linear by default) and the adaptation step that subtracts μ∇̂J_p(φ_p) in
+// stage 0 (Config.Adapt, an Adapter; SGD by default), whose memory between
+// iterations, if it keeps any, is every agent's own AdaptState.
+//
 // # Message flow
 //
 // A stage whose matrix is I is a local copy. In a communicating stage every

@@ -119,6 +119,7 @@ type reference struct {
 	draws        [][]float64
 	msg, grad    []float64
 	idx          []int
+	adapt        []AdaptState // each agent's adaptation step's memory
 	masks        *referenceMasks
 	live         *LiveRound  // the iteration's live graph, or nil
 	delta        []float64   // one sender's masks, for Hooks.Report
@@ -144,6 +145,7 @@ func newReference(cfg Config, prob Problem, streams Streams) (*reference, error)
 		r.batch = append(r.batch, streams(AgentName(p), StreamBatch))
 		r.noise = append(r.noise, streams(AgentName(p), StreamNoise))
 		r.draws = append(r.draws, make([]float64, M))
+		r.adapt = append(r.adapt, NewAdaptState(M))
 	}
 	for j := range r.state {
 		r.state[j] = make([][]float64, P)
@@ -161,7 +163,7 @@ func newReference(cfg Config, prob Problem, streams Streams) (*reference, error)
 }
 
 // iterate runs iteration i: stage 1 (w → φ), stage 0 (φ → ψ, with the
-// gradient step) and stage 2 (ψ → w).
+// adaptation step) and stage 2 (ψ → w).
 func (r *reference) iterate(i int, h Hooks) {
 	w, phi, psi := r.state[Stage1], r.state[Stage0], r.state[Stage2]
 	r.stage(i, Stage1, w, phi, h)
@@ -171,7 +173,7 @@ func (r *reference) iterate(i int, h Hooks) {
 			continue
 		}
 		gradient(r.grad, phi[p], r.prob.Sets[p], r.prob.Loss, &r.cfg, r.idx, r.batch[p])
-		floats.AddScaled(psi[p], -r.cfg.StepSize, r.grad)
+		r.cfg.adapter().Adapt(psi[p], r.grad, r.cfg.StepSize, &r.adapt[p])
 	}
 	r.stage(i, Stage2, psi, w, h)
 }

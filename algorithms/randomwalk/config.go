@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"maple/internal/enum"
+	"maple/internal/params"
 )
 
 // Protocol is the algorithm: random-walk SGD or the gossip baseline.
@@ -195,6 +196,9 @@ type Config struct {
 	Privacy Privacy
 	// Gossip configures the gossip protocol.
 	Gossip GossipConfig
+	// Node is what a walk's node does at each step it holds the token (nil:
+	// SGD, the paper's step); gossip nodes take their own SGD steps.
+	Node NodeRule
 }
 
 // Validate reports the first impossible setting.
@@ -247,6 +251,9 @@ func (c *Config) Validate() error {
 	default:
 		return fmt.Errorf("invalid %v", p.Mechanism)
 	}
+	if err := c.checkNode(); err != nil {
+		return err
+	}
 	if c.Protocol == Gossip {
 		if c.Gossip.Order != StepThenAverage && c.Gossip.Order != AverageThenStep {
 			return fmt.Errorf("invalid %v", c.Gossip.Order)
@@ -254,6 +261,25 @@ func (c *Config) Validate() error {
 		if c.Gossip.Step != GlobalStep && c.Gossip.Step != NodeStep {
 			return fmt.Errorf("invalid %v", c.Gossip.Step)
 		}
+	}
+	return nil
+}
+
+// checkNode reports a node rule the configuration cannot run: one with a
+// parameter out of its range, one on gossip, whose nodes hold no token, or
+// one whose Check refuses the configuration.
+func (c *Config) checkNode() error {
+	if c.Node == nil {
+		return nil
+	}
+	if c.Protocol == Gossip {
+		return fmt.Errorf("node rule %T: gossip has no walk (its nodes take their own SGD steps)", c.Node)
+	}
+	if err := params.Check(c.Node); err != nil {
+		return err
+	}
+	if ch, ok := c.Node.(Checker); ok {
+		return ch.Check(c)
 	}
 	return nil
 }

@@ -13,7 +13,10 @@
 // the holder i
 //
 //  1. takes the projected SGD step w ← Π_W(w − γ_k·c_i·∇f_i(w)) with
-//     γ_k = γ₀/k^q and the gradient weight c_i of the variant;
+//     γ_k = γ₀/k^q and the gradient weight c_i of the variant — or the
+//     configuration's other node rule (Config.Node, a NodeRule users can
+//     plug in), which may keep a memory of the walk at the node between
+//     its visits (Visit.State);
 //  2. proposes a neighbour j uniformly and accepts it with probability
 //     a(i, j) = min{1, (π_j/π_i)·(deg i/deg j)}, decided locally from what j
 //     announced at set-up; an accepted move sends the token to j, a rejection

@@ -109,7 +109,8 @@ type Announcement struct {
 }
 
 // Node is one node of a random walk: its data, its announced weight, what its
-// neighbours announced, and the SGD step it applies to the tokens it holds.
+// neighbours announced, and the node rule it applies to the tokens it holds,
+// with the rule's memory of each walk.
 type Node struct {
 	id         int
 	neighbours []int
@@ -127,6 +128,9 @@ type Node struct {
 	known    []bool
 	missing  int
 	gradient []float64
+	nodes    int           // N
+	states   [][][]float64 // per walk, the node rule's state vectors (Visit.State)
+	visit    Visit         // the visit in progress, reused
 }
 
 // Weights are the constants of a walk's nodes, for the run's summary.
@@ -200,8 +204,9 @@ func NewNodes(cfg *Config, p Problem, streams Streams) ([]*Node, Weights, error)
 			id: i, neighbours: nb, set: p.Sets[i], loss: p.Loss, cfg: cfg, streams: streams,
 			l: w.L[i], logW: w.LogW[i], gradW: c * scale,
 			nbrLogW: make([]float64, len(nb)), nbrDeg: make([]int, len(nb)), known: make([]bool, len(nb)),
-			missing: len(nb), gradient: make([]float64, dim),
+			missing: len(nb), gradient: make([]float64, dim), nodes: n,
 		}
+		nodes[i].visit.n = nodes[i]
 	}
 	return nodes, w, nil
 }
@@ -357,16 +362,19 @@ type StepFunc func(k, next int, model []float64)
 
 // Walk runs walk's steps at this node on the model (updated in place),
 // starting with step k+1, until the token moves to a neighbour or step last
-// is done. Each step takes the projected SGD step and then, unless it is the
-// last, proposes a uniform neighbour and accepts it with the
-// Metropolis–Hastings probability; a rejection keeps the token here for the
-// next step. It returns the node the token moves to (−1 when the walk ended
-// here) and the number of the last step taken.
+// is done. Each step applies the configuration's node rule (the projected
+// SGD step by default) and then, unless it is the last, proposes a uniform
+// neighbour and accepts it with the Metropolis–Hastings probability; a
+// rejection keeps the token here for the next step. It returns the node the
+// token moves to (−1 when the walk ended here) and the number of the last
+// step taken.
 func (n *Node) Walk(walk, k, last int, model []float64, step StepFunc) (next, done int) {
 	r := n.walkStream(walk)
+	rule := n.cfg.nodeRule()
+	n.visit.walk = walk
 	for {
 		k++
-		n.sgd(model, n.cfg.Step(k))
+		rule.Step(&n.visit, model, n.cfg.Step(k))
 		next = -1
 		if k < last {
 			next = n.propose(r)
@@ -398,13 +406,6 @@ func (n *Node) propose(r *rand.Rand) int {
 		return n.neighbours[k]
 	}
 	return -1
-}
-
-// sgd takes the projected step w ← Π_W(w − γ·c_i·N·∇J_i(w)).
-func (n *Node) sgd(w []float64, gamma float64) {
-	n.loss.FullGrad(n.gradient, w, n.set)
-	floats.AddScaled(w, -gamma*n.gradW, n.gradient)
-	project(w, n.cfg.Radius)
 }
 
 // project scales w onto the ball of the given radius if it lies outside:

@@ -71,6 +71,9 @@ type Diffusion struct {
 	// Combine is the receivers' combination step: linear (the papers') or
 	// clipped-gossip, with its parameters.
 	Combine scenarios.Behaviour `yaml:"combine" slot:"diffusion.combine"`
+	// Adapt is the agents' adaptation step: sgd (the papers') or momentum,
+	// with its parameters.
+	Adapt scenarios.Behaviour `yaml:"adapt" slot:"diffusion.adapt"`
 	// Gradient is full (full local batch), sample (one sample) or batch.
 	Gradient string `yaml:"gradient"`
 	// Batch is the mini-batch size of gradient batch.
@@ -95,7 +98,8 @@ type Diffusion struct {
 // Metropolis weights, drawn once for every run.
 func diffusionDefaults(sc *scenarios.Scenario) any {
 	sc.Topology = &scenarios.Topology{Graph: "geometric", Radius: 0.3, MinDegree: 1, Weights: "metropolis", Regenerate: "once"}
-	return &Diffusion{Strategy: "atc", Combine: scenarios.NewBehaviour(adiffusion.CombineSlot, "linear"), Gradient: "full", Mode: "sync", DroppedPartner: "ignore"}
+	return &Diffusion{Strategy: "atc", Combine: scenarios.NewBehaviour(adiffusion.CombineSlot, "linear"),
+		Adapt: scenarios.NewBehaviour(adiffusion.AdaptSlot, "sgd"), Gradient: "full", Mode: "sync", DroppedPartner: "ignore"}
 }
 
 func diffusionParams(sc *scenarios.Scenario) *Diffusion { return sc.Algorithm.Params.(*Diffusion) }
@@ -205,6 +209,9 @@ func diffusionConfig(c *scenarios.CurveSpec) (diffusion.Config, error) {
 	}
 	if cfg.Combine, err = adiffusion.Combiners.New(d.Combine.Kind, d.Combine.Params); err != nil {
 		return cfg, c.Errorf("algorithm.diffusion.combine", "%v", err)
+	}
+	if cfg.Adapt, err = adiffusion.Adapters.New(d.Adapt.Kind, d.Adapt.Params); err != nil {
+		return cfg, c.Errorf("algorithm.diffusion.adapt", "%v", err)
 	}
 	cfg.StepSize, cfg.Batch = sc.Algorithm.StepSize, d.Batch
 	p := &cfg.Privacy

@@ -1,16 +1,13 @@
 package diffusion
 
 import (
-	"bytes"
 	"fmt"
-	"maple/families/internal/familytest"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"testing"
 
 	adiffusion "maple/actors/diffusion"
-	"maple/internal/params"
+	"maple/families/internal/familytest"
 	"maple/scenarios/run"
 )
 
@@ -29,59 +26,60 @@ topology: {graph: ring}
 output: {plot: false, steady_state: 0.5}
 `
 
-// variants are the set-ups every combination step runs in: the three
-// strategies, random noise, a time-varying graph, asynchronous diffusion,
-// and graph-homomorphic noise (which only the linear step accepts).
+// variants are the set-ups every behaviour of the family's slots runs in:
+// the three strategies, random noise, a time-varying graph whose agents
+// drop out, asynchronous diffusion, graph-homomorphic noise (which only the
+// linear combination accepts) and sampled gradients under the privacy
+// audit's replay of every agent.
 var variants = []string{
 	fmt.Sprintf(registryTiny, "strategy: atc"),
 	fmt.Sprintf(registryTiny, "strategy: cta") + "privacy: {scheme: random, variance: 0.001, self_noise: true}\n",
 	fmt.Sprintf(registryTiny, "strategy: consensus"),
-	strings.Replace(fmt.Sprintf(registryTiny, "strategy: atc"), "graph: ring", "graph: ring, link_failure: 0.3", 1),
+	strings.Replace(fmt.Sprintf(registryTiny, "strategy: atc"), "graph: ring", "graph: ring, link_failure: 0.3", 1) + "network: {dropout: 0.1}\n",
 	fmt.Sprintf(registryTiny, "strategy: atc, mode: async, wait: 0.1") + "network: {step_time: {kind: lognormal, median: 0.3, sigma: 0.8}}\n",
 	fmt.Sprintf(registryTiny, "strategy: atc") + "privacy: {scheme: graph-homomorphic, variance: 0.001}\n",
+	strings.Replace(fmt.Sprintf(registryTiny, "strategy: cta, gradient: sample"), "runs: 2", "runs: 4", 1) + "privacy: {scheme: random, variance: 0.01, audit: {view: network}}\n",
 }
 
 // TestEveryCombinationStepFromYAMLIsTheSameOnBothEngines enumerates the
-// registry of combination steps — nothing here lists one — and runs each
-// from a scenario file, its parameters drawn in their ranges, in every
-// variant on both engines: metrics.csv must be byte-identical, or both
-// refuse alike. A step other than the linear one is refused with
-// graph-homomorphic noise, naming algorithm.diffusion.combine.
+// registry of combination steps and runs each from a scenario file, its
+// parameters drawn in their ranges, in every variant on both engines:
+// metrics.csv must be byte-identical, or both refuse alike, naming
+// algorithm.diffusion.combine — as a step other than the linear one is
+// refused with graph-homomorphic noise, and by the privacy audit.
 func TestEveryCombinationStepFromYAMLIsTheSameOnBothEngines(t *testing.T) {
-	r := rand.New(rand.NewPCG(24, 5))
-	for _, name := range params.Names(adiffusion.CombineSlot) {
-		t.Run(name, func(t *testing.T) {
-			spec, _ := params.Lookup(adiffusion.CombineSlot, name)
-			ran := 0
-			for _, src := range variants {
-				kv := []string{"kind: " + name}
-				for _, p := range spec.Params {
-					v := p.Random(r)
-					if f, ok := v.(float64); ok {
-						v = strconv.FormatFloat(f, 'g', -1, 64)
-					}
-					kv = append(kv, fmt.Sprintf("%s: %v", p.Name, v))
-				}
-				set := "algorithm.diffusion.combine={" + strings.Join(kv, ", ") + "}"
-				a, aerr := familytest.MetricsOn(t, src, set, run.Actors)
-				ref, rerr := familytest.MetricsOn(t, src, set, run.Reference)
-				switch {
-				case aerr != nil || rerr != nil:
-					if aerr == nil || rerr == nil || aerr.Error() != rerr.Error() {
-						t.Errorf("--set %s in\n%s: refused differently:\nactors:    %v\nreference: %v", set, src, aerr, rerr)
-					}
-					if name != "linear" && strings.Contains(src, "graph-homomorphic") && !strings.Contains(fmt.Sprint(aerr), "algorithm.diffusion.combine: graph-homomorphic noise cancels only in the linear combination") {
-						t.Errorf("--set %s with graph-homomorphic noise: %v, want it refused naming the field", set, aerr)
-					}
-				case !bytes.Equal(a, ref):
-					t.Errorf("--set %s in\n%s: the engines' metrics differ:\nactors:\n%s\nreference:\n%s", set, src, a, ref)
-				default:
-					ran++
-				}
-			}
-			if ran == 0 {
-				t.Errorf("every variant refused %s: nothing compared", name)
+	familytest.EveryBehaviourAgrees(t, rand.New(rand.NewPCG(24, 5)), adiffusion.CombineSlot, "algorithm.diffusion.combine", variants,
+		func(t *testing.T, name, src string, err error) {
+			if strings.Contains(src, "graph-homomorphic") && !strings.Contains(err.Error(), "algorithm.diffusion.combine: graph-homomorphic noise cancels only in the linear combination") {
+				t.Errorf("%s with graph-homomorphic noise: %v, want it refused naming the field", name, err)
 			}
 		})
+}
+
+// TestEveryAdaptationStepFromYAMLIsTheSameOnBothEngines does the same for
+// the registry of adaptation steps, whose memory is every agent's own on
+// both engines — synchronous agents, agents down in a round, asynchronous
+// agents and the audit's replay alike. None is refused.
+func TestEveryAdaptationStepFromYAMLIsTheSameOnBothEngines(t *testing.T) {
+	familytest.EveryBehaviourAgrees(t, rand.New(rand.NewPCG(24, 6)), adiffusion.AdaptSlot, "algorithm.diffusion.adapt", variants,
+		func(t *testing.T, name, src string, err error) {
+			t.Errorf("%s refused in\n%s: %v", name, src, err)
+		})
+}
+
+// The loader checks the adaptation step like any field, at its line: an
+// unknown step lists the registered ones, and a parameter out of its range
+// or of another step is named.
+func TestAdaptationStepIsCheckedAtItsField(t *testing.T) {
+	src := fmt.Sprintf(registryTiny, "strategy: atc")
+	for set, want := range map[string]string{
+		"algorithm.diffusion.adapt=nesterov":                  `algorithm.diffusion.adapt: unknown adapt behaviour "nesterov" (registered: momentum, sgd)`,
+		"algorithm.diffusion.adapt={kind: momentum, beta: 1}": "algorithm.diffusion.adapt.beta: must lie in [0, 1), got 1",
+		"algorithm.diffusion.adapt={beta: 0.5}":               "algorithm.diffusion.adapt.beta: not a parameter of sgd, the field's default behaviour (it has none)",
+	} {
+		_, err := familytest.MetricsOn(t, src, set, run.Reference)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--set %s: %v, want %q", set, err, want)
+		}
 	}
 }

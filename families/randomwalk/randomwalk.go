@@ -140,6 +140,9 @@ type RandomWalk struct {
 	Mechanism *WalkMechanism `yaml:"mechanism,omitempty"`
 	// Gossip configures protocol gossip; it is absent for walks.
 	Gossip *WalkGossip `yaml:"gossip,omitempty"`
+	// Node is what a walk's node does at each step it holds the token: sgd
+	// (the paper's projected step) or walkman, with its parameters.
+	Node scenarios.Behaviour `yaml:"node" slot:"randomwalk.node"`
 }
 
 // WalkMechanism is the privacy mechanism of an importance walk: the Gamma
@@ -184,7 +187,8 @@ func randomWalkDefaults(sc *scenarios.Scenario) any {
 	sc.Data.Agents = 20
 	sc.Data.Samples = scenarios.IntRange{Min: 1, Max: 1}
 	sc.Topology = &scenarios.Topology{Graph: "erdos-renyi", Probability: 0.3, MinDegree: 1, Weights: "metropolis", Regenerate: "once"}
-	return &RandomWalk{Protocol: "walk", Target: "uniform", Walks: 1, Exponent: 0.75, Radius: 10, Init: "uniform", Weighting: "true-l"}
+	return &RandomWalk{Protocol: "walk", Target: "uniform", Walks: 1, Exponent: 0.75, Radius: 10, Init: "uniform", Weighting: "true-l",
+		Node: scenarios.NewBehaviour(arw.NodeSlot, "sgd")}
 }
 
 func randomWalkParams(sc *scenarios.Scenario) *RandomWalk { return sc.Algorithm.Params.(*RandomWalk) }
@@ -244,7 +248,7 @@ func validateRandomWalk(v *scenarios.Validator, sc *scenarios.Scenario) {
 	v.Positive(f+"radius", p.Radius)
 	v.AtLeast("data.agents", sc.Data.Agents, 2)
 	if protocol == rw.Gossip {
-		for _, field := range []string{"target", "walks", "weighting"} {
+		for _, field := range []string{"target", "walks", "weighting", "node"} {
 			v.Unused(f+field, "protocol gossip has no walk")
 		}
 	} else {
@@ -341,6 +345,15 @@ func randomWalkConfig(c *scenarios.CurveSpec) (rw.Config, error) {
 		}
 		if cfg.Gossip.Step, err = rw.ParseStepRule(p.Gossip.Step); err != nil {
 			return cfg, c.Errorf(f+"gossip.step", "%v", err)
+		}
+		return cfg, nil
+	}
+	if cfg.Node, err = arw.NodeRules.New(p.Node.Kind, p.Node.Params); err != nil {
+		return cfg, c.Errorf(f+"node", "%v", err)
+	}
+	if ch, ok := cfg.Node.(rw.Checker); ok {
+		if err := ch.Check(&cfg); err != nil {
+			return cfg, c.Errorf(f+"node", "%v", err)
 		}
 	}
 	return cfg, nil
