@@ -315,3 +315,35 @@ func TestCompressionRefusedWithSecureAggregation(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// Compressed replies carry the partial agent policy's report: on the
+// ideal network the actor run and the flat reference agree on the models
+// and on every reply's size, report fields included.
+func TestCompressedRepliesCarryTheImportanceReport(t *testing.T) {
+	sets, l := regression(t, 12)
+	cfg := fedavg.Config{Agents: 12, Participants: 4, StepSize: 0.05, Normalized: true,
+		Epochs: fedavg.Range{Min: 1, Max: 5}, Batch: fedavg.Range{Min: 1, Max: 10},
+		Importance: fedavg.Importance{Agents: fedavg.Partial, Data: fedavg.Partial},
+		Compress:   fedavg.QSGD{Levels: 3}, Share: fedavg.Updates, NoiseStd: 0.1}
+	w0 := make([]float64, 3)
+	got := &uplink{}
+	r := actors.NewRun(actors.Options{RunSeed: 7, Observer: got})
+	defer r.Close()
+	sched, err := Spawn(r, Setup{Config: &cfg, Data: data.Sets(sets), Loss: l, W0: w0, Rounds: 20, Server: "mean"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Execute(sched, &msg.Start{}); err != nil {
+		t.Fatal(err)
+	}
+	want := &uplink{}
+	if err := reference.ReferenceEvents(t.Context(), cfg, data.Sets(sets), l, w0, 7, 20, want.observe); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(got.models, want.models, slices.Equal) || !slices.Equal(got.sizes, want.sizes) {
+		t.Errorf("actors %v\nreference %v", got.sizes, want.sizes)
+	}
+	if bare := fedavg.CompressedReplyWireSize(1, &fedavg.Compressed{Scale: 1, Packed: make([]byte, 2)}, 0); !slices.ContainsFunc(got.sizes, func(s float64) bool { return int(s) > bare }) {
+		t.Errorf("no reply carried a report: sizes %v", got.sizes)
+	}
+}

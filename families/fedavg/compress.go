@@ -25,10 +25,10 @@ const colUplinkBytes = "uplink_bytes"
 
 // validateCompress refuses compression with the privacy features that work
 // on dense replies, and the bytes column where the agents send no replies.
-func validateCompress(v *scenarios.Validator, sc *scenarios.Scenario, fa *FedAvg) {
+func validateCompress(v *scenarios.Validator, sc *scenarios.Scenario, fa *FedAvg, draft *fedavg.Config) {
 	p := &sc.Privacy
 	secure := p.SecureAggregation != nil && p.SecureAggregation.Protocol != "none"
-	if fa.Compress.Kind != "none" {
+	if draft.Compressing() {
 		switch {
 		case secure:
 			v.Fail(fieldCompress, "%s", fedavg.CompressSecAgg)

@@ -205,7 +205,7 @@ func validateFedAvg(v *scenarios.Validator, sc *scenarios.Scenario) {
 	checkBehaviours(draft, fa, func(field, msg string) { v.Fail(field, "%s", msg) })
 	validateImportance(v, sc, fa)
 	validateFedAvgSystems(v, sc, fa, draft)
-	validateCompress(v, sc, fa) // compress.go
+	validateCompress(v, sc, fa, draft) // compress.go
 	validateFedAvgPrivacy(v, sc, fa, draft)
 }
 
