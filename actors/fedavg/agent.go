@@ -92,29 +92,27 @@ func (a *Agent) train(ctx *actors.Context, m *msg.GlobalModel) error {
 		a.drop(ctx, "dropped out")
 		return nil
 	}
-	reply, out, ok, err := a.work(ctx, m)
+	reply, w0, out, ok, err := a.work(ctx, m)
 	if err != nil || !ok {
 		return err
 	}
 	// The reply is the agent's to give up: the server may keep its storage.
-	r := out.Report
-	if a.Share == fedavg.Updates {
-		ctx.Pass(a.Server, &msg.LocalUpdate{Slot: m.GetSlot(), Update: reply, GradNorm: r.GradNorm, Sigma2: r.Sigma2, Alpha: r.Alpha, Side: out.ToServer})
-	} else {
-		ctx.Pass(a.Server, &msg.LocalModel{Slot: m.GetSlot(), Weights: reply, GradNorm: r.GradNorm, Sigma2: r.Sigma2, Alpha: r.Alpha, Side: out.ToServer})
-	}
+	c, compressed := a.Core.Compress(reply, w0)
+	body := replyMessage(a.Share, m.GetSlot(), reply, c, compressed, out)
+	ctx.Observe(fedavg.ObsUplink, []float64{float64(proto.Size(body))})
+	ctx.Pass(a.Server, body)
 	return nil
 }
 
 // work trains on a task's model (unless the agent is an adversary that
 // does not), spends the compute time unless the device is unavailable
-// meanwhile, and returns the reply — what an adversary makes of it — and
-// what else the training reports (its importance report and side vector);
-// false when the agent does not answer.
-func (a *Agent) work(ctx *actors.Context, m *msg.GlobalModel) ([]float64, fedavg.Outcome, bool, error) {
+// meanwhile, and returns the reply — what an adversary makes of it —, the
+// model it started from and what else the training reports (its
+// importance report and side vector); false when the agent does not
+// answer.
+func (a *Agent) work(ctx *actors.Context, m *msg.GlobalModel) (reply, w0 []float64, out fedavg.Outcome, ok bool, err error) {
 	d := a.Device
-	w0 := m.GetWeights()
-	var reply []float64
+	w0 = m.GetWeights()
 	if a.Start != nil && ctx.Reuse() != nil {
 		// The model is this agent's own copy: train into it, from a copy.
 		*a.Start = append((*a.Start)[:0], w0...)
@@ -122,11 +120,9 @@ func (a *Agent) work(ctx *actors.Context, m *msg.GlobalModel) ([]float64, fedavg
 	} else {
 		reply = make([]float64, len(w0))
 	}
-	var out fedavg.Outcome
 	if a.Adversary == nil || a.Adversary.Trains() {
-		var err error
 		if out, err = a.Core.Train(reply, w0, m.GetSide(), m.GetP()); err != nil {
-			return nil, fedavg.Outcome{}, false, err
+			return nil, nil, fedavg.Outcome{}, false, err
 		}
 		if out.AuditSteps != nil {
 			ctx.Observe(fedavg.ObsAuditSteps, out.AuditSteps)
@@ -137,14 +133,14 @@ func (a *Agent) work(ctx *actors.Context, m *msg.GlobalModel) ([]float64, fedavg
 		compute = d.ComputeTime(out.Steps, out.Gradients)
 		if !d.Available(ctx.Now(), ctx.Now()+compute) {
 			a.drop(ctx, "was unavailable")
-			return nil, fedavg.Outcome{}, false, nil
+			return nil, nil, fedavg.Outcome{}, false, nil
 		}
 	}
 	if a.Adversary != nil {
 		a.Adversary.Corrupt(reply, w0, a.Share, a.AttackStream)
 	}
 	ctx.Spend(compute)
-	return reply, out, true, nil
+	return reply, w0, out, true, nil
 }
 
 // drop records that the agent does not answer its task.

@@ -98,9 +98,9 @@ func (s *asyncServer) Receive(ctx *actors.Context, m proto.Message) error {
 		s.core = fedavg.NewAsyncServer(s.Config, s.Core.Model(), ctx.Rand("participation"))
 		s.dispatch(ctx)
 	case *msg.LocalModel:
-		return s.arrive(ctx, m.GetSlot(), m.GetWeights())
+		return s.arrive(ctx, m.GetSlot(), m.GetWeights(), compressedOf(s.Config, m))
 	case *msg.LocalUpdate:
-		return s.arrive(ctx, m.GetSlot(), m.GetUpdate())
+		return s.arrive(ctx, m.GetSlot(), m.GetUpdate(), compressedOf(s.Config, m))
 	case *msg.FedAvgTimeout:
 		if !s.done && s.core.Abandon(int(m.GetAgent()), ctx.Round()) {
 			ctx.Observe(KeyTimeout, []float64{float64(m.GetAgent())})
@@ -112,7 +112,8 @@ func (s *asyncServer) Receive(ctx *actors.Context, m proto.Message) error {
 	return nil
 }
 
-func (s *asyncServer) arrive(ctx *actors.Context, task int32, v []float64) error {
+// arrive handles an update: v, or the compressed c (nil for a dense one).
+func (s *asyncServer) arrive(ctx *actors.Context, task int32, v []float64, c *fedavg.Compressed) error {
 	k, ok := s.agentIndex(ctx.Sender())
 	switch {
 	case !ok:
@@ -126,7 +127,14 @@ func (s *asyncServer) arrive(ctx *actors.Context, task int32, v []float64) error
 		return nil
 	}
 	s.answered[k] = task
-	updated, tau, err := s.core.Arrive(k, ctx.Round(), v)
+	var updated bool
+	var tau int
+	var err error
+	if c != nil {
+		updated, tau, err = s.core.ArriveCompressed(k, ctx.Round(), c)
+	} else {
+		updated, tau, err = s.core.Arrive(k, ctx.Round(), v)
+	}
 	if err != nil {
 		return err
 	}

@@ -23,20 +23,22 @@ func randomValues(spec params.Spec, r *rand.Rand) params.Values {
 	return v
 }
 
-// TestEveryRegisteredBehaviourRunsAlikeOnBothEngines enumerates the four
+// TestEveryRegisteredBehaviourRunsAlikeOnBothEngines enumerates the five
 // slots' registries, so that a behaviour added to any of them is covered
 // without a line changed here: each, with parameters drawn anywhere in their
 // declared ranges, under model and update sharing with noise, runs on the
 // actor engine and on the reference engine (the flat Reference, or Simulate
 // when rounds can close early, the server is asynchronous or there are
 // adversaries) to the same iterates bit for bit — or both refuse the
-// parameters with the same error. An actor-only server is not in the
+// parameters with the same error. A compressor runs under the mean, under
+// the majority vote (signSGD's server) and under the mean with rounds that
+// close after the first replies (on Simulate). An actor-only server is not in the
 // reference's list. A behaviour whose every draw is refused fails the test,
 // which would otherwise prove nothing about it.
 func TestEveryRegisteredBehaviourRunsAlikeOnBothEngines(t *testing.T) {
 	r := rand.New(rand.NewPCG(24, 2))
 	m := &systems.Model{Latency: 0.05, Compute: systems.Compute{Kind: systems.LogNormal, Median: 0.3, Sigma: 0.8}}
-	for _, slot := range []string{ServerSlot, ClientSlot, CollectSlot, AdversarySlot} {
+	for _, slot := range []string{ServerSlot, ClientSlot, CollectSlot, AdversarySlot, CompressSlot} {
 		for _, name := range params.Names(slot) {
 			t.Run(slot+"/"+name, func(t *testing.T) {
 				if s, ok := LookupServer(name); slot == ServerSlot && ok && s.ActorOnly {
@@ -69,6 +71,14 @@ func TestEveryRegisteredBehaviourRunsAlikeOnBothEngines(t *testing.T) {
 						cfg.Collect, err = Collects.New(name, v)
 					case AdversarySlot:
 						cfg.Adversary, err = Adversaries.New(name, v)
+					case CompressSlot:
+						cfg.Compress, err = Compressors.New(name, v)
+						switch draw / 2 {
+						case 1:
+							server = "majority"
+						case 2:
+							cfg.Collect = fedavg.FirstK{K: 6}
+						}
 					}
 					if err != nil {
 						t.Fatal(err)

@@ -405,7 +405,7 @@ func (c *secAggClient) start(ctx *actors.Context, m *msg.GlobalModel) error {
 			return nil
 		}
 	}
-	reply, _, ok, err := c.work(ctx, m)
+	reply, _, _, ok, err := c.work(ctx, m)
 	if err != nil || !ok {
 		return err
 	}

@@ -93,10 +93,10 @@ func (s *ServerParts) Handle(ctx *actors.Context, m proto.Message) (complete boo
 		return s.begin(ctx)
 	case *msg.LocalModel:
 		s.hold(ctx, m.GetWeights())
-		return s.accept(ctx, m.GetSlot(), m.GetWeights(), m.GetSide(), fedavg.Report{GradNorm: m.GetGradNorm(), Sigma2: m.GetSigma2(), Alpha: m.GetAlpha()})
+		return s.accept(ctx, m.GetSlot(), m.GetWeights(), compressedOf(s.Config, m), m.GetSide(), fedavg.Report{GradNorm: m.GetGradNorm(), Sigma2: m.GetSigma2(), Alpha: m.GetAlpha()})
 	case *msg.LocalUpdate:
 		s.hold(ctx, m.GetUpdate())
-		return s.accept(ctx, m.GetSlot(), m.GetUpdate(), m.GetSide(), fedavg.Report{GradNorm: m.GetGradNorm(), Sigma2: m.GetSigma2(), Alpha: m.GetAlpha()})
+		return s.accept(ctx, m.GetSlot(), m.GetUpdate(), compressedOf(s.Config, m), m.GetSide(), fedavg.Report{GradNorm: m.GetGradNorm(), Sigma2: m.GetSigma2(), Alpha: m.GetAlpha()})
 	case *msg.FedAvgDeadline:
 		if !s.open || ctx.Round() != s.round {
 			return false, nil // the round closed before its deadline
@@ -146,7 +146,8 @@ func (s *ServerParts) begin(ctx *actors.Context) (complete bool, err error) {
 	return false, nil
 }
 
-func (s *ServerParts) accept(ctx *actors.Context, slot int32, v, side []float64, r fedavg.Report) (bool, error) {
+// accept records a reply: v, or the compressed c (nil for a dense reply).
+func (s *ServerParts) accept(ctx *actors.Context, slot int32, v []float64, c *fedavg.Compressed, side []float64, r fedavg.Report) (bool, error) {
 	k, ok := s.agentIndex(ctx.Sender())
 	if !ok {
 		return false, fmt.Errorf("reply from %s, which is not an agent", ctx.Name(ctx.Sender()))
@@ -158,7 +159,13 @@ func (s *ServerParts) accept(ctx *actors.Context, slot int32, v, side []float64,
 	case s.Core.Filled(int(slot), k):
 		return false, nil // a second copy of a reply
 	}
-	complete, err := s.Core.AcceptReply(int(slot), k, v, side, r)
+	var complete bool
+	var err error
+	if c != nil {
+		complete, err = s.Core.AcceptCompressed(int(slot), k, c, side, r)
+	} else {
+		complete, err = s.Core.AcceptReply(int(slot), k, v, side, r)
+	}
 	if err != nil {
 		return false, err
 	}
@@ -173,9 +180,10 @@ func (s *ServerParts) accept(ctx *actors.Context, slot int32, v, side []float64,
 }
 
 // hold keeps the storage of a reply handed over to the server (Context.Reuse:
-// passed, not duplicated, no wiretap) for the models of a later round.
+// passed, not duplicated, no wiretap) for the models of a later round; a
+// compressed reply has none.
 func (s *ServerParts) hold(ctx *actors.Context, v []float64) {
-	if s.circulate && ctx.Reuse() != nil {
+	if s.circulate && ctx.Reuse() != nil && v != nil {
 		s.held = append(s.held, v)
 	}
 }

@@ -131,7 +131,18 @@ type LocalModel struct {
 	// model (algorithms/fedavg.SideRule): SCAFFOLD's control variate change
 	// Δc_i, FedNova's number of local steps, q-FedAvg's local loss. Absent
 	// for other rules.
-	Side          []float64 `protobuf:"fixed64,6,rep,packed,name=side,proto3" json:"side,omitempty"`
+	Side []float64 `protobuf:"fixed64,6,rep,packed,name=side,proto3" json:"side,omitempty"`
+	// index, values, scale and packed carry the reply compressed
+	// (algorithm.fedavg.compress, algorithms/fedavg.Compressed), weights
+	// then being absent: the model's change w_{i-1} − w_{k,E_k} (plus noise),
+	// which the server subtracts from its model. Top-k sends the ascending
+	// indices of its k coordinates and their values as 32-bit floats; QSGD
+	// the norm as scale and the signed levels packed in bytes; signSGD the
+	// sign bits packed in bytes. All absent for dense replies.
+	Index         []uint32  `protobuf:"varint,7,rep,packed,name=index,proto3" json:"index,omitempty"`
+	Values        []float32 `protobuf:"fixed32,8,rep,packed,name=values,proto3" json:"values,omitempty"`
+	Scale         float64   `protobuf:"fixed64,9,opt,name=scale,proto3" json:"scale,omitempty"`
+	Packed        []byte    `protobuf:"bytes,10,opt,name=packed,proto3" json:"packed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -208,6 +219,34 @@ func (x *LocalModel) GetSide() []float64 {
 	return nil
 }
 
+func (x *LocalModel) GetIndex() []uint32 {
+	if x != nil {
+		return x.Index
+	}
+	return nil
+}
+
+func (x *LocalModel) GetValues() []float32 {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+func (x *LocalModel) GetScale() float64 {
+	if x != nil {
+		return x.Scale
+	}
+	return 0
+}
+
+func (x *LocalModel) GetPacked() []byte {
+	if x != nil {
+		return x.Packed
+	}
+	return nil
+}
+
 // LocalUpdate carries an agent's normalized update
 // ψ_k = (w_{i-1} − w_{k,E_k})/μ plus privacy noise (update sharing, thesis
 // eqs. 2.59–2.60); the server applies w_i = w_{i-1} − μ·mean(ψ_k + g_k).
@@ -215,11 +254,16 @@ type LocalUpdate struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Slot   int32                  `protobuf:"varint,1,opt,name=slot,proto3" json:"slot,omitempty"`
 	Update []float64              `protobuf:"fixed64,2,rep,packed,name=update,proto3" json:"update,omitempty"`
-	// As in LocalModel.
+	// As in LocalModel; a compressed reply carries the update ψ_k (plus
+	// noise) compressed.
 	GradNorm      float64   `protobuf:"fixed64,3,opt,name=grad_norm,json=gradNorm,proto3" json:"grad_norm,omitempty"`
 	Sigma2        float64   `protobuf:"fixed64,4,opt,name=sigma2,proto3" json:"sigma2,omitempty"`
 	Alpha         float64   `protobuf:"fixed64,5,opt,name=alpha,proto3" json:"alpha,omitempty"`
 	Side          []float64 `protobuf:"fixed64,6,rep,packed,name=side,proto3" json:"side,omitempty"`
+	Index         []uint32  `protobuf:"varint,7,rep,packed,name=index,proto3" json:"index,omitempty"`
+	Values        []float32 `protobuf:"fixed32,8,rep,packed,name=values,proto3" json:"values,omitempty"`
+	Scale         float64   `protobuf:"fixed64,9,opt,name=scale,proto3" json:"scale,omitempty"`
+	Packed        []byte    `protobuf:"bytes,10,opt,name=packed,proto3" json:"packed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -292,6 +336,34 @@ func (x *LocalUpdate) GetAlpha() float64 {
 func (x *LocalUpdate) GetSide() []float64 {
 	if x != nil {
 		return x.Side
+	}
+	return nil
+}
+
+func (x *LocalUpdate) GetIndex() []uint32 {
+	if x != nil {
+		return x.Index
+	}
+	return nil
+}
+
+func (x *LocalUpdate) GetValues() []float32 {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+func (x *LocalUpdate) GetScale() float64 {
+	if x != nil {
+		return x.Scale
+	}
+	return 0
+}
+
+func (x *LocalUpdate) GetPacked() []byte {
+	if x != nil {
+		return x.Packed
 	}
 	return nil
 }
@@ -504,7 +576,7 @@ const file_fedavg_proto_rawDesc = "" +
 	"\aweights\x18\x02 \x03(\x01R\aweights\x12\f\n" +
 	"\x01p\x18\x03 \x01(\x01R\x01p\x12\x18\n" +
 	"\aclients\x18\x04 \x01(\x05R\aclients\x12\x12\n" +
-	"\x04side\x18\x05 \x03(\x01R\x04side\"\x99\x01\n" +
+	"\x04side\x18\x05 \x03(\x01R\x04side\"\xf5\x01\n" +
 	"\n" +
 	"LocalModel\x12\x12\n" +
 	"\x04slot\x18\x01 \x01(\x05R\x04slot\x12\x18\n" +
@@ -512,14 +584,24 @@ const file_fedavg_proto_rawDesc = "" +
 	"\tgrad_norm\x18\x03 \x01(\x01R\bgradNorm\x12\x16\n" +
 	"\x06sigma2\x18\x04 \x01(\x01R\x06sigma2\x12\x14\n" +
 	"\x05alpha\x18\x05 \x01(\x01R\x05alpha\x12\x12\n" +
-	"\x04side\x18\x06 \x03(\x01R\x04side\"\x98\x01\n" +
+	"\x04side\x18\x06 \x03(\x01R\x04side\x12\x14\n" +
+	"\x05index\x18\a \x03(\rR\x05index\x12\x16\n" +
+	"\x06values\x18\b \x03(\x02R\x06values\x12\x14\n" +
+	"\x05scale\x18\t \x01(\x01R\x05scale\x12\x16\n" +
+	"\x06packed\x18\n" +
+	" \x01(\fR\x06packed\"\xf4\x01\n" +
 	"\vLocalUpdate\x12\x12\n" +
 	"\x04slot\x18\x01 \x01(\x05R\x04slot\x12\x16\n" +
 	"\x06update\x18\x02 \x03(\x01R\x06update\x12\x1b\n" +
 	"\tgrad_norm\x18\x03 \x01(\x01R\bgradNorm\x12\x16\n" +
 	"\x06sigma2\x18\x04 \x01(\x01R\x06sigma2\x12\x14\n" +
 	"\x05alpha\x18\x05 \x01(\x01R\x05alpha\x12\x12\n" +
-	"\x04side\x18\x06 \x03(\x01R\x04side\"+\n" +
+	"\x04side\x18\x06 \x03(\x01R\x04side\x12\x14\n" +
+	"\x05index\x18\a \x03(\rR\x05index\x12\x16\n" +
+	"\x06values\x18\b \x03(\x02R\x06values\x12\x14\n" +
+	"\x05scale\x18\t \x01(\x01R\x05scale\x12\x16\n" +
+	"\x06packed\x18\n" +
+	" \x01(\fR\x06packed\"+\n" +
 	"\x0fImportanceProbe\x12\x18\n" +
 	"\aweights\x18\x01 \x03(\x01R\aweights\"]\n" +
 	"\x10ImportanceReport\x12\x1b\n" +

@@ -33,6 +33,7 @@ type Agent struct {
 	scratch []float64
 
 	client  Client                          // this agent's own (Config.newClient)
+	enc     Encoder                         // this agent's own (Config.newEncoder), nil for dense replies
 	streams func(purpose string) *rand.Rand // Streams.Named
 	fresh   func(purpose string) *rand.Rand // Streams.Fresh, or Named
 	named   map[string]*rand.Rand           // the streams opened by Local.Rand
@@ -76,7 +77,7 @@ func NewAgent(cfg *Config, set *data.Set, l loss.Loss, s Streams) *Agent {
 	a := &Agent{
 		cfg: cfg, set: set, loss: l,
 		schedule: s.Schedule, batch: s.Batch, noise: s.Noise, streams: s.Named, fresh: s.Fresh,
-		idx: make([]int, cfg.Batch.Max), client: cfg.newClient(dim),
+		idx: make([]int, cfg.Batch.Max), client: cfg.newClient(dim), enc: cfg.newEncoder(dim),
 	}
 	if a.fresh == nil {
 		a.fresh = s.Named

@@ -31,6 +31,7 @@ type AsyncServer struct {
 	sent    map[int]*sentModel
 	buf     []BufferedUpdate
 	spare   [][]float64 // recycled Δ buffers
+	decoded []float64   // a compressed update, decoded (ArriveCompressed)
 	rand    *rand.Rand
 	ranked  []int // the busy agents, ascending
 	picks   []int
@@ -38,7 +39,8 @@ type AsyncServer struct {
 }
 
 // sentModel is a model version some client still trains on, kept for the Δ
-// of FedBuff with model sharing.
+// of FedBuff with model sharing, and for the model a compressed reply's
+// change is decoded against (ArriveCompressed).
 type sentModel struct {
 	w     []float64
 	users int
@@ -95,7 +97,7 @@ func (s *AsyncServer) Dispatch() []int {
 		s.busy[k] = s.version
 		s.active++
 	}
-	if s.cfg.Share == Models && s.cfg.Async.Mode == FedBuff {
+	if s.cfg.Share == Models && (s.cfg.Async.Mode == FedBuff || s.cfg.Compressing()) {
 		m := s.sent[s.version]
 		if m == nil {
 			m = &sentModel{w: slices.Clone(s.model)}
@@ -144,6 +146,7 @@ func (s *AsyncServer) Arrive(agent, version int, reply []float64) (updated bool,
 	w := a.Staleness.Weight(tau)
 	if a.Mode == FedAsync {
 		MixAsync(s.model, reply, s.cfg.Share, s.cfg.StepSize, a.Alpha, w)
+		s.unuse(version)
 		s.version++
 		return true, tau, nil
 	}

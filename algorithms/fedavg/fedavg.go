@@ -163,6 +163,9 @@ type Config struct {
 	// Hold is how the engines hold the agents between their tasks (Pool):
 	// whole in memory, or parked compactly. It changes no number.
 	Hold Holding
+	// Compress is how the agents compress their replies (compress.go);
+	// nil, or Dense, sends them whole.
+	Compress Compressor
 }
 
 // Validate reports the first impossible setting of the configuration.
@@ -190,7 +193,7 @@ func (c *Config) Validate() error {
 	if err := c.validateState(); err != nil {
 		return err
 	}
-	for _, b := range []any{c.ServerBehaviour(), c.ClientBehaviour(), c.Collect, c.Adversary} {
+	for _, b := range []any{c.ServerBehaviour(), c.ClientBehaviour(), c.Collect, c.Adversary, c.Compress} {
 		if err := params.Check(b); err != nil {
 			return err
 		}
@@ -209,11 +212,14 @@ func (c *Config) Validate() error {
 	if err := c.validateDP(); err != nil {
 		return err
 	}
+	if err := c.validateCompress(); err != nil {
+		return err
+	}
 	return c.Importance.validate(c)
 }
 
 // Checker is implemented by the behaviours of a configuration (its Rule,
-// Client, Collect and Adversary) whose parameters must agree with the rest
+// Client, Collect, Adversary and Compress) whose parameters must agree with the rest
 // of it: a trim that drops no reply of a round, a first-k policy that keeps
 // more replies than a round has. Validate reports the first disagreement,
 // as a *params.Error naming the parameter.

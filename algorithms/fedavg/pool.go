@@ -18,9 +18,10 @@ import (
 // what it carries to its next task: the positions of the streams it drew
 // from (40 bytes each: its mini-batches, and its noise, per-round schedule,
 // device, attack and client streams when it has them), the data
-// probabilities of the partial data policy, its own client of a stateful
-// client behaviour (fedavg.StatefulClient: SCAFFOLD's c_i, say), and what
-// the engines record about its last tasks. An agent that never had a task costs nothing. Every
+// probabilities of the partial data policy, its own client and reply
+// encoder when they keep state (a StatefulClient's — SCAFFOLD's c_i, say —, a Compressor's), and
+// what the engines record about its last tasks. An agent that never had a
+// task costs nothing. Every
 // engine holds its agents through a Pool (the actor engine, reference.Reference,
 // reference.Simulate), so an agent draws the same numbers whether it stayed in memory
 // or was rebuilt, and the same as when every agent was built before the
@@ -150,6 +151,7 @@ type parked struct {
 	named  []namedStream // src nil
 	probs  []float64     // p_n^(k) of the partial data policy, nil otherwise
 	client Client        // the agent's own client of a StatefulClient, nil otherwise
+	enc    Encoder       // the agent's own encoder of a Compressor, nil otherwise
 
 	lastRound, lastSlot, dropped int32
 	started                      bool
@@ -218,6 +220,9 @@ func (p *Pool) Wake(k int) *Member {
 	if pk != nil && pk.client != nil {
 		m.Core.client = pk.client
 	}
+	if pk != nil && pk.enc != nil {
+		m.Core.enc = pk.enc
+	}
 	if p.keep {
 		p.kept[k] = m
 	}
@@ -265,6 +270,7 @@ func (p *Pool) Park(m *Member) {
 	if p.cfg.StatefulClient != nil {
 		pk.client = m.Core.client
 	}
+	pk.enc = m.Core.enc
 	p.parked[m.K] = pk
 }
 

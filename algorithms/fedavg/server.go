@@ -30,6 +30,7 @@ type Server struct {
 	collected [][]float64 // the replies combined by a round closed early
 	closed    bool        // the round was closed early: collected holds them
 	pad       []float64   // the no-op reply standing for a missing one
+	decoded   [][]float64 // the decoded compressed reply of each slot (AcceptCompressed)
 
 	// Importance sampling of agents (nil probs: uniform).
 	probs   []float64 // p_k

@@ -56,7 +56,8 @@ func init() {
 			strings.Replace(fedavgTiny, "runs: 2", "runs: 4", 1) + "    participation: poisson\nprivacy: {dp: {clip: 0.5}, audit: {method: many-run}}\n",
 			secureTiny + "    participation: poisson\nprivacy: {secure_aggregation: {protocol: secagg+, clip: 2, bits: 16}}\n",
 			strings.Replace(fedavgTiny, "runs: 2", "runs: 4", 1) + "privacy: {scheme: update-noise, variance: 0.01, audit: {canary: dataset, view: wire}}\n",
-			dpsgdAuditTiny},
+			dpsgdAuditTiny,
+			fedavgTiny + "    compress: {kind: top-k, k: 1}\n    uplink_bytes: true\n"},
 	})
 }
 
@@ -115,6 +116,12 @@ type FedAvg struct {
 	// Adversary makes a fraction of the agents adversaries: none,
 	// sign-flip, scaled, gaussian, label-flip or free-rider.
 	Adversary scenarios.Behaviour `yaml:"adversary" slot:"fedavg.adversary"`
+	// Compress is how the agents compress their replies: none, top-k,
+	// qsgd or signsgd (compress.go).
+	Compress scenarios.Behaviour `yaml:"compress" slot:"fedavg.compress"`
+	// UplinkBytes adds the column uplink_bytes: the bytes of the replies
+	// the agents have sent, an axis every metric is also drawn against.
+	UplinkBytes bool `yaml:"uplink_bytes"`
 	// Importance selects importance sampling of agents and data (thesis
 	// Algorithm 2.1); uniform policies are plain FedAvg.
 	Importance Importance `yaml:"importance"`
@@ -151,6 +158,7 @@ func fedavgDefaults(*scenarios.Scenario) any {
 		Client:        scenarios.NewBehaviour(afedavg.ClientSlot, "sgd"),
 		Collect:       scenarios.NewBehaviour(afedavg.CollectSlot, "all"),
 		Adversary:     scenarios.NewBehaviour(afedavg.AdversarySlot, "none"),
+		Compress:      scenarios.NewBehaviour(afedavg.CompressSlot, "none"),
 		Importance:    Importance{Agents: "uniform", Data: "uniform"},
 	}
 }
@@ -197,6 +205,7 @@ func validateFedAvg(v *scenarios.Validator, sc *scenarios.Scenario) {
 	checkBehaviours(draft, fa, func(field, msg string) { v.Fail(field, "%s", msg) })
 	validateImportance(v, sc, fa)
 	validateFedAvgSystems(v, sc, fa, draft)
+	validateCompress(v, sc, fa, draft) // compress.go
 	validateFedAvgPrivacy(v, sc, fa, draft)
 }
 
@@ -254,6 +263,7 @@ func fedavgColumns(sc *scenarios.Scenario) []rundir.Column {
 	cols := run.MSDColumns(sc, rundir.Column{Name: "msd", Decibel: true, Label: "MSD ‖w_i − w^o‖² (dB)"})
 	cols = append(cols, run.ClassColumns(sc, "", "")...)
 	cols = append(cols, run.SystemsColumns(sc, fedavgFaulty(sc))...)
+	cols = append(cols, uplinkColumns(sc)...)
 	return append(cols, privacyColumns(sc, draftConfig(sc))...)
 }
 
@@ -314,6 +324,7 @@ type fedavgObserver struct {
 	// them.
 	sample *sampleAuditor
 	wire   *wireAudit // the dataset audit's auditor, nil without it
+	uplink *uplinkLog // the bytes column
 }
 
 func (o *fedavgObserver) record(round int, w []float64) {
@@ -331,6 +342,7 @@ func (o *fedavgObserver) record(round int, w []float64) {
 			o.t.Set(row, col+i, v)
 		}
 	}
+	o.uplink.record(o.t, row)
 }
 
 // Observe implements actors.Observer.
@@ -350,6 +362,7 @@ func (o *fedavgObserver) observe(round int, key string, v []float64) {
 		}
 	case key == fedavg.ObsAuditSteps && o.sample != nil:
 		o.sample.observe(round, v)
+	case o.uplink.observe(key, v):
 	case o.priv.observe(round, key, v):
 	case o.sys != nil:
 		o.sys.Observe(round, key, v)
@@ -376,7 +389,7 @@ func runFedAvg(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	K := p.Data.Agents()
 	w0 := make([]float64, p.Loss.Dim(p.Data.Set(0).Dim))
 	cols := run.Columns(sc)
-	obs := &fedavgObserver{t: rundir.NewTable(sc.Iterations, sc.Output.Every, len(cols)), p: p}
+	obs := &fedavgObserver{t: rundir.NewTable(sc.Iterations, sc.Output.Every, len(cols)), p: p, uplink: newUplinkLog(cols)}
 	obs.sys = run.NewSystemsLog(sc, obs.t, cols)
 	obs.priv = newPrivacyLog(sc, cfg, len(w0), obs.t, cols)
 	obs.priv.minSamples = fedavg.LedgerSamples(cfg, p.Data)

@@ -40,8 +40,8 @@ const (
 
 // applyBehaviours writes into cfg what both engines run of the section's
 // behaviours, from their registries: the server's combination rule or
-// asynchronous mode, the collection policy and the adversaries (the client
-// is the shared clients.Config's).
+// asynchronous mode, the collection policy, the adversaries and the
+// compression of the replies (the client is the shared clients.Config's).
 // It returns the field of an unknown behaviour and the error.
 func applyBehaviours(cfg *fedavg.Config, fa *FedAvg) (string, error) {
 	var err error
@@ -53,6 +53,9 @@ func applyBehaviours(cfg *fedavg.Config, fa *FedAvg) (string, error) {
 	}
 	if cfg.Adversary, err = afedavg.Adversaries.New(fa.Adversary.Kind, fa.Adversary.Params); err != nil {
 		return fieldAdversary, err
+	}
+	if cfg.Compress, err = afedavg.Compressors.New(fa.Compress.Kind, fa.Compress.Params); err != nil {
+		return fieldCompress, err
 	}
 	return "", nil
 }
@@ -69,6 +72,7 @@ func checkBehaviours(cfg *fedavg.Config, fa *FedAvg, fail func(field, msg string
 		{Field: fieldClient, Value: cfg.ClientBehaviour()},
 		{Field: fieldCollect, Value: cfg.Collect},
 		{Field: fieldAdversary, Value: cfg.Adversary},
+		{Field: fieldCompress, Value: cfg.Compress},
 	}, fail)
 }
 

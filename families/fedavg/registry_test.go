@@ -93,9 +93,11 @@ func execute(t *testing.T, src, set string, e run.Engine, more ...string) engine
 }
 
 // TestEveryBehaviourFromYAMLIsTheSameOnBothEngines enumerates the registries
-// of FedAvg's four slots — nothing here lists a behaviour — and runs each
+// of FedAvg's five slots — nothing here lists a behaviour — and runs each
 // from a scenario file, its parameters drawn anywhere in their declared
-// ranges, on both engines: metrics.csv and the summary's final and
+// ranges, on both engines (a compressor under the mean in the first
+// variant and under the majority vote, signSGD's server, in the others,
+// counting the bytes the agents send): metrics.csv and the summary's final and
 // steady-state values must be byte-identical, or the scenario refused alike (by the loader, or by both
 // engines), or, for a server declared actor-only, refused by the reference
 // engine naming algorithm.fedavg.server. A behaviour whose every draw is
@@ -103,7 +105,7 @@ func execute(t *testing.T, src, set string, e run.Engine, more ...string) engine
 func TestEveryBehaviourFromYAMLIsTheSameOnBothEngines(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(24, 3))
-	for _, slot := range []string{afedavg.ServerSlot, afedavg.ClientSlot, afedavg.CollectSlot, afedavg.AdversarySlot} {
+	for _, slot := range []string{afedavg.ServerSlot, afedavg.ClientSlot, afedavg.CollectSlot, afedavg.AdversarySlot, afedavg.CompressSlot} {
 		field := "algorithm." + slot
 		for _, name := range params.Names(slot) {
 			t.Run(slot+"/"+name, func(t *testing.T) {
@@ -118,6 +120,12 @@ func TestEveryBehaviourFromYAMLIsTheSameOnBothEngines(t *testing.T) {
 					}
 					set := field + "={" + strings.Join(kv, ", ") + "}"
 					src := registryTiny + variant
+					if slot == afedavg.CompressSlot {
+						src = registryTiny + "    uplink_bytes: true\n" + variant
+						if draw > 0 {
+							src = registryTiny + "    uplink_bytes: true\n    server: {kind: majority, lr: 0.5}\n" + variant
+						}
+					}
 					var pair []string // a server that needs its own client gets it
 					if slot == afedavg.ServerSlot && server.Client != "" {
 						pair = []string{"algorithm.fedavg.client=" + server.Client}

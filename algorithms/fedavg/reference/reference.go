@@ -133,6 +133,11 @@ func ReferenceTapped(ctx context.Context, cfg fedavg.Config, src data.Source, l 
 			}
 			a := secure.wake(pool, k)
 			out, err := a.Core.Train(replies[slot], server.Model(), server.Side(), server.Probability(slot))
+			var c fedavg.Compressed
+			compressed := false
+			if err == nil {
+				c, compressed = a.Core.Compress(replies[slot], server.Model())
+			}
 			secure.park(pool, a)
 			if err != nil {
 				return fmt.Errorf("round %d, agent %d: %w", round, k, err)
@@ -145,7 +150,21 @@ func ReferenceTapped(ctx context.Context, cfg fedavg.Config, src data.Source, l 
 					return fmt.Errorf("round %d: %w", round, err)
 				}
 			}
-			if _, err := server.AcceptReply(slot, k, replies[slot], out.ToServer, out.Report); err != nil {
+			// The reply message's size, as the actor agent reports it
+			// (none under secure aggregation, whose clients send shares).
+			size := fedavg.ReplyWireSize(int32(slot), len(replies[slot])) + fedavg.ReplySideWireSize(len(out.ToServer))
+			if compressed {
+				size = fedavg.CompressedReplyWireSize(int32(slot), &c, len(out.ToServer))
+			}
+			if cfg.SecAgg == nil {
+				observe(round, fedavg.ObsUplink, []float64{float64(size + fedavg.ReportWireSize(out.Report))})
+			}
+			if compressed {
+				_, err = server.AcceptCompressed(slot, k, &c, out.ToServer, out.Report)
+			} else {
+				_, err = server.AcceptReply(slot, k, replies[slot], out.ToServer, out.Report)
+			}
+			if err != nil {
 				return fmt.Errorf("round %d: %w", round, err)
 			}
 		}

@@ -84,8 +84,9 @@ type simMsg struct {
 	round    int
 	slot     int32
 	vec      []float64
-	side     []float64 // a rule's side vector (GlobalModel.side, the reply's side)
-	agent    int       // the agent of a timeout
+	side     []float64          // a rule's side vector (GlobalModel.side, the reply's side)
+	comp     *fedavg.Compressed // a compressed reply, nil for a dense one
+	agent    int                // the agent of a timeout
 	lost     bool
 }
 
@@ -389,7 +390,13 @@ func (s *sim) syncServer(m simMsg) error {
 	case s.server.Filled(int(m.slot), k):
 		return nil
 	}
-	complete, err := s.server.AcceptReply(int(m.slot), k, m.vec, m.side, fedavg.Report{})
+	var complete bool
+	var err error
+	if m.comp != nil {
+		complete, err = s.server.AcceptCompressed(int(m.slot), k, m.comp, m.side, fedavg.Report{})
+	} else {
+		complete, err = s.server.AcceptReply(int(m.slot), k, m.vec, m.side, fedavg.Report{})
+	}
 	if err != nil {
 		return err
 	}
@@ -449,7 +456,14 @@ func (s *sim) asyncServer(m simMsg) error {
 		return nil
 	}
 	s.answered[k] = m.slot
-	updated, tau, err := s.async.Arrive(k, m.round, m.vec)
+	var updated bool
+	var tau int
+	var err error
+	if m.comp != nil {
+		updated, tau, err = s.async.ArriveCompressed(k, m.round, m.comp)
+	} else {
+		updated, tau, err = s.async.Arrive(k, m.round, m.vec)
+	}
 	if err != nil {
 		return err
 	}
@@ -532,8 +546,16 @@ func (s *sim) agent(m simMsg) error {
 	act.clock += compute
 	slot := m.slot
 	side := out.ToServer
-	s.send(simMsg{kind: simReply, from: m.to, to: simServer, round: m.round, slot: slot, vec: reply, side: side},
-		func() int { return fedavg.ReplyWireSize(slot, len(reply)) + fedavg.ReplySideWireSize(len(side)) })
+	sent := simMsg{kind: simReply, from: m.to, to: simServer, round: m.round, slot: slot, vec: reply, side: side}
+	var size int
+	if c, ok := a.Core.Compress(reply, m.vec); ok {
+		sent.vec, sent.comp = nil, &c
+		size = fedavg.CompressedReplyWireSize(slot, &c, len(side))
+	} else {
+		size = fedavg.ReplyWireSize(slot, len(reply)) + fedavg.ReplySideWireSize(len(side))
+	}
+	s.observe(m.round, fedavg.ObsUplink, float64(size))
+	s.send(sent, func() int { return size })
 	return nil
 }
 
