@@ -41,16 +41,30 @@ func (k krum) Validate(cfg *fedavg.Config) error {
 	return nil
 }
 
-// Combine implements fedavg.Rule. Reply i scores the sum of its squared
-// distances to its n − f − 2 nearest other replies; the m best scores (ties
-// to the lower slot) are averaged. A round closed early with fewer replies
-// than the paper needs keeps at least one neighbour per score.
+// Combine implements fedavg.Rule: the mean of the m replies Krum scores
+// best (krumOrder), taken in slot order.
 func (k krum) Combine(model []float64, replies [][]float64, share fedavg.Share, mu float64) {
 	n := len(replies)
 	if n == 0 {
 		return
 	}
-	neighbours := max(min(n-k.F-2, n-1), min(1, n-1))
+	keep := krumOrder(replies, k.F)[:min(k.M, n)]
+	slices.Sort(keep) // averaged in slot order, as every rule combines
+	chosen := make([][]float64, len(keep))
+	for i, slot := range keep {
+		chosen[i] = replies[slot]
+	}
+	fedavg.Mean(model, chosen, share, mu)
+}
+
+// krumOrder returns the slots of the n replies from the best Krum score to
+// the worst, ties to the lower slot. Reply i scores the sum of its squared
+// distances to its n − f − 2 nearest other replies; with fewer replies than
+// the paper needs (a round closed early) each score keeps at least one
+// neighbour.
+func krumOrder(replies [][]float64, f int) []int {
+	n := len(replies)
+	neighbours := max(min(n-f-2, n-1), min(1, n-1))
 	scores := make([]float64, n)
 	dist := make([]float64, 0, n-1)
 	for i, ri := range replies {
@@ -70,13 +84,7 @@ func (k krum) Combine(model []float64, replies [][]float64, share fedavg.Share, 
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scores[a], scores[b]) })
-	keep := order[:min(k.M, n)]
-	slices.Sort(keep) // averaged in slot order, as every rule combines
-	chosen := make([][]float64, len(keep))
-	for i, slot := range keep {
-		chosen[i] = replies[slot]
-	}
-	fedavg.Mean(model, chosen, share, mu)
+	return order
 }
 
 // squaredDistance returns ‖a − b‖².

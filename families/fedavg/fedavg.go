@@ -125,6 +125,10 @@ type FedAvg struct {
 	// Importance selects importance sampling of agents and data (thesis
 	// Algorithm 2.1); uniform policies are plain FedAvg.
 	Importance Importance `yaml:"importance"`
+	// ClientMetrics adds the spread of the global model's loss (and
+	// accuracy) over the agents' own data to the metrics
+	// (clientmetrics.go).
+	ClientMetrics bool `yaml:"client_metrics"`
 }
 
 // Importance is the section algorithm.fedavg.importance: how the server
@@ -262,6 +266,7 @@ func validateImportance(v *scenarios.Validator, sc *scenarios.Scenario, fa *FedA
 func fedavgColumns(sc *scenarios.Scenario) []rundir.Column {
 	cols := run.MSDColumns(sc, rundir.Column{Name: "msd", Decibel: true, Label: "MSD ‖w_i − w^o‖² (dB)"})
 	cols = append(cols, run.ClassColumns(sc, "", "")...)
+	cols = append(cols, clientColumns(sc)...)
 	cols = append(cols, run.SystemsColumns(sc, fedavgFaulty(sc))...)
 	cols = append(cols, uplinkColumns(sc)...)
 	return append(cols, privacyColumns(sc, draftConfig(sc))...)
@@ -317,9 +322,11 @@ type fedavgObserver struct {
 	t     *rundir.Table
 	p     *inputs.Problem
 	class [run.ClassMetrics]float64
-	sys   *run.SystemsLog // the systems columns and counts, nil without them
-	priv  *privacyLog     // the privacy features' columns and details
-	audit *auditor        // the audit's canary clients, nil without them
+	// clients fills the per-agent columns, nil without them.
+	clients *clientLog
+	sys     *run.SystemsLog // the systems columns and counts, nil without them
+	priv    *privacyLog     // the privacy features' columns and details
+	audit   *auditor        // the audit's canary clients, nil without them
 	// sample is the audit's canary examples (audit_sgd.go), nil without
 	// them.
 	sample *sampleAuditor
@@ -343,6 +350,9 @@ func (o *fedavgObserver) record(round int, w []float64) {
 		}
 	}
 	o.uplink.record(o.t, row)
+	if o.clients != nil {
+		o.clients.record(row, w)
+	}
 }
 
 // Observe implements actors.Observer.
@@ -391,6 +401,7 @@ func runFedAvg(j *run.Job, p *inputs.Problem, sink *run.TraceSink) error {
 	cols := run.Columns(sc)
 	obs := &fedavgObserver{t: rundir.NewTable(sc.Iterations, sc.Output.Every, len(cols)), p: p, uplink: newUplinkLog(cols)}
 	obs.sys = run.NewSystemsLog(sc, obs.t, cols)
+	obs.clients = newClientLog(p, obs.t, cols)
 	obs.priv = newPrivacyLog(sc, cfg, len(w0), obs.t, cols)
 	obs.priv.minSamples = fedavg.LedgerSamples(cfg, p.Data)
 	applyAudit(sc.Privacy.Audit, cfg, sc.Seed, len(w0), j.CanaryIn())
