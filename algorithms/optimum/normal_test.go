@@ -99,7 +99,7 @@ func TestLocalLeastSquaresIsLeastSquares(t *testing.T) {
 				if err == nil && !sameBits(got, want) {
 					t.Fatalf("dim %d, ρ %g, agent %d: %v, LeastSquares gives %v", dim, rho, k, got, want)
 				}
-				if wellConditioned(e.a, dim, rho, s.Len()) {
+				if wellConditioned(shifted(e, rho), dim, rho, s.Len()) {
 					fast++
 				}
 			}
@@ -109,6 +109,17 @@ func TestLocalLeastSquaresIsLeastSquares(t *testing.T) {
 		}
 		t.Logf("dim %d: %d systems of %d on the fast path, %d failed", dim, fast, 5*len(sets), failed)
 	}
+}
+
+// shifted returns R̂ + ρI of e, its upper triangle, as SolveTo forms it.
+func shifted(e *NormalEquations, rho float64) []float64 {
+	dim := e.dim
+	a := make([]float64, dim*dim)
+	for j := range dim {
+		copy(a[j*dim+j:j*dim+dim], e.r[j*dim+j:j*dim+dim])
+		a[j*dim+j] += rho
+	}
+	return a
 }
 
 // sameError reports whether a local solve's error says what LeastSquares's
@@ -165,11 +176,7 @@ func TestWellConditionedBoundsTheEstimate(t *testing.T) {
 		rho := math.Pow(10, -float64(r.IntN(20)))
 		e := NewNormalEquations(dim)
 		e.Add(1, s)
-		a := make([]float64, dim*dim)
-		for j := range dim {
-			copy(a[j*dim+j:j*dim+dim], e.r[j*dim+j:j*dim+dim])
-			a[j*dim+j] += rho
-		}
+		a := shifted(e, rho)
 		if !wellConditioned(a, dim, rho, n) {
 			continue
 		}
