@@ -68,3 +68,17 @@ func scratch(stack []float64, n int) []float64 {
 	}
 	return make([]float64, n)
 }
+
+// reshapeDense makes s a dense set of n samples of dim features, reusing its
+// storage when it is large enough, and otherwise allocating it for up to
+// most samples; the values are left to the caller.
+func (s *Set) reshapeDense(n, dim, most int) {
+	x, y := s.X, s.Y
+	if cap(x) < n*dim {
+		x = make([]float64, max(n, most)*dim)
+	}
+	if cap(y) < n {
+		y = make([]float64, max(n, most))
+	}
+	*s = Set{Dim: dim, X: x[:n*dim], Y: y[:n]}
+}

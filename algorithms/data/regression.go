@@ -89,23 +89,41 @@ type regression struct {
 func (g *regression) Agents() int { return g.c.Agents }
 
 // Set implements Source.
-func (g *regression) Set(k int) *Set {
+func (g *regression) Set(k int) *Set { return g.draw(k, nil) }
+
+// DrawTo implements Drawer: agent k's samples drawn into dst's storage.
+func (g *regression) DrawTo(k int, dst *Set) *Set { return g.draw(k, dst) }
+
+// draw draws agent k's dataset into dst, or into a new set when dst is nil.
+func (g *regression) draw(k int, dst *Set) *Set {
 	c := &g.c
 	pr := agentRand(g.runSeed, k)
 	defer pr.release()
 	r := pr.Rand
 	factor := g.shared
 	if factor == nil {
-		factor = covarianceFactor(c.Dim, c.CovScale, r)
+		var stack [16]float64
+		factor = covarianceFactorTo(scratch(stack[:], c.Dim*c.Dim), c.Dim, c.CovScale, r)
 	}
 	n := c.SamplesMin + r.IntN(c.SamplesMax-c.SamplesMin+1)
 	noiseSD := math.Sqrt(c.NoiseVarMin + (c.NoiseVarMax-c.NoiseVarMin)*r.Float64())
-	return linearSamples(n, factor, g.wStar, noiseSD, r)
+	if dst == nil {
+		dst = newDense(n, c.Dim)
+	} else {
+		dst.reshapeDense(n, c.Dim, c.SamplesMax)
+	}
+	linearSamples(dst, factor, g.wStar, noiseSD, r)
+	return dst
 }
 
 // covarianceFactor draws the lower-triangular factor L (row-major, Dim×Dim).
 func covarianceFactor(dim int, scale float64, r *rand.Rand) []float64 {
-	l := make([]float64, dim*dim)
+	return covarianceFactorTo(make([]float64, dim*dim), dim, scale, r)
+}
+
+// covarianceFactorTo is covarianceFactor into l, of length dim².
+func covarianceFactorTo(l []float64, dim int, scale float64, r *rand.Rand) []float64 {
+	clear(l)
 	for i := 0; i < dim; i++ {
 		for j := 0; j < i; j++ {
 			l[i*dim+j] = scale * (r.Float64() - 0.5)
@@ -115,13 +133,25 @@ func covarianceFactor(dim int, scale float64, r *rand.Rand) []float64 {
 	return l
 }
 
-// linearSamples draws n samples u = L z, z ~ N(0, I), d = uᵀw⋆ + noiseSD·N(0,1).
-func linearSamples(n int, factor, wStar []float64, noiseSD float64, r *rand.Rand) *Set {
+// linearSamples draws s.Len() samples u = L z, z ~ N(0, I),
+// d = uᵀw⋆ + noiseSD·N(0,1) into the dense set s. Every sum starts from
+// zero and adds its terms in index order, each product rounded (the
+// conversions forbid fused multiply-adds); two dimensions take a copy of
+// the loop written out, the same operations (TestLinearSamplesInTwoDimensions).
+func linearSamples(s *Set, factor, wStar []float64, noiseSD float64, r *rand.Rand) {
+	if len(wStar) == 2 {
+		linearSamples2(s, factor, wStar, noiseSD, r)
+		return
+	}
+	linearSamplesN(s, factor, wStar, noiseSD, r)
+}
+
+// linearSamplesN is linearSamples in any dimension.
+func linearSamplesN(s *Set, factor, wStar []float64, noiseSD float64, r *rand.Rand) {
 	dim := len(wStar)
-	s := newDense(n, dim)
 	var stack [16]float64
 	z := scratch(stack[:], dim)
-	for i := 0; i < n; i++ {
+	for i := 0; i < s.Len(); i++ {
 		for j := range z {
 			z[j] = r.NormFloat64()
 		}
@@ -129,15 +159,33 @@ func linearSamples(n int, factor, wStar []float64, noiseSD float64, r *rand.Rand
 		for a := 0; a < dim; a++ {
 			var u float64
 			for b := 0; b <= a; b++ {
-				u += factor[a*dim+b] * z[b]
+				u += float64(factor[a*dim+b] * z[b])
 			}
 			row[a] = u
 		}
 		var d float64
 		for j, u := range row {
-			d += u * wStar[j]
+			d += float64(u * wStar[j])
 		}
-		s.Y[i] = d + noiseSD*r.NormFloat64()
+		s.Y[i] = d + float64(noiseSD*r.NormFloat64())
 	}
-	return s
+}
+
+// linearSamples2 is linearSamples in two dimensions.
+func linearSamples2(s *Set, factor, wStar []float64, noiseSD float64, r *rand.Rand) {
+	f00, f10, f11 := factor[0], factor[2], factor[3]
+	w0, w1 := wStar[0], wStar[1]
+	x, y := s.X[:2*len(s.Y)], s.Y
+	for i := range y {
+		z0 := r.NormFloat64()
+		z1 := r.NormFloat64()
+		var u0, u1, d float64
+		u0 += float64(f00 * z0)
+		u1 += float64(f10 * z0)
+		u1 += float64(f11 * z1)
+		x[2*i], x[2*i+1] = u0, u1
+		d += float64(u0 * w0)
+		d += float64(u1 * w1)
+		y[i] = d + float64(noiseSD*r.NormFloat64())
+	}
 }

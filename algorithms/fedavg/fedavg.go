@@ -38,7 +38,10 @@ import (
 const ServerName = "server"
 
 // AgentName returns the actor name (and random-stream owner) of agent k.
-func AgentName(k int) string { return "agent/" + strconv.Itoa(k) }
+func AgentName(k int) string { return agentNamePrefix + strconv.Itoa(k) }
+
+// agentNamePrefix starts an agent's name.
+const agentNamePrefix = "agent/"
 
 // Participation is how the server picks the agents of a round.
 type Participation int

@@ -249,18 +249,23 @@ func NoiseBound(cfg *Config, src data.Source, l loss.Loss, wOpt []float64, runSe
 
 // NoiseBoundContext is NoiseBound, stopping with an error wrapping ctx.Err()
 // once ctx is done; it checks ctx before every agent's share of the sums.
-// It passes over the agents once (data.Map), computing their terms on every
-// core and summing them in agent order, one agent's data held per core.
+// It passes over the agents once (data.Fold), computing their terms on every
+// core and summing them in agent order, a few chunks of agents' data held
+// per core.
 func NoiseBoundContext(ctx context.Context, cfg *Config, src data.Source, l loss.Loss, wOpt []float64, runSeed uint64) (uniform, optimal float64, err error) {
 	var sum NoiseSum
-	err = data.Map(src, func(k int, set *data.Set) NoiseTerm { return cfg.NoiseTerm(k, set, l, wOpt, runSeed) },
-		func(_ int, t NoiseTerm) error {
-			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("importance sampling's noise bound: interrupted: %w", err)
-			}
-			sum.Add(t)
-			return nil
-		})
+	err = data.Fold(src, func(lo int, sets []*data.Set, out []NoiseTerm) {
+		var s NoiseScratch
+		for i, set := range sets {
+			out[i] = cfg.NoiseTermWith(lo+i, set, l, wOpt, runSeed, &s)
+		}
+	}, func(_ int, _ *data.Set, t *NoiseTerm) error {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("importance sampling's noise bound: interrupted: %w", err)
+		}
+		sum.Add(*t)
+		return nil
+	})
 	if err != nil {
 		return 0, 0, err
 	}
@@ -276,16 +281,48 @@ type NoiseTerm struct{ c, sqrtC float64 }
 // its E_k and B_k drawn from its schedule stream as a run draws them. It is
 // safe for concurrent use.
 func (cfg *Config) NoiseTerm(k int, set *data.Set, l loss.Loss, wOpt []float64, runSeed uint64) NoiseTerm {
-	schedule := rng.New(runSeed, AgentName(k), "schedule")
-	epochs := sampling.IntInRange(cfg.Epochs.Min, cfg.Epochs.Max, schedule)
-	batch := sampling.IntInRange(cfg.Batch.Min, cfg.Batch.Max, schedule)
-	g, scratch := make([]float64, len(wOpt)), make([]float64, len(wOpt))
-	norms := make([]float64, set.Len())
+	return cfg.NoiseTermWith(k, set, l, wOpt, runSeed, new(NoiseScratch))
+}
+
+// NoiseScratch is the work space of NoiseTermWith, one per goroutine: the
+// schedule stream, reseeded for each agent, and the vectors of its
+// gradient, sample norms and probabilities. The zero value is ready.
+type NoiseScratch struct {
+	src                     *rand.ChaCha8
+	schedule                *rand.Rand
+	g, scratch, norms, prob []float64
+}
+
+// NoiseTermWith is NoiseTerm in the work space s, which it reuses: the same
+// term, bit for bit, without allocating for an agent once s has served one
+// with as many samples. Give each goroutine its own s.
+func (cfg *Config) NoiseTermWith(k int, set *data.Set, l loss.Loss, wOpt []float64, runSeed uint64, s *NoiseScratch) NoiseTerm {
+	if s.src == nil {
+		s.src = new(rand.ChaCha8)
+		s.schedule = rand.New(s.src)
+	}
+	// Seed gives the generator rand.NewChaCha8 gives: the stream
+	// rng.New(runSeed, AgentName(k), "schedule"), keyed without building
+	// the name.
+	s.src.Seed(rng.IndexedKey(runSeed, agentNamePrefix, "schedule", 0, k))
+	epochs := sampling.IntInRange(cfg.Epochs.Min, cfg.Epochs.Max, s.schedule)
+	batch := sampling.IntInRange(cfg.Batch.Min, cfg.Batch.Max, s.schedule)
+	g, scratch := resize(&s.g, len(wOpt)), resize(&s.scratch, len(wOpt))
+	norms, p := resize(&s.norms, set.Len()), resize(&s.prob, set.Len())
 	l.NormsAndFullGrad(norms, g, wOpt, set, scratch)
 	model := alpha(epochs, batch) * floats.Dot(g, g)
-	p := make([]float64, set.Len())
 	sampling.Proportional(p, norms)
 	return NoiseTerm{c: dataVariance(norms, nil, epochs, batch) + model, sqrtC: math.Sqrt(dataVariance(norms, p, epochs, batch) + model)}
+}
+
+// resize returns *v with length n, reallocated when its capacity is short;
+// its values are left to the caller.
+func resize(v *[]float64, n int) []float64 {
+	if cap(*v) < n {
+		*v = make([]float64, n)
+	}
+	*v = (*v)[:n]
+	return *v
 }
 
 // NoiseSum adds up the agents' NoiseTerms, in agent order, for a caller

@@ -13,9 +13,6 @@ import (
 	"errors"
 	"fmt"
 
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/mat"
-
 	"maple/algorithms/data"
 )
 
@@ -48,40 +45,16 @@ func LeastSquares(sets []*data.Set, weights []float64, rho float64) ([]float64, 
 // weight(k), checking ctx before each agent's share of the normal
 // equations.
 func leastSquares(ctx context.Context, src data.Source, weight func(k int) float64, rho float64) ([]float64, error) {
-	dim := src.Set(0).Dim
-	r := mat.NewSymDense(dim, nil)
-	b := mat.NewVecDense(dim, nil)
-	// The sums go straight to BLAS on the raw storage: what
-	// r.SymRankOne(r, scale, x) and b.AddScaledVec(b, scale·y_n, x) compute,
-	// without their checks of shapes and overlaps at every sample.
-	rs, bv := r.RawSymmetric(), b.RawVector()
-	x := blas64.Vector{N: dim, Inc: 1, Data: make([]float64, dim)}
+	e := NewNormalEquations(src.Set(0).Dim)
 	err := data.Each(src, func(k int, s *data.Set) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("optimum: interrupted: %w", err)
 		}
-		scale := weight(k) / float64(s.Len())
-		for n := 0; n < s.Len(); n++ {
-			clear(x.Data)
-			s.AddScaledRow(x.Data, n, 1)
-			blas64.Syr(scale, x, rs)
-			blas64.Axpy(scale*s.Y[n], x, bv)
-		}
+		e.Add(weight(k), s)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	for j := 0; j < dim; j++ {
-		r.SetSym(j, j, r.At(j, j)+rho)
-	}
-	var chol mat.Cholesky
-	if !chol.Factorize(r) {
-		return nil, ErrSingular
-	}
-	var w mat.VecDense
-	if err := chol.SolveVecTo(&w, b); err != nil {
-		return nil, fmt.Errorf("optimum: %w", err)
-	}
-	return append([]float64(nil), w.RawVector().Data...), nil
+	return e.Solve(rho)
 }

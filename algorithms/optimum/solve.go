@@ -231,7 +231,8 @@ func (p *problem) value(w []float64) float64 {
 // grad sets dst to ∇F(w). dst must not alias w. The agents' gradients of a
 // generated source are computed on every core, each into its own vector,
 // and added in agent order; those of datasets in memory in turn, in one
-// scratch vector.
+// scratch vector. (Fold reuses the agents' vectors and the storage their
+// datasets are drawn into.)
 func (p *problem) grad(dst, w []float64) {
 	clear(dst)
 	if !data.Generated(p.sets) {
@@ -241,12 +242,15 @@ func (p *problem) grad(dst, w []float64) {
 		}
 		return
 	}
-	data.Map(p.sets, func(_ int, s *data.Set) []float64 {
-		g := make([]float64, len(w))
-		p.l.FullGrad(g, w, s)
-		return g
-	}, func(k int, g []float64) error {
-		floats.AddScaled(dst, p.weight(k), g)
+	data.Fold(p.sets, func(_ int, sets []*data.Set, out [][]float64) {
+		for i, s := range sets {
+			if len(out[i]) != len(w) {
+				out[i] = make([]float64, len(w))
+			}
+			p.l.FullGrad(out[i], w, s)
+		}
+	}, func(k int, _ *data.Set, g *[]float64) error {
+		floats.AddScaled(dst, p.weight(k), *g)
 		return nil
 	})
 }

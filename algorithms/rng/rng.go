@@ -14,6 +14,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 )
 
 // RunSeed returns the seed of Monte-Carlo run number run of a scenario whose seed
@@ -41,6 +42,31 @@ func Key(runSeed uint64, actor, purpose string) [32]byte {
 	for _, part := range [...]string{actor, purpose} {
 		b = binary.LittleEndian.AppendUint64(b, uint64(len(part)))
 		b = append(b, part...)
+	}
+	return sha256.Sum256(b)
+}
+
+// IndexedKey returns Key(runSeed, actor, purpose) with the decimal index
+// k appended to the actor's name (the stream (prefix+k, purpose), at = 0)
+// or to the purpose (the stream (actor, prefix+k), at = 1), without
+// building the name: the same bytes hashed, so the same key — what keying
+// the streams of millions of agents by name ("agent/" + k) costs, less the
+// string.
+func IndexedKey(runSeed uint64, actor, purpose string, at, k int) [32]byte {
+	var stack [128]byte
+	b := append(stack[:0], streamDomain...)
+	b = binary.LittleEndian.AppendUint64(b, runSeed)
+	for i, part := range [...]string{actor, purpose} {
+		if i != at {
+			b = binary.LittleEndian.AppendUint64(b, uint64(len(part)))
+			b = append(b, part...)
+			continue
+		}
+		start := len(b)
+		b = binary.LittleEndian.AppendUint64(b, 0) // the length, set below
+		b = append(b, part...)
+		b = strconv.AppendInt(b, int64(k), 10)
+		binary.LittleEndian.PutUint64(b[start:], uint64(len(b)-start-8))
 	}
 	return sha256.Sum256(b)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -113,5 +114,26 @@ func TestKeyIsTheHashOfTheNames(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { Key(1, "agent/123456", "batch") }); n != 0 {
 		t.Errorf("Key allocates %v times", n)
+	}
+}
+
+// IndexedKey is Key of the name with the index appended, for either part,
+// every number of digits, and names whose bytes no longer fit the stack
+// buffer; it allocates nothing.
+func TestIndexedKeyIsKeyOfTheName(t *testing.T) {
+	long := strings.Repeat("y", 150)
+	for _, k := range []int{0, 7, 10, 99, 12345, 99999999, 100000000, 1 << 40, -3} {
+		for _, c := range []struct{ actor, purpose string }{{"agent/", "schedule"}, {"data", "agent/"}, {"", ""}, {long, "x"}} {
+			name := strconv.Itoa(k)
+			if got, want := IndexedKey(5, c.actor, c.purpose, 0, k), Key(5, c.actor+name, c.purpose); got != want {
+				t.Errorf("(%q+%d, %q): %x, want %x", c.actor, k, c.purpose, got, want)
+			}
+			if got, want := IndexedKey(5, c.actor, c.purpose, 1, k), Key(5, c.actor, c.purpose+name); got != want {
+				t.Errorf("(%q, %q+%d): %x, want %x", c.actor, c.purpose, k, got, want)
+			}
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { IndexedKey(1, "data", "agent/", 1, 12345678) }); n != 0 {
+		t.Errorf("IndexedKey allocates %v times", n)
 	}
 }

@@ -539,8 +539,10 @@ func fedavgExposure(cfg *fedavg.Config, server string) run.Exposure {
 // and optimal probabilities and the improvement of the MSD bound between them
 // in dB, and, for least squares, the model drift ξ = max_k ‖w_k^o − w^o‖
 // (Assumption 2.2) that Fig. 2.5 is parameterized by. Both come from one
-// pass over the agents (data.Map), each agent's share computed on every
-// core and combined in agent order.
+// pass over the agents (inputs.Pass, which adds the solver's gradient norm
+// when it is still due), each agent's share computed on every core without
+// allocating — w_k^o by optimum.LocalLeastSquares — and combined in agent
+// order.
 func fedavgDetails(j *run.Job, cfg *fedavg.Config, p *inputs.Problem) error {
 	d := map[string]any{}
 	noise := cfg.Schedule == fedavg.PerAgent && p.WOpt != nil
@@ -556,23 +558,28 @@ func fedavgDetails(j *run.Job, cfg *fedavg.Config, p *inputs.Problem) error {
 	}
 	var sum fedavg.NoiseSum
 	var xi float64
-	err := data.Map(p.Data, func(k int, set *data.Set) (s share) {
-		if noise {
-			s.noise = cfg.NoiseTerm(k, set, p.Loss, p.WOpt, j.RunSeed)
-		}
-		if drift {
-			wk, err := optimum.LeastSquares([]*data.Set{set}, optimum.Uniform(1), p.Loss.Rho)
-			if err != nil {
-				s.err = j.Curve.Errorf("data", "agent %d's local minimizer w_k^o: %v", k, err)
-				return s
+	err := inputs.Pass(j.Context(), p, func(lo int, sets []*data.Set, out []share) {
+		var scratch fedavg.NoiseScratch
+		var eq *optimum.NormalEquations
+		wk := make([]float64, len(p.WOpt))
+		for i, set := range sets {
+			k, s := lo+i, share{}
+			if noise {
+				s.noise = cfg.NoiseTermWith(k, set, p.Loss, p.WOpt, j.RunSeed, &scratch)
 			}
-			s.xi = floats.Distance(wk, p.WOpt, 2)
+			if drift {
+				if eq == nil {
+					eq = optimum.NewNormalEquations(set.Dim)
+				}
+				if err := optimum.LocalLeastSquares(wk, eq, set, p.Loss.Rho); err != nil {
+					s.err = j.Curve.Errorf("data", "agent %d's local minimizer w_k^o: %v", k, err)
+				} else {
+					s.xi = floats.Distance(wk, p.WOpt, 2)
+				}
+			}
+			out[i] = s
 		}
-		return s
-	}, func(_ int, s share) error {
-		if err := j.Context().Err(); err != nil {
-			return fmt.Errorf("the summary's noise bound and model drift: interrupted: %w", err)
-		}
+	}, func(_ int, _ *data.Set, s *share) error {
 		sum.Add(s.noise)
 		xi = math.Max(xi, s.xi)
 		return s.err

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -54,6 +55,32 @@ func TestLazyClientsKeepTheirNumbers(t *testing.T) {
 			exp, _ := os.ReadFile(filepath.Join(want, "trace.sha256"))
 			if got := hex.EncodeToString(sum[:]); got != strings.TrimSpace(string(exp)) {
 				t.Errorf("%s clients: the trace's SHA-256 is %s, maple 15cd9a1's %s", hold.name, got, exp)
+			}
+		}
+	}
+}
+
+// The passes over the ten thousand clients before and after the solve
+// (checks, summary and normal equations; the solver's gradient norm, the
+// noise bound and the drift ξ) run on every core, combined in agent order:
+// at GOMAXPROCS 1 and 3 the outputs are the bytes of testdata/lazy.
+func TestLazyClientsKeepTheirNumbersOnAnyCores(t *testing.T) {
+	p, err := scenarios.LoadFile("testdata/lazy/scale.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 3} {
+		runtime.GOMAXPROCS(procs)
+		dir := t.TempDir()
+		if _, err := run.Execute(p, dir, run.Options{Engine: run.Reference}); err != nil {
+			t.Fatal(procs, err)
+		}
+		for _, f := range []string{"metrics.csv", "summary.json"} {
+			got, _ := os.ReadFile(filepath.Join(dir, f))
+			exp, err := os.ReadFile(filepath.Join("testdata/lazy/reference", f))
+			if err != nil || !bytes.Equal(got, exp) {
+				t.Errorf("GOMAXPROCS %d: %s differs from testdata/lazy's (%v)", procs, f, err)
 			}
 		}
 	}

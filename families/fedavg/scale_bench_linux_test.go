@@ -16,7 +16,7 @@ import (
 // included. It reports the process's peak resident memory (MB-peak-RSS:
 // the targets are 1 GB at 10⁶ and 8 GB at 10⁷) and the CPU time per run
 // (s-cpu/op, user and system, on every core), besides the wall time
-// (ns/op; the target is 60 s on 2 cores at 10⁷):
+// (ns/op; the target is 20 s on 2 idle cores at 10⁷, issue 32):
 //
 //	go test -run XXX -bench TenMillion -benchtime 1x ./families/fedavg/
 func BenchmarkTenMillionClients(b *testing.B) {

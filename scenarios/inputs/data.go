@@ -81,29 +81,32 @@ func partition(c *scenarios.CurveSpec, all *data.Set, split data.SplitConfig, ru
 
 // finish checks the labels against the loss, gives the MLP its random
 // origin (from the stream ("model", "init") of the data seed, so that the
-// curves of a run start from the same network) and summarizes the partition.
+// curves of a run start from the same network) and summarizes the partition;
+// add, if not nil, is given every agent's dataset too, in agent order.
 //
-// It passes over the agents once (data.Map): for generated data held lazily
-// it draws them one at a time, and checks them on every core, stopping
-// once ctx is done.
-func (p *Problem) finish(ctx context.Context, c *scenarios.CurveSpec, runSeed uint64) error {
+// It passes over the agents once (data.Fold): for generated data held
+// lazily it draws them one at a time, and checks them on every core,
+// stopping once ctx is done.
+func (p *Problem) finish(ctx context.Context, c *scenarios.CurveSpec, runSeed uint64, add func(s *data.Set)) error {
 	var summary data.Summary
 	classes := p.Loss.Classification()
-	type checked struct {
-		set *data.Set
-		err error
-	}
-	err := data.Map(p.Data, func(_ int, s *data.Set) checked { return checked{s, p.Loss.CheckLabels(s)} },
-		func(k int, s checked) error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if s.err != nil {
-				return c.Errorf("data", "agent %d: %v", k, s.err)
-			}
-			summary.Add(s.set, classes)
-			return nil
-		})
+	err := data.Fold(p.Data, func(_ int, sets []*data.Set, out []error) {
+		for i, s := range sets {
+			out[i] = p.Loss.CheckLabels(s)
+		}
+	}, func(k int, s *data.Set, labels *error) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if *labels != nil {
+			return c.Errorf("data", "agent %d: %v", k, *labels)
+		}
+		summary.Add(s, classes)
+		if add != nil {
+			add(s)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -126,16 +129,20 @@ const maxRecordedOptimum = 2048
 
 // Details returns the facts about the problem the summary reports: how the
 // samples are spread over the agents, and w^o (or its norm) with how it was
-// found.
+// found — the latter once its gradient norm is computed (Settle adds it
+// after the run otherwise).
 func (p *Problem) Details() map[string]any {
 	d := map[string]any{"partition": p.summary}
 	switch {
 	case p.WOpt == nil:
 		d["optimum"] = "none (loss.optimum: none)"
 	case len(p.WOpt) > maxRecordedOptimum:
-		d["optimum_norm"], d["solver"] = floats.Norm(p.WOpt, 2), p.Solver
+		d["optimum_norm"] = floats.Norm(p.WOpt, 2)
 	default:
-		d["optimum"], d["solver"] = p.WOpt, p.Solver
+		d["optimum"] = p.WOpt
+	}
+	if p.WOpt != nil && p.gradient == nil {
+		d["solver"] = p.Solver
 	}
 	return d
 }

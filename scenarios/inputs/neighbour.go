@@ -61,7 +61,7 @@ func NeighbourProblem(ctx context.Context, c *scenarios.CurveSpec, dir string, r
 		n.Sets[0] = n.Set
 		n.Data = data.Sets(n.Sets)
 	}
-	n.Optimum, _, err = optimum.SolveSource(ctx, p.Loss, n.Data, nil)
+	n.Optimum, err = optimum.Minimize(ctx, p.Loss, n.Data, nil)
 	if err != nil {
 		return nil, c.Errorf("privacy.accountant", "cannot solve the neighbouring problem: %v", err)
 	}

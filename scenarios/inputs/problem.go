@@ -34,6 +34,10 @@ type Problem struct {
 	Solver optimum.Report
 	// summary describes how the samples are spread over the agents.
 	summary data.PartitionSummary
+	// gradient, when not nil, is the sum of the agents' gradients at w^o
+	// that Solver's GradNorm is still to be computed from, by the next pass
+	// over the agents (Pass, Settle).
+	gradient *optimum.Gradient
 }
 
 // ProblemCache keeps the last problem a worker built. Jobs come in (run,
@@ -81,10 +85,27 @@ func BuildProblem(ctx context.Context, c *scenarios.CurveSpec, dir string, runSe
 
 // buildProblem is BuildProblem, leaving generated data to be drawn agent by
 // agent when lazy (Problem.Data): the checks, the summary and w^o then pass
-// over the agents without holding them (data.Each).
+// over the agents without holding them (data.Fold). For least squares the
+// checks, the summary and the normal equations take one pass together, and
+// the gradient norm of the solver's report is left to the next pass over the
+// agents (Pass, Settle): two passes over millions of agents fewer.
 func buildProblem(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64, lazy bool) (*Problem, error) {
-	p, err := buildData(ctx, c, dir, runSeed, lazy)
-	if err != nil || c.Scenario.Loss.Optimum == "none" {
+	p, err := buildSource(ctx, c, dir, runSeed)
+	if err != nil {
+		return nil, err
+	}
+	if !lazy {
+		p.Sets = data.Collect(p.Data)
+		p.Data = data.Sets(p.Sets)
+	}
+	solve := c.Scenario.Loss.Optimum != "none"
+	if solve && data.Generated(p.Data) && p.Loss.Kind == loss.LeastSquares {
+		if err := p.finishLeastSquares(ctx, c, runSeed); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	if err := p.finish(ctx, c, runSeed, nil); err != nil || !solve {
 		return p, err
 	}
 	p.WOpt, p.Solver, err = optimum.SolveSource(ctx, p.Loss, p.Data, nil)
@@ -94,27 +115,85 @@ func buildProblem(ctx context.Context, c *scenarios.CurveSpec, dir string, runSe
 	return p, nil
 }
 
+// finishLeastSquares is finish and the closed form of least squares
+// (optimum.SolveSource) in one pass over generated data held lazily: the
+// normal equations are summed, agent by agent in agent order, with the
+// checks and the summary, and solved as SolveSource solves them — the same
+// w^o, bit for bit. The report's gradient norm at w^o needs another pass,
+// left to the next one over the agents (Pass) or to Settle.
+func (p *Problem) finishLeastSquares(ctx context.Context, c *scenarios.CurveSpec, runSeed uint64) error {
+	K := p.Data.Agents()
+	uniform := 1 / float64(K) // the weight of SolveSource's uniform average
+	eq := optimum.NewNormalEquations(p.Data.Set(0).Dim)
+	if err := p.finish(ctx, c, runSeed, func(s *data.Set) { eq.Add(uniform, s) }); err != nil {
+		return err
+	}
+	fail := func(err error) error { return c.Errorf("loss", "cannot compute the minimizer w^o: %v", err) }
+	if err := optimum.CheckLeastSquares(p.Loss, p.Data, nil); err != nil {
+		return fail(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(fmt.Errorf("optimum: interrupted: %w", err))
+	}
+	w, err := eq.Solve(p.Loss.Rho)
+	if err != nil {
+		return fail(err)
+	}
+	p.WOpt, p.Solver = w, optimum.Report{Method: "closed-form"}
+	p.gradient = optimum.NewGradient(p.Loss, K, nil, w)
+	return nil
+}
+
+// Pass passes over the agents of p once, as data.Fold does, for what a
+// family computes from every agent's data (at w^o, say): work computes a
+// chunk's results on every core, each takes them in agent order. When the
+// gradient norm of p's solver report is still to be computed (lazily held
+// generated data, finishLeastSquares), the pass computes it too, on the
+// goroutine that calls each, before each: the pass a family makes for its
+// summary serves the report as well. Once ctx is done the pass stops with
+// an error wrapping ctx.Err().
+func Pass[T any](ctx context.Context, p *Problem, work func(lo int, sets []*data.Set, out []T), each func(k int, set *data.Set, v *T) error) error {
+	g := p.gradient
+	err := data.Fold(p.Data, work, func(k int, set *data.Set, v *T) error {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("a pass over the agents: interrupted: %w", err)
+		}
+		if g != nil {
+			g.Add(k, set)
+		}
+		return each(k, set, v)
+	})
+	if err == nil && g != nil {
+		p.Solver.GradNorm, p.gradient = g.Norm(), nil
+	}
+	return err
+}
+
+// Settle completes the details of a job that Details gave before its run:
+// the solver's report, once its gradient norm is computed, by a pass of its
+// own if no pass of the family's (Pass) computed it during the run.
+func (p *Problem) Settle(ctx context.Context, details map[string]any) error {
+	if p.gradient != nil {
+		if err := Pass(ctx, p, func(int, []*data.Set, []struct{}) {}, func(int, *data.Set, *struct{}) error { return nil }); err != nil {
+			return err
+		}
+	}
+	if p.WOpt != nil {
+		details["solver"] = p.Solver
+	}
+	return nil
+}
+
 // BuildData generates (or reads and deals out) the data of a run and sets up
 // the model, as a family that reads them lazily gets them (generated data
 // are drawn when asked, Problem.Data), without solving for w^o: the data
 // maple data describes (Problem.PartitionSummary).
 func BuildData(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64) (*Problem, error) {
-	return buildData(ctx, c, dir, runSeed, true)
-}
-
-// buildData generates (or reads and deals out) the data of a run and sets up
-// the model, without solving for w^o; lazy leaves generated data to be drawn
-// when asked (Problem.Data).
-func buildData(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64, lazy bool) (*Problem, error) {
 	p, err := buildSource(ctx, c, dir, runSeed)
 	if err != nil {
 		return nil, err
 	}
-	if !lazy {
-		p.Sets = data.Collect(p.Data)
-		p.Data = data.Sets(p.Sets)
-	}
-	return p, p.finish(ctx, c, runSeed)
+	return p, p.finish(ctx, c, runSeed, nil)
 }
 
 // buildSource sets up the model and the data of a run: the source of

@@ -358,6 +358,11 @@ func (j *Job) execute() error {
 		}
 		return fmt.Errorf("curve %q, run %d: %w", j.Curve.Label, j.Run, err)
 	}
+	// The solver's report, whose gradient norm a pass of the family's may
+	// have computed during the run (inputs.Pass).
+	if err := p.Settle(j.Context(), j.Stats.Details); err != nil {
+		return err
+	}
 	if err := j.checkAudit(); err != nil {
 		return &InternalError{Value: fmt.Sprintf("curve %q, run %d: %v", j.Curve.Label, j.Run, err)}
 	}
