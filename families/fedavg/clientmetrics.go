@@ -27,15 +27,15 @@ func clientColumns(sc *scenarios.Scenario) []rundir.Column {
 		return nil
 	}
 	cols := []rundir.Column{
-		{Name: "client_loss_mean", Label: "agents' training loss: mean over the agents"},
-		{Name: "client_loss_worst", Label: "agents' training loss: mean of the worst 10%"},
-		{Name: "client_loss_var", Label: "agents' training loss: variance over the agents"},
+		{Name: "client_loss_mean", Label: "mean client loss"},
+		{Name: "client_loss_worst", Label: "client loss, worst 10%"},
+		{Name: "client_loss_var", Label: "variance of client losses"},
 	}
 	if sc.Loss.Kind != "least-squares" {
 		cols = append(cols,
-			rundir.Column{Name: "client_accuracy_mean", Label: "agents' training accuracy: mean over the agents"},
-			rundir.Column{Name: "client_accuracy_worst", Label: "agents' training accuracy: mean of the worst 10%"},
-			rundir.Column{Name: "client_accuracy_var", Label: "agents' training accuracy: variance over the agents"})
+			rundir.Column{Name: "client_accuracy_mean", Label: "mean client accuracy"},
+			rundir.Column{Name: "client_accuracy_worst", Label: "client accuracy, worst 10%"},
+			rundir.Column{Name: "client_accuracy_var", Label: "variance of client accuracies"})
 	}
 	return cols
 }
