@@ -102,7 +102,14 @@ func (s *asyncServer) Receive(ctx *actors.Context, m proto.Message) error {
 	case *msg.LocalUpdate:
 		return s.arrive(ctx, m.GetSlot(), m.GetUpdate(), compressedOf(s.Config, m))
 	case *msg.FedAvgTimeout:
-		if !s.done && s.core.Abandon(int(m.GetAgent()), ctx.Round()) {
+		if s.done {
+			return nil
+		}
+		abandoned, err := s.core.Abandon(int(m.GetAgent()), ctx.Round())
+		if err != nil {
+			return err
+		}
+		if abandoned {
 			ctx.Observe(KeyTimeout, []float64{float64(m.GetAgent())})
 			s.dispatch(ctx)
 		}

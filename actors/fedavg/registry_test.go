@@ -41,9 +41,11 @@ func randomValues(spec params.Spec, r *rand.Rand) params.Values {
 // changes no other's draws. Under this systems model a reply takes at
 // least 0.1 s to come back, and an asynchronous server whose timeout is
 // shorter gives up on nearly every task: the run crawls (a timeout of
-// 0.057 s takes 45 s here) or, below the latency, never ends, on both
-// engines. Until the engines refuse such a timeout, the seed is one whose
-// draws of fedasync's and fedbuff's timeouts are all above 0.4 s.
+// 0.057 s takes 45 s here) or, below the latency, stops after
+// AsyncServer.DryLimit tasks in a row without an update
+// (TestAsyncTimeoutShorterThanTheRoundTripStops). The seed is one whose
+// draws of fedasync's and fedbuff's timeouts are all above 0.4 s, so that
+// the test compares runs that progress.
 func TestEveryRegisteredBehaviourRunsAlikeOnBothEngines(t *testing.T) {
 	m := &systems.Model{Latency: 0.05, Compute: systems.Compute{Kind: systems.LogNormal, Median: 0.3, Sigma: 0.8}}
 	for _, slot := range []string{ServerSlot, ClientSlot, CollectSlot, AdversarySlot, CompressSlot} {

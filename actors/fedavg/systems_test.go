@@ -370,3 +370,26 @@ func TestSignFlipAdversariesAgainstMeanAndMedian(t *testing.T) {
 		t.Errorf("‖w‖² after 300 rounds: mean %v, median %v; the mean should be dragged far away", final["mean"], final["median"])
 	}
 }
+
+// An asynchronous server whose timeout is shorter than every client's round
+// trip (here the link latency alone, 0.05 s each way, against a timeout of
+// 0.02 s) gives up on every task and hands out another, forever: both
+// engines stop after DryLimit tasks in a row without an update, with the
+// same error naming the timeout, rather than never ending.
+func TestAsyncTimeoutShorterThanTheRoundTripStops(t *testing.T) {
+	m := &systems.Model{Latency: 0.05, Compute: systems.Compute{Kind: systems.LogNormal, Median: 0.3, Sigma: 0.8}}
+	for _, server := range []string{"fedasync", "fedbuff"} {
+		p := params.Values{"timeout": 0.02}
+		if server == "fedbuff" {
+			p["buffer"] = 3
+		}
+		_, aerr := systemsRunWith(t, baseConfig(), m, server, p, 5, 3)
+		_, rerr := simulate(t, baseConfig(), m, server, p, 5, 3)
+		switch {
+		case aerr == nil || rerr == nil:
+			t.Errorf("%s: actors %v, reference %v: want both to stop with an error", server, aerr, rerr)
+		case !strings.Contains(aerr.Error(), "timed out with no update arriving") || !strings.Contains(rerr.Error(), "the timeout of 0.02 s is shorter than the clients' round trips"):
+			t.Errorf("%s: actors %v, reference %v", server, aerr, rerr)
+		}
+	}
+}

@@ -36,6 +36,7 @@ type AsyncServer struct {
 	ranked  []int // the busy agents, ascending
 	picks   []int
 	out     []int
+	dry     int // tasks given up on since an update last arrived
 }
 
 // sentModel is a model version some client still trains on, kept for the Δ
@@ -141,6 +142,7 @@ func (s *AsyncServer) Arrive(agent, version int, reply []float64) (updated bool,
 		return false, 0, fmt.Errorf("update of dimension %d from agent %d, model has %d", len(reply), agent, len(s.model))
 	}
 	s.release(agent)
+	s.dry = 0
 	a := &s.cfg.Async
 	tau = s.version - version
 	w := a.Staleness.Weight(tau)
@@ -177,15 +179,27 @@ func (s *AsyncServer) Arrive(agent, version int, reply []float64) (updated bool,
 
 // Abandon gives up on agent's task on version (a timeout): the agent becomes
 // idle and a later reply of that task is late. It reports whether the server
-// was still waiting for it.
-func (s *AsyncServer) Abandon(agent, version int) bool {
+// was still waiting for it, and fails when the run cannot progress: more
+// tasks given up on in a row, with no update arriving between them, than
+// DryLimit — a timeout shorter than every client's round trip, after which
+// the server would hand out and give up on tasks forever.
+func (s *AsyncServer) Abandon(agent, version int) (bool, error) {
 	if !s.Waiting(agent, version) {
-		return false
+		return false, nil
 	}
 	s.release(agent)
 	s.unuse(version)
-	return true
+	if s.dry++; s.dry > s.DryLimit() {
+		return true, fmt.Errorf("asynchronous server: %d tasks in a row timed out with no update arriving in between: the timeout of %v s is shorter than the clients' round trips (link latency both ways, transfers and compute); raise algorithm.fedavg.server.timeout", s.dry, s.cfg.Async.Timeout)
+	}
+	return true, nil
 }
+
+// DryLimit is how many tasks in a row the server gives up on, with no
+// update arriving, before it declares that the run cannot progress: ten per
+// agent, and at least 100 — a client that answers in time even once in ten
+// tasks resets the count long before.
+func (s *AsyncServer) DryLimit() int { return max(100, 10*s.cfg.Agents) }
 
 func (s *AsyncServer) release(agent int) {
 	delete(s.busy, agent)

@@ -439,7 +439,14 @@ func (s *sim) asyncServer(m simMsg) error {
 		s.dispatch()
 		return nil
 	case simTimeout:
-		if !s.done && s.async.Abandon(m.agent, m.round) {
+		if s.done {
+			return nil
+		}
+		abandoned, err := s.async.Abandon(m.agent, m.round)
+		if err != nil {
+			return err
+		}
+		if abandoned {
 			s.observe(m.round, fedavg.ObsTimeout, float64(m.agent))
 			s.dispatch()
 		}
