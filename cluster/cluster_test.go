@@ -141,7 +141,7 @@ output: {plot: false}
 
 // stateful is a bundled scenario whose curves include behaviours that keep
 // state between rounds on the server and on every client (SCAFFOLD, FedNova,
-// FedProx), small: 9 curves × 1 run, without figures.
+// FedDyn, FedProx), small: 10 curves × 1 run, without figures.
 func stateful() coordSpec {
 	return coordSpec{Bundled: "fedavg/fedprox-drift.yaml", Sets: []string{"runs=1", "iterations=6", "output.plot=false"}}
 }
