@@ -301,3 +301,46 @@ func addScaled(dst []float64, alpha float64, s []float64) {
 		dst[j] += float64(alpha * v)
 	}
 }
+
+// sqLanes sets s to the lane sums of the squared gradient entries of one
+// example of softmax regression with deltas d (K classes) and features x
+// (M): entry c·M + j is g = d_c·x_j, and g² goes to lane (c·M + j) mod 4,
+// in order of the entries — what laneDot(g, g) sums before its tail, for
+// entries below the last multiple of four (all the K·M weights are, for
+// K ≥ 2).
+func sqLanes(s *[4]float64, x, d []float64) {
+	*s = [4]float64{}
+	i := 0
+	for _, dc := range d {
+		for _, xj := range x {
+			e := float64(dc * xj)
+			s[i&3] += float64(e * e)
+			i++
+		}
+	}
+}
+
+// axpyScaled adds Σ_t sc_t·(a_t·b[off_t : off_t+len(c)]) to c, the terms in
+// order, each product rounded: a clipped per-example gradient a_t·x_t scaled
+// by sc_t, as ClippedGradSum adds it.
+func axpyScaled(c, a, sc []float64, off []int, b []float64) {
+	if len(c) == 0 || len(a) == 0 {
+		return
+	}
+	sc, off = sc[:len(a)], off[:len(a)]
+	for _, o := range off {
+		if o < 0 || o+len(c) > len(b) {
+			panic(fmt.Sprintf("loss: axpyScaled row at %d of %d values beyond %d", o, len(c), len(b)))
+		}
+	}
+	if useAVX2 {
+		axpyScaledAVX2(len(c), &c[0], len(a), &a[0], &sc[0], &off[0], &b[0])
+		return
+	}
+	for t, v := range a {
+		row := b[off[t] : off[t]+len(c)]
+		for j, x := range row {
+			c[j] += float64(sc[t] * float64(v*x))
+		}
+	}
+}

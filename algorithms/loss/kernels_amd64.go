@@ -35,3 +35,14 @@ func stepRowsAVX2(n int, w, th, th0 *float64, r, mu float64, k int, coef *float6
 //
 //go:noescape
 func addScaledAVX2(n int, dst *float64, alpha float64, s *float64)
+
+// sqLanes4 sets out[e] to the lane sums of sqLanes for four examples e
+// with rows x[e] of 4·m4 features (m4 ≥ 1) and deltas d[e] of k classes.
+//
+//go:noescape
+func sqLanes4(m4, k int, x *[4]*float64, d *[4]*float64, out *[4][4]float64)
+
+// axpyScaledAVX2 is axpyScaled on n ≥ 1 values of c and k ≥ 1 terms.
+//
+//go:noescape
+func axpyScaledAVX2(n int, c *float64, k int, a, s *float64, off *int, b *float64)

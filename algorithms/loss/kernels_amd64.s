@@ -548,3 +548,210 @@ as1:
 asdone:
 	VZEROUPPER
 	RET
+
+// func sqLanes4(m4, k int, x *[4]*float64, d *[4]*float64, out *[4][4]float64)
+// For each of four examples e, out[e] = the four lane sums of (d_e[c]·x_e[j])²
+// over classes c < k and features j < 4·m4, lane j mod 4, in order of c then j.
+TEXT ·sqLanes4(SB), NOSPLIT, $0-40
+	MOVQ   m4+0(FP), BX
+	MOVQ   k+8(FP), R14
+	MOVQ   x+16(FP), AX
+	MOVQ   0(AX), SI
+	MOVQ   8(AX), DI
+	MOVQ   16(AX), R8
+	MOVQ   24(AX), R9
+	MOVQ   d+24(FP), AX
+	MOVQ   0(AX), R10
+	MOVQ   8(AX), R11
+	MOVQ   16(AX), R12
+	MOVQ   24(AX), R13
+	MOVQ   out+32(FP), AX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	SHLQ   $5, BX         // bytes of features
+	JZ     sqstore
+	XORQ   DX, DX         // class c
+
+sqclass:
+	CMPQ         DX, R14
+	JGE          sqstore
+	VBROADCASTSD (R10)(DX*8), Y4
+	VBROADCASTSD (R11)(DX*8), Y5
+	VBROADCASTSD (R12)(DX*8), Y6
+	VBROADCASTSD (R13)(DX*8), Y7
+	XORQ         CX, CX   // byte offset of feature j
+
+sqfeat:
+	VMULPD  (SI)(CX*1), Y4, Y8
+	VMULPD  (DI)(CX*1), Y5, Y9
+	VMULPD  (R8)(CX*1), Y6, Y10
+	VMULPD  (R9)(CX*1), Y7, Y11
+	VMULPD  Y8, Y8, Y8
+	VMULPD  Y9, Y9, Y9
+	VMULPD  Y10, Y10, Y10
+	VMULPD  Y11, Y11, Y11
+	VADDPD  Y8, Y0, Y0
+	VADDPD  Y9, Y1, Y1
+	VADDPD  Y10, Y2, Y2
+	VADDPD  Y11, Y3, Y3
+	ADDQ    $32, CX
+	CMPQ    CX, BX
+	JLT     sqfeat
+	INCQ    DX
+	JMP     sqclass
+
+sqstore:
+	VMOVUPD Y0, 0(AX)
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD Y2, 64(AX)
+	VMOVUPD Y3, 96(AX)
+	VZEROUPPER
+	RET
+
+// SACC adds s·(a·b[o]) (Y12 = a, Y13 = s broadcast, R12 the row) to acc.
+#define SACC(o, acc) \
+	VMULPD o(R12), Y12, Y14 \
+	VMULPD Y14, Y13, Y14    \
+	VADDPD Y14, acc, acc
+
+// STERM loads term t = R11's coefficients into Y12 (a) and Y13 (s) and its
+// row, at the current block (SI), into R12.
+#define STERM \
+	VBROADCASTSD (R9)(R11*8), Y12  \
+	VBROADCASTSD (BX)(R11*8), Y13  \
+	MOVQ         (R10)(R11*8), R12 \
+	LEAQ         (SI)(R12*8), R12
+
+// func axpyScaledAVX2(n int, c *float64, k int, a, s *float64, off *int, b *float64)
+TEXT ·axpyScaledAVX2(SB), NOSPLIT, $0-56
+	MOVQ n+0(FP), CX
+	MOVQ c+8(FP), DI
+	MOVQ k+16(FP), R8
+	MOVQ a+24(FP), R9
+	MOVQ s+32(FP), BX
+	MOVQ off+40(FP), R10
+	MOVQ b+48(FP), SI
+
+sa48:
+	CMPQ CX, $48
+	JLT  sa16
+	VMOVUPD 0(DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD 64(DI), Y2
+	VMOVUPD 96(DI), Y3
+	VMOVUPD 128(DI), Y4
+	VMOVUPD 160(DI), Y5
+	VMOVUPD 192(DI), Y6
+	VMOVUPD 224(DI), Y7
+	VMOVUPD 256(DI), Y8
+	VMOVUPD 288(DI), Y9
+	VMOVUPD 320(DI), Y10
+	VMOVUPD 352(DI), Y11
+	XORQ R11, R11
+
+sa48t:
+	STERM
+	SACC(0, Y0)
+	SACC(32, Y1)
+	SACC(64, Y2)
+	SACC(96, Y3)
+	SACC(128, Y4)
+	SACC(160, Y5)
+	SACC(192, Y6)
+	SACC(224, Y7)
+	SACC(256, Y8)
+	SACC(288, Y9)
+	SACC(320, Y10)
+	SACC(352, Y11)
+	INCQ R11
+	CMPQ R11, R8
+	JLT  sa48t
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	VMOVUPD Y4, 128(DI)
+	VMOVUPD Y5, 160(DI)
+	VMOVUPD Y6, 192(DI)
+	VMOVUPD Y7, 224(DI)
+	VMOVUPD Y8, 256(DI)
+	VMOVUPD Y9, 288(DI)
+	VMOVUPD Y10, 320(DI)
+	VMOVUPD Y11, 352(DI)
+	ADDQ $384, DI
+	ADDQ $384, SI
+	SUBQ $48, CX
+	JMP  sa48
+
+sa16:
+	CMPQ CX, $16
+	JLT  sa4
+	VMOVUPD 0(DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD 64(DI), Y2
+	VMOVUPD 96(DI), Y3
+	XORQ R11, R11
+
+sa16t:
+	STERM
+	SACC(0, Y0)
+	SACC(32, Y1)
+	SACC(64, Y2)
+	SACC(96, Y3)
+	INCQ R11
+	CMPQ R11, R8
+	JLT  sa16t
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, DI
+	ADDQ $128, SI
+	SUBQ $16, CX
+	JMP  sa16
+
+sa4:
+	CMPQ    CX, $4
+	JLT     sa1
+	VMOVUPD (DI), Y0
+	XORQ    R11, R11
+
+sa4t:
+	STERM
+	SACC(0, Y0)
+	INCQ R11
+	CMPQ R11, R8
+	JLT  sa4t
+	VMOVUPD Y0, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	SUBQ $4, CX
+	JMP  sa4
+
+sa1:
+	TESTQ  CX, CX
+	JZ     sadone
+	VMOVSD (DI), X0
+	XORQ   R11, R11
+
+sa1t:
+	VMOVSD (R9)(R11*8), X12
+	VMOVSD (BX)(R11*8), X13
+	MOVQ   (R10)(R11*8), R12
+	VMULSD (SI)(R12*8), X12, X14
+	VMULSD X14, X13, X14
+	VADDSD X14, X0, X0
+	INCQ   R11
+	CMPQ   R11, R8
+	JLT    sa1t
+	VMOVSD X0, (DI)
+	ADDQ   $8, DI
+	ADDQ   $8, SI
+	DECQ   CX
+	JMP    sa1
+
+sadone:
+	VZEROUPPER
+	RET

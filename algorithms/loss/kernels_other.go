@@ -25,3 +25,11 @@ func stepRowsAVX2(n int, w, th, th0 *float64, r, mu float64, k int, coef *float6
 func addScaledAVX2(n int, dst *float64, alpha float64, s *float64) {
 	panic("loss: no assembly kernels in this build")
 }
+
+func sqLanes4(m4, k int, x *[4]*float64, d *[4]*float64, out *[4][4]float64) {
+	panic("loss: no assembly kernels in this build")
+}
+
+func axpyScaledAVX2(n int, c *float64, k int, a, s *float64, off *int, b *float64) {
+	panic("loss: no assembly kernels in this build")
+}
