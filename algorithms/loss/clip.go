@@ -63,7 +63,7 @@ func (l Loss) softmaxClipped(dst, w []float64, s *data.Set, idx []int, c float64
 	defer workPool.Put(wk)
 	theta := l.params(wk, w)
 	for _, v := range theta {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if v-v != 0 { // NaN or ±Inf
 			return 0, false
 		}
 	}
