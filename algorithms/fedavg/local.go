@@ -30,10 +30,11 @@ type Client interface {
 // eq. 2.10).
 type SGD struct{}
 
-// Train implements Client. Its steps are Descend(Gradient(…)) but for the
-// first one that the partial agent policy measures, fused: Loss.Step gives
-// the same model without storing the gradient, and keeps θ = θ₀ + w of an
-// MLP beside the model rather than recomputing it for every gradient.
+// Train implements Client. Its steps are Descend(Gradient(…)) fused into
+// Loss.Step — the same model, bit for bit, without storing the gradient,
+// and θ = θ₀ + w of an MLP kept beside the model rather than recomputed
+// for every gradient — except the first under the partial agent policy,
+// which reports that gradient's norm.
 func (SGD) Train(t *Local) error {
 	var theta []float64
 	for range t.Epochs {
