@@ -62,16 +62,38 @@ func (s *Set) DenseRow(dst []float64, n int) {
 	case s.X != nil:
 		copy(dst, s.Row(n))
 	case s.Coded != nil:
-		values, codes := s.Coded.Values, s.codes(n)
-		dst = dst[:len(codes)]
-		for j, b := range codes {
-			dst[j] = values[b]
-		}
+		decode(dst, s.codes(n), s.Coded.Values)
 	default:
 		clear(dst)
 		for p := s.RowPtr[n]; p < s.RowPtr[n+1]; p++ {
 			dst[s.Col[p]] = s.Val[p]
 		}
+	}
+}
+
+// decode sets dst[j] = values[codes[j]]. It reads the codes eight at a time
+// as one word: a load per code and the table's load and the store per
+// value were the cost of decoding, half the time of the loop with a load
+// per code (the evaluation of a model on an IDX test set decodes every test
+// image every time).
+func decode(dst []float64, codes []byte, values *[256]float64) {
+	dst = dst[:len(codes)]
+	j := 0
+	for ; j+8 <= len(codes); j += 8 {
+		c, d := codes[j:j+8:j+8], dst[j:j+8:j+8]
+		u := uint64(c[0]) | uint64(c[1])<<8 | uint64(c[2])<<16 | uint64(c[3])<<24 |
+			uint64(c[4])<<32 | uint64(c[5])<<40 | uint64(c[6])<<48 | uint64(c[7])<<56
+		d[0] = values[byte(u)]
+		d[1] = values[byte(u>>8)]
+		d[2] = values[byte(u>>16)]
+		d[3] = values[byte(u>>24)]
+		d[4] = values[byte(u>>32)]
+		d[5] = values[byte(u>>40)]
+		d[6] = values[byte(u>>48)]
+		d[7] = values[byte(u>>56)]
+	}
+	for ; j < len(codes); j++ {
+		dst[j] = values[codes[j]]
 	}
 }
 

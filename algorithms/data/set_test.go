@@ -1,6 +1,9 @@
 package data
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 // The dense and sparse layouts of the same matrix must give the same products.
 func TestDenseAndSparseRowsAgree(t *testing.T) {
@@ -33,5 +36,32 @@ func TestDenseAndSparseRowsAgree(t *testing.T) {
 	}
 	if got := dense.Dot(0, w); got != 0.5-2 {
 		t.Errorf("x_0ᵀw = %v, want %v", got, 0.5-2)
+	}
+}
+
+// decode, eight codes at a time, is the table lookup of every code, for
+// every length around the words' multiples and a row of 784 pixels.
+func TestDecodeIsTheTableLookup(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 8))
+	var values [256]float64
+	for b := range values {
+		values[b] = r.NormFloat64()
+	}
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 784} {
+		codes := make([]byte, n)
+		for i := range codes {
+			codes[i] = byte(r.IntN(256))
+		}
+		dst := make([]float64, n+1)
+		dst[n] = 42
+		decode(dst[:n], codes, &values)
+		for j, b := range codes {
+			if dst[j] != values[b] {
+				t.Fatalf("n=%d, code %d: %v, want %v", n, j, dst[j], values[b])
+			}
+		}
+		if dst[n] != 42 {
+			t.Fatalf("n=%d: wrote past the row", n)
+		}
 	}
 }

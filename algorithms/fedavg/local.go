@@ -30,14 +30,32 @@ type Client interface {
 // eq. 2.10).
 type SGD struct{}
 
-// Train implements Client.
+// Train implements Client. Its steps are Descend(Gradient(…)) fused into
+// Loss.Step — the same model, bit for bit, without storing the gradient,
+// and θ = θ₀ + w of an MLP kept beside the model rather than recomputed
+// for every gradient — except the first under the partial agent policy,
+// which reports that gradient's norm.
 func (SGD) Train(t *Local) error {
+	var theta []float64
 	for range t.Epochs {
 		idx, weights, err := t.Batch()
 		if err != nil {
 			return err
 		}
-		t.Descend(t.Gradient(idx, weights))
+		if t.first && t.agent.cfg.Importance.Agents == Partial {
+			t.Descend(t.Gradient(idx, weights))
+			continue
+		}
+		if theta == nil && t.Loss.KeepsParams() {
+			buf, th := gradBuffer(len(t.W))
+			defer gradBuffers.Put(buf)
+			t.Loss.Params(th, t.W)
+			theta = th
+		}
+		t.Loss.Step(t.W, theta, t.Step, t.Set, idx, weights, t.grad)
+		t.Charge(len(idx))
+		t.first = false
+		t.steps++
 	}
 	return nil
 }
@@ -134,7 +152,7 @@ func (t *Local) Gradient(idx []int, weights []float64) []float64 {
 // Descend takes one local step along g: W ← W − Step·g.
 func (t *Local) Descend(g []float64) {
 	for j, x := range g {
-		t.W[j] -= t.Step * x
+		t.W[j] -= float64(t.Step * x) // rounded as Loss.Step rounds it, even where Go would fuse
 	}
 	t.steps++
 }

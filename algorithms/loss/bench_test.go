@@ -4,18 +4,28 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/floats"
 
 	"maple/algorithms/data"
 	"maple/algorithms/sampling"
+	"maple/internal/cputime"
 )
+
+// reportCPU reports the CPU time of the process since start per unit of
+// work, n units in all (b.N times per): on a machine other work loads, wall
+// time stretches with the wait for a core and CPU time does not.
+func reportCPU(b *testing.B, start time.Duration, per int, unit string) {
+	b.ReportMetric(float64(cputime.Process()-start)/float64(b.N*per), "cpu-ns/"+unit)
+}
 
 // benchmarkLocalEpoch times one client's local epoch of the LR-MNIST shape:
 // 60 samples of 784 features (60 000 over 1000 clients), six SGD steps on
 // mini-batches of 10 drawn without replacement, as FedAvg's agents take
-// them. It reports the time per step and the allocations per epoch, which
-// must be 0.
+// them: Grad then the update (what fedavg's Local.Gradient and Descend do),
+// and the fused Step that its SGD client takes. It reports the time per
+// step, wall and CPU, and the allocations per epoch, which must be 0.
 func benchmarkLocalEpoch(b *testing.B, l Loss) {
 	const (
 		samples, features, batch, steps = 60, 784, 10, 6
@@ -29,19 +39,37 @@ func benchmarkLocalEpoch(b *testing.B, l Loss) {
 	if l.Kind == MLP {
 		l.Origin = l.Init(features, r)
 	}
-	w := make([]float64, l.Dim(features))
-	g := make([]float64, len(w))
-	idx := make([]int, batch)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		for e := 0; e < steps; e++ {
-			sampling.WithoutReplacement(idx, samples, r)
-			l.Grad(g, w, s, idx, nil)
-			floats.AddScaled(w, -mu, g)
+	for _, fused := range []bool{false, true} {
+		name := "grad+update"
+		if fused {
+			name = "step"
 		}
+		b.Run(name, func(b *testing.B) {
+			w := make([]float64, l.Dim(features))
+			g := make([]float64, len(w))
+			var theta []float64
+			if l.KeepsParams() {
+				theta = make([]float64, len(w))
+				l.Params(theta, w)
+			}
+			idx := make([]int, batch)
+			b.ReportAllocs()
+			start := cputime.Process()
+			for b.Loop() {
+				for e := 0; e < steps; e++ {
+					sampling.WithoutReplacement(idx, samples, r)
+					if fused {
+						l.Step(w, theta, mu, s, idx, nil, g)
+					} else {
+						l.Grad(g, w, s, idx, nil)
+						floats.AddScaled(w, -mu, g)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*steps), "ns/step")
+			reportCPU(b, start, steps, "step")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*steps), "ns/step")
 }
 
 // BenchmarkSoftmaxLocalEpoch is the benchmark: 784 × 10 softmax
@@ -50,10 +78,38 @@ func BenchmarkSoftmaxLocalEpoch(b *testing.B) {
 	benchmarkLocalEpoch(b, Loss{Kind: Softmax, Rho: 1e-4, Classes: 10})
 }
 
-// BenchmarkMLPLocalEpoch is the same epoch for the MLP of mlp-fmnist.yaml
-// (200 ReLU units).
+// BenchmarkMLPLocalEpoch is the same epoch for an MLP of 200 ReLU units
+// (mlp-fmnist.yaml has 100).
 func BenchmarkMLPLocalEpoch(b *testing.B) {
 	benchmarkLocalEpoch(b, Loss{Kind: MLP, Rho: 1e-4, Classes: 10, Hidden: 200, Activation: ReLU})
+}
+
+// BenchmarkClippedGradSum times DP-SGD's clipped sum on dp-sgd.yaml's
+// shape: softmax regression on 784 pixel features and 10 classes, a batch
+// of 60 coded examples (IDX data), clipping norm 1; one-at-a-time is the
+// definition (Grad per example, its norm, its clipped multiple added).
+func BenchmarkClippedGradSum(b *testing.B) {
+	const n, features, classes, batch = 600, 784, 10, 60
+	r := rand.New(rand.NewPCG(1, 4))
+	_, coded := pixelSets(r, n, features, classes)
+	l := Loss{Kind: Softmax, Classes: classes}
+	w := randomVector(r, l.Dim(features), 0.05)
+	idx := r.Perm(n)[:batch]
+	dst, scratch := make([]float64, len(w)), make([]float64, len(w))
+	b.Run("batched", func(b *testing.B) {
+		start := cputime.Process()
+		for b.Loop() {
+			l.ClippedGradSum(dst, w, coded, idx, 1, scratch)
+		}
+		reportCPU(b, start, batch, "example")
+	})
+	b.Run("one-at-a-time", func(b *testing.B) {
+		start := cputime.Process()
+		for b.Loop() {
+			clippedOneByOne(l, dst, w, coded, idx, 1)
+		}
+		reportCPU(b, start, batch, "example")
+	})
 }
 
 // BenchmarkEvaluate times one evaluation of a 784 × 10 softmax model on
@@ -71,9 +127,11 @@ func BenchmarkEvaluate(b *testing.B) {
 		set  *data.Set
 	}{{"dense", dense}, {"coded", coded}} {
 		b.Run(s.name, func(b *testing.B) {
+			start := cputime.Process()
 			for b.Loop() {
 				l.Evaluate(w, s.set)
 			}
+			reportCPU(b, start, 1, "op")
 		})
 	}
 }

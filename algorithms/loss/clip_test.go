@@ -1,6 +1,7 @@
 package loss
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -73,6 +74,76 @@ func TestClippedGradSumAllModels(t *testing.T) {
 		}
 		if c := l.ClippedGradSum(dst, w, s, idx, 1e-6, scratch); c != len(idx) || floats.Norm(dst, 2) > float64(len(idx))*1e-6*(1+1e-12) {
 			t.Errorf("%v: %d clipped, norm %v", l.Kind, c, floats.Norm(dst, 2))
+		}
+	}
+}
+
+// clippedOneByOne is ClippedGradSum's definition, one example's gradient at
+// a time: Grad of the data term, its norm summed by floats.Dot (four lanes
+// on amd64; laneDot everywhere), clipped and added to the sum.
+func clippedOneByOne(l Loss, dst, w []float64, s *data.Set, idx []int, c float64) (clipped int) {
+	l.Rho = 0
+	clear(dst)
+	g := make([]float64, len(w))
+	for _, n := range idx {
+		l.Grad(g, w, s, []int{n}, nil)
+		dot := laneDot(g, g)
+		if dotLanes == 4 && !math.IsNaN(dot) && math.Float64bits(dot) != math.Float64bits(floats.Dot(g, g)) {
+			panic("laneDot is not floats.Dot")
+		}
+		if norm := math.Sqrt(dot); norm > c {
+			for j := range dst {
+				dst[j] += float64(c / norm * g[j])
+			}
+			clipped++
+		} else {
+			floats.Add(dst, g)
+		}
+	}
+	return clipped
+}
+
+// Softmax regression's batched clipped sum is the one-example definition
+// bit for bit: dense and coded data, feature counts with every remainder
+// modulo 4 (the lanes of the gradient's entries shift from class to class
+// when it is not 0), two and ten classes (the biases' entries in the lanes
+// and in the tail), batches shorter and longer than a block, clipping none,
+// some and all, a non-finite θ (the one-example path), assembly and Go
+// kernels.
+func TestSoftmaxClippedIsOneExampleAtATime(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 7))
+	for _, features := range []int{4, 5, 6, 7, 12, 784} {
+		for _, classes := range []int{2, 3, 10} {
+			dense, coded := pixelSets(r, chunkRows+70, features, classes)
+			l := Loss{Kind: Softmax, Classes: classes, Rho: 0.3}
+			for _, set := range []*data.Set{dense, coded} {
+				for _, batch := range []int{1, 3, 61, chunkRows + 9} {
+					idx := r.Perm(set.Len())[:batch]
+					w := randomVector(r, l.Dim(features), 0.2)
+					if batch == 3 {
+						w[0] = math.Inf(1)
+					}
+					for _, c := range []float64{1e-3, 0.5, 1e9} {
+						want := make([]float64, len(w))
+						wantN := clippedOneByOne(l, want, w, set, idx, c)
+						type result struct {
+							dst []float64
+							n   int
+						}
+						asm, plain := withKernels(func() result {
+							dst, scratch := make([]float64, len(w)), make([]float64, len(w))
+							n := l.ClippedGradSum(dst, w, set, idx, c, scratch)
+							return result{dst, n}
+						})
+						what := fmt.Sprintf("M=%d K=%d coded=%v batch=%d c=%v", features, classes, set.Coded != nil, batch, c)
+						if asm.n != wantN || plain.n != wantN {
+							t.Fatalf("%s: %d and %d clipped, want %d", what, asm.n, plain.n, wantN)
+						}
+						sameBits(t, what+": assembly", asm.dst, want)
+						sameBits(t, what+": Go", plain.dst, want)
+					}
+				}
+			}
 		}
 	}
 }

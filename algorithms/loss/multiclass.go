@@ -6,7 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 
@@ -22,9 +21,10 @@ import (
 //
 // and backwards, with D = diag(a)(P − Y) for the sample weights a and the
 // one-hot labels Y: ∇W₂ = Dᵀ H, ∇b₂ = Dᵀ1, D_A = (D W₂) ∘ σ'(A), ∇W₁ = D_Aᵀ X,
-// ∇b₁ = D_Aᵀ1 (for Softmax ∇W₁ = Dᵀ X, ∇b₁ = Dᵀ1). Each product is one gonum
-// BLAS call over the whole batch; sparse data fall back to loops over the
-// stored entries for the products with X.
+// ∇b₁ = D_Aᵀ1 (for Softmax ∇W₁ = Dᵀ X, ∇b₁ = Dᵀ1). Each product is one call
+// of the dense kernels (kernels.go: gonum's order of operations, in AVX2
+// where the processor has it) over the whole batch; sparse data fall back to
+// loops over the stored entries for the products with X.
 //
 // The flat parameter vector θ stores, row-major, W₁ (K×M for Softmax, H×M for
 // the MLP), b₁, and for the MLP W₂ (K×H) and b₂.
@@ -33,13 +33,6 @@ import (
 // Evaluate) push through the BLAS calls at once: large enough that the calls
 // run at full speed, small enough that the work buffers stay in cache.
 const chunkRows = 256
-
-// tileRows and tileCols bound the blocks of C that gemm hands to gonum, which
-// splits a product into goroutines once C spans four 64×64 blocks: a 64×192
-// tile spans at most three, so gonum always takes its serial kernel. Inside
-// a run one core is all there is (parallelism comes from Monte-Carlo runs),
-// and the serial kernel neither allocates nor pays goroutine hand-offs.
-const tileRows, tileCols = 64, 192
 
 // work holds the buffers of one multi-class evaluation; they grow to the
 // largest batch seen and are reused through workPool, so that a local step
@@ -162,36 +155,12 @@ func (wk *work) span(s *data.Set, lo, n int) batch {
 	return b
 }
 
-// gemm computes C = alpha·op(A)·op(B) + beta·C like blas64.Gemm, one tile of C
-// at a time (see tileRows).
-func gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
-	for i := 0; i < c.Rows; i += tileRows {
-		mi := min(tileRows, c.Rows-i)
-		var as blas64.General
-		if tA == blas.Trans {
-			as = blas64.General{Rows: a.Rows, Cols: mi, Stride: a.Stride, Data: a.Data[i:]}
-		} else {
-			as = blas64.General{Rows: mi, Cols: a.Cols, Stride: a.Stride, Data: a.Data[i*a.Stride:]}
-		}
-		for j := 0; j < c.Cols; j += tileCols {
-			nj := min(tileCols, c.Cols-j)
-			var bs blas64.General
-			if tB == blas.Trans {
-				bs = blas64.General{Rows: nj, Cols: b.Cols, Stride: b.Stride, Data: b.Data[j*b.Stride:]}
-			} else {
-				bs = blas64.General{Rows: b.Rows, Cols: nj, Stride: b.Stride, Data: b.Data[j:]}
-			}
-			cs := blas64.General{Rows: mi, Cols: nj, Stride: c.Stride, Data: c.Data[i*c.Stride+j:]}
-			blas64.Gemm(tA, tB, alpha, as, bs, beta, cs)
-		}
-	}
-}
-
 // inputLayer sets dst (n×out) to X Wᵀ + 1bᵀ for the batch's samples X and the
 // out×M weights w.
 func inputLayer(dst blas64.General, b *batch, w blas64.General, bias []float64) {
 	if !b.s.Sparse() {
-		gemm(blas.NoTrans, blas.Trans, 1, b.x, w, 0, dst)
+		clearRows(dst)
+		gemmNT(dst, b.x, w)
 	} else {
 		s := b.s
 		for i := 0; i < b.n; i++ {
@@ -212,7 +181,7 @@ func inputLayer(dst blas64.General, b *batch, w blas64.General, bias []float64) 
 // inputGrad adds Dᵀ X to g (out×M) and Dᵀ1 to gb for the n×out deltas d.
 func inputGrad(g blas64.General, gb []float64, d blas64.General, b *batch) {
 	if !b.s.Sparse() {
-		gemm(blas.Trans, blas.NoTrans, 1, d, b.x, 1, g)
+		gemmTN(g, d, b.x)
 	} else {
 		s := b.s
 		for i := 0; i < b.n; i++ {
@@ -227,6 +196,13 @@ func inputGrad(g blas64.General, gb []float64, d blas64.General, b *batch) {
 		}
 	}
 	sumRows(gb, d)
+}
+
+// clearRows sets every entry of m to zero.
+func clearRows(m blas64.General) {
+	for i := 0; i < m.Rows; i++ {
+		clear(m.Data[i*m.Stride : i*m.Stride+m.Cols])
+	}
 }
 
 // addRows adds v to every row of m.
@@ -265,7 +241,8 @@ func (l Loss) forward(wk *work, v *net, b *batch) blas64.General {
 			wk.h[i] = max(a, 0)
 		}
 	}
-	gemm(blas.NoTrans, blas.Trans, 1, general(b.n, h, wk.h), v.w2, 0, z)
+	clearRows(z)
+	gemmNT(z, general(b.n, h, wk.h), v.w2)
 	addRows(z, v.b2)
 	return z
 }
@@ -273,17 +250,23 @@ func (l Loss) forward(wk *work, v *net, b *batch) blas64.General {
 // backward adds to the gradient layers g the gradient of Σ_i ℓ_i weighted as
 // in d, the output deltas D (n×K) that forward's logits were turned into.
 func (l Loss) backward(wk *work, v, g *net, b *batch, d blas64.General) {
-	if l.Kind == Softmax {
-		inputGrad(g.w1, g.b1, d, b)
-		return
+	if l.Kind == MLP {
+		d = l.hiddenDeltas(wk, v, g, b, d)
 	}
+	inputGrad(g.w1, g.b1, d, b)
+}
+
+// hiddenDeltas adds the output layer's gradient (∇W₂ = Dᵀ H, ∇b₂ = Dᵀ1) to
+// g and returns the hidden deltas D_A = (D W₂) ∘ σ'(A) of the MLP.
+func (l Loss) hiddenDeltas(wk *work, v, g *net, b *batch, d blas64.General) blas64.General {
 	h := l.Hidden
 	hm := general(b.n, h, wk.h)
-	gemm(blas.Trans, blas.NoTrans, 1, d, hm, 1, g.w2)
+	gemmTN(g.w2, d, hm)
 	sumRows(g.b2, d)
 	wk.dh = grow(wk.dh, b.n*h)
 	dh := general(b.n, h, wk.dh)
-	gemm(blas.NoTrans, blas.NoTrans, 1, d, v.w2, 0, dh)
+	clear(wk.dh)
+	gemmNN(dh, d, v.w2)
 	if l.Activation == Tanh {
 		for i, t := range wk.h {
 			wk.dh[i] *= 1 - t*t
@@ -295,7 +278,7 @@ func (l Loss) backward(wk *work, v, g *net, b *batch, d blas64.General) {
 			}
 		}
 	}
-	inputGrad(g.w1, g.b1, dh, b)
+	return dh
 }
 
 // softmaxRow replaces the logits z by the probabilities softmax(z) and
@@ -347,29 +330,16 @@ func (l Loss) multiGrad(dst, w []float64, s *data.Set, idx []int, a []float64) {
 	theta := l.params(wk, w)
 	v, g := l.view(theta, s.Dim), l.view(dst, s.Dim)
 	clear(dst)
-	// The batch holds a copy of idx: gonum's BLAS takes its matrices
-	// through an interface, so everything the batch refers to escapes, and
+	// The batch holds a copy of idx: what the batch refers to escapes to
+	// the heap (escape analysis follows it into the kernels' checks), and
 	// idx itself would — a heap allocation in every caller that passes a
 	// slice of a local array, such as one sample's gradient.
 	wk.idx = append(wk.idx[:0], idx...)
 	b := wk.gather(s, wk.idx)
 	z := l.forward(wk, &v, &b)
-	k := l.Classes
-	var total float64
-	uniform := 1 / float64(len(idx))
-	for i, n := range idx {
-		ai := uniform
-		if a != nil {
-			ai = a[i]
-		}
-		total += ai
-		row := z.Data[i*k : (i+1)*k]
-		y := int(s.Y[n])
-		softmaxRow(row, y)
-		toDeltas(row, y, ai)
-	}
+	total := l.deltas(z, s, idx, a)
 	l.backward(wk, &v, &g, &b, z)
-	floats.AddScaled(dst, 2*l.Rho*total, theta)
+	addScaled(dst, 2*l.Rho*total, theta)
 }
 
 // multiFullGrad is FullGrad for the multi-class models.
@@ -391,7 +361,7 @@ func (l Loss) multiFullGrad(dst, w []float64, s *data.Set) {
 		}
 		l.backward(wk, &v, &g, &b, z)
 	}
-	floats.AddScaled(dst, 2*l.Rho, theta)
+	addScaled(dst, 2*l.Rho, theta)
 }
 
 // multiPass runs the forward pass over the samples [lo, hi) of s in chunks
@@ -448,7 +418,7 @@ const evalChunk = 1024
 // is kept, and they are summed afterwards in sample order, exactly as one
 // pass over the samples sums them, so the result is the same bit for bit at
 // any GOMAXPROCS. (A sample's logits do not depend on the chunk it is
-// computed in: each is one DotUnitary, see gemm.)
+// computed in: each is one laneDot, see gemmNT.)
 func (l Loss) multiEvaluate(w []float64, s *data.Set) Evaluation {
 	wk := workPool.Get().(*work)
 	defer workPool.Put(wk)

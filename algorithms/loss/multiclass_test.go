@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/floats"
 
 	"maple/algorithms/data"
@@ -304,54 +303,6 @@ func TestMultiClassGradDoesNotAllocate(t *testing.T) {
 		g := make([]float64, len(w))
 		if n := testing.AllocsPerRun(100, func() { l.Grad(g, w, s, idx, nil) }); n != 0 {
 			t.Errorf("%v: %v allocations per Grad", l.Kind, n)
-		}
-	}
-}
-
-// The tiled product must equal gonum's dense product for shapes that cross
-// the tile boundaries in every direction, with every transposition. Both sum
-// each entry over k in the same order (gonum's serial kernels), so the
-// comparison is exact.
-func TestGemmTilesEqualDenseProduct(t *testing.T) {
-	r := rand.New(rand.NewPCG(11, 12))
-	const m, n, k = 2*tileRows + 3, 2*tileCols + 5, 7
-	for _, tA := range []blas.Transpose{blas.NoTrans, blas.Trans} {
-		for _, tB := range []blas.Transpose{blas.NoTrans, blas.Trans} {
-			ar, ac := m, k
-			if tA == blas.Trans {
-				ar, ac = k, m
-			}
-			br, bc := k, n
-			if tB == blas.Trans {
-				br, bc = n, k
-			}
-			a := general(ar, ac, randomVector(r, ar*ac, 1))
-			b := general(br, bc, randomVector(r, br*bc, 1))
-			c0 := randomVector(r, m*n, 1)
-			got := general(m, n, slices.Clone(c0))
-			gemm(tA, tB, 0.5, a, b, 2, got)
-			want := general(m, n, slices.Clone(c0))
-			for i := 0; i < m; i++ {
-				for j := 0; j < n; j++ {
-					var sum float64
-					for l := 0; l < k; l++ {
-						ai, al := i, l // op(A)(i, l) = A(ai, al)
-						if tA == blas.Trans {
-							ai, al = l, i
-						}
-						bl, bj := l, j
-						if tB == blas.Trans {
-							bl, bj = j, l
-						}
-						x, y := a.Data[ai*a.Stride+al], b.Data[bl*b.Stride+bj]
-						sum += x * y
-					}
-					want.Data[i*n+j] = 2*want.Data[i*n+j] + 0.5*sum
-				}
-			}
-			if e := relErr(got.Data, want.Data); e > 1e-14 {
-				t.Errorf("tA=%c tB=%c: relative error %.3g against the naive product", tA, tB, e)
-			}
 		}
 	}
 }
