@@ -2,7 +2,6 @@ package all
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -40,6 +39,7 @@ func cell(t *testing.T, s string) float64 {
 const gammaFig = `name: g
 runs: 2
 iterations: 6
+output: {plot: false}
 algorithm:
   kind: gamma-mechanism
   gamma-mechanism: {l_range: [2, 4], theta: 1, epsilon_max: 6, samples: 4000}
@@ -67,14 +67,15 @@ func TestGammaMechanismFamily(t *testing.T) {
 	if res.Summary.Curves[0].Diverged {
 		t.Error("a curve is marked diverged")
 	}
-	for _, f := range []string{"delta-by-epsilon.png", "delta_mc-by-epsilon.png", "theta-by-epsilon.png"} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			t.Errorf("missing %s", f)
+	charts := chartNames(t, dir)
+	for _, f := range []string{"delta-by-epsilon", "delta_mc-by-epsilon", "theta-by-epsilon"} {
+		if !charts[f] {
+			t.Errorf("no chart %s (charts %v)", f, charts)
 		}
 	}
 	// θ(ε) curves: empty cells where no θ reaches δ, not a divergence.
 	dir, res = execute(t, plan(t, gammaFig, "sweep={algorithm.gamma-mechanism.delta: [0.1]}", "algorithm.gamma-mechanism.theta=0",
-		"algorithm.gamma-mechanism.delta=0.1", "output.plot=false"), run.Options{})
+		"algorithm.gamma-mechanism.delta=0.1"), run.Options{})
 	for _, row := range readMetrics(t, dir) {
 		eps := cell(t, row["epsilon"])
 		theta, err := gamma.Theta(eps, 0.1, b)
