@@ -170,10 +170,13 @@ type StoreWriter struct {
 	names names // actors
 	types names
 	curve map[string]int
-	cur   *Block
-	out   encoder // JSON
-	frame []byte  // the compressed block
-	off   int64   // where the next block goes
+	// lastCurve is the position of the last record's curve, −1 before the
+	// first.
+	lastCurve int
+	cur       *Block
+	out       encoder // JSON
+	frame     []byte  // the compressed block
+	off       int64   // where the next block goes
 }
 
 // batch is records on their way to the goroutine, with the text of their
@@ -204,7 +207,7 @@ const batchSize, maxBatches = 1024, 3
 // NewStoreWriter returns a StoreWriter on w. Call Close when done (it stops
 // the writer's goroutine); it does not close w.
 func NewStoreWriter(w io.Writer) *StoreWriter {
-	s := &StoreWriter{w: w, names: names{table: map[string]int{}}, types: names{table: map[string]int{}}, curve: map[string]int{}}
+	s := &StoreWriter{w: w, names: names{table: map[string]int{}}, types: names{table: map[string]int{}}, curve: map[string]int{}, lastCurve: -1}
 	s.index.Version = StoreVersion
 	return s
 }
@@ -320,11 +323,15 @@ func (s *StoreWriter) run() {
 // curve, or a new round once the block has reached its target size. It
 // returns the position of rec's curve.
 func (s *StoreWriter) cut(rec *Record) int {
-	ci, ok := s.curve[rec.Curve]
-	if !ok {
-		ci = len(s.index.Curves)
-		s.curve[rec.Curve] = ci
-		s.index.Curves = append(s.index.Curves, rec.Curve)
+	ci := s.lastCurve
+	if ci < 0 || s.index.Curves[ci] != rec.Curve { // a run's records share theirs
+		var ok bool
+		if ci, ok = s.curve[rec.Curve]; !ok {
+			ci = len(s.index.Curves)
+			s.curve[rec.Curve] = ci
+			s.index.Curves = append(s.index.Curves, rec.Curve)
+		}
+		s.lastCurve = ci
 	}
 	if b := s.cur; b != nil && (b.Curve != ci || b.Run != rec.Run || len(s.raw) >= blockLimit ||
 		(len(s.raw) >= blockTarget && rec.Round != b.MaxRound)) {

@@ -387,15 +387,16 @@ func (d *Describer) describe(rec *Record, m proto.Message, payload, fields bool)
 	}
 	direct := sp != nil
 	size := 0
-	for _, f := range p.vectors {
+	for i := range p.vectors {
+		f := &p.vectors[i]
 		if f.field >= 0 && direct {
 			if f.fd.Kind() == protoreflect.DoubleKind {
 				v := *(*[]float64)(unsafe.Add(sp, f.offset))
-				size += vectorSize(&f, len(v), 8)
+				size += vectorSize(f, len(v), 8)
 				sq = addFloats(rec, f.name, v, payload, sq)
 			} else {
 				v := *(*[]float32)(unsafe.Add(sp, f.offset))
-				size += vectorSize(&f, len(v), 4)
+				size += vectorSize(f, len(v), 4)
 				sq = addFloats(rec, f.name, v, payload, sq)
 			}
 		} else if pm.Has(f.fd) {
@@ -408,14 +409,15 @@ func (d *Describer) describe(rec *Record, m proto.Message, payload, fields bool)
 	text := append(d.text[:0], '{')
 	n := 0
 	ok := true
-	for _, f := range p.others {
+	for i := range p.others {
+		f := &p.others[i]
 		var v protoreflect.Value
 		if f.field >= 0 && direct {
 			var set bool
 			if v, set = scalarField(f.fd, unsafe.Add(sp, f.offset)); !set {
 				continue
 			}
-			size += scalarSize(&f, v)
+			size += scalarSize(f, v)
 		} else if pm.Has(f.fd) {
 			v = pm.Get(f.fd)
 		} else {
