@@ -200,9 +200,13 @@ var errClosed = errors.New("trace store writer closed")
 
 // batchSize is the number of records per batch: enough to make the handing
 // over negligible, few enough for a batch to stay in cache. A writer makes
-// maxBatches at most, reused: one being filled, one queued, one being
-// written.
-const batchSize, maxBatches = 1024, 3
+// maxBatches at most, reused: one being filled, one being written and the
+// others queued. The goroutine works in bursts — it compresses a block
+// (a few hundred kilobytes, a millisecond or two) every two or three
+// batches — while a run writes records steadily, about as fast as the
+// goroutine takes them on average; four queued batches let the run go on
+// through a block's compression instead of waiting for it.
+const batchSize, maxBatches = 1024, 6
 
 // NewStoreWriter returns a StoreWriter on w. Call Close when done (it stops
 // the writer's goroutine); it does not close w.
@@ -274,8 +278,8 @@ func finite(rec *Record) bool {
 // and takes a batch it is done with (or a new one) for the next.
 func (s *StoreWriter) send() {
 	if s.batches == nil {
-		// Two batches wait at most: one queued, one being written.
-		s.batches, s.free, s.done = make(chan batch, 1), make(chan batch, maxBatches), make(chan struct{})
+		// One batch is being filled, one written; the others may wait.
+		s.batches, s.free, s.done = make(chan batch, maxBatches-2), make(chan batch, maxBatches), make(chan struct{})
 		go s.run()
 	}
 	s.batches <- s.batch
