@@ -142,7 +142,8 @@ type plan struct {
 	goType reflect.Type
 	// sized means every field is read directly (planField.field ≥ 0), so
 	// that the plan computes the message's protobuf size from the values
-	// it reads (fieldSize) instead of proto.Size walking the message again.
+	// it reads (scalarSize, vectorSize) instead of proto.Size walking the
+	// message again.
 	sized bool
 }
 
