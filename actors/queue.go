@@ -29,6 +29,10 @@ type entry struct {
 
 const timerBit = 1 << 63
 
+// compactAt is how many popped entries at least the run's front holds
+// before push moves the rest down, once they are half of the run.
+const compactAt = 1024
+
 func (e *entry) before(f *entry) bool {
 	if e.time != f.time {
 		return e.time < f.time
@@ -46,7 +50,14 @@ func (q *queue) push(env *Envelope) {
 	}
 	e := entry{time: env.Time, order: order, env: env}
 	if n := len(q.run); n == q.head || q.run[n-1].before(&e) {
-		if n == q.head && n > 0 {
+		if q.head >= compactAt && 2*q.head >= n {
+			// Move what is left to the front: a queue that never empties
+			// (several walks, an asynchronous protocol) keeps to twice
+			// its peak instead of growing with every message.
+			left := copy(q.run, q.run[q.head:])
+			clear(q.run[left:])
+			q.run, q.head = q.run[:left], 0
+		} else if n == q.head && n > 0 {
 			q.run, q.head = q.run[:0], 0
 		}
 		q.run = append(q.run, e)

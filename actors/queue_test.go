@@ -49,3 +49,26 @@ func TestQueuePopsInDeliveryOrder(t *testing.T) {
 		t.Fatalf("queue holds %d messages, want %d", q.Len(), len(want))
 	}
 }
+
+// A queue that never empties — messages sent in delivery order while a few
+// are always in flight, as several random walks keep it — still pops them
+// in order, and its storage stays within a bound of the peak in flight
+// (the run's front is reclaimed) rather than growing with every message.
+func TestQueueThatNeverEmpties(t *testing.T) {
+	var q queue
+	var sent uint64
+	next := uint64(1) // the send number the next pop must give
+	for step := range 100000 {
+		for q.Len() < 3 {
+			sent++
+			q.push(&Envelope{Time: float64(sent), sent: sent})
+		}
+		if got := q.pop(); got.sent != next {
+			t.Fatalf("step %d: popped send %d, want %d", step, got.sent, next)
+		}
+		next++
+	}
+	if c := cap(q.run); c > 4*compactAt {
+		t.Errorf("the run's storage holds %d entries for 3 in flight", c)
+	}
+}

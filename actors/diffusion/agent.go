@@ -89,7 +89,10 @@ const SetupRound = 0
 
 // Receive implements actors.Behaviour.
 func (a *Agent) Receive(ctx *actors.Context, m proto.Message) error {
-	a.box.open(ctx, a.First, a.GradientTime, a.Device, a.Core.OutDegree())
+	if !a.box.ready {
+		a.box.setup(a.First, a.GradientTime, a.Device, a.Core.OutDegree())
+	}
+	a.box.ctx = ctx
 	err := a.receive(ctx, m)
 	a.box.ctx = nil
 	return err
@@ -202,13 +205,14 @@ type outbox struct {
 	device       *systems.Device
 	spare        []*msg.StageShare // received shares nobody else holds, for the agent's own
 	keep         int               // the most spares kept: the agent's shares in one stage
+	ready        bool              // setup has been called
 }
 
-// open readies the outbox for the handling of one message through ctx, for
-// an agent whose peers' IDs start at first and that keeps at most keep spare
-// shares.
-func (o *outbox) open(ctx *actors.Context, first actors.ID, gradientTime float64, device *systems.Device, keep int) {
-	o.ctx, o.first, o.gradientTime, o.device, o.keep = ctx, first, gradientTime, device, keep
+// setup readies the outbox, once, for an agent whose peers' IDs start at
+// first and that keeps at most keep spare shares; the handling of each
+// message then sets ctx, and clears it once done.
+func (o *outbox) setup(first actors.ID, gradientTime float64, device *systems.Device, keep int) {
+	o.first, o.gradientTime, o.device, o.keep, o.ready = first, gradientTime, device, keep, true
 }
 
 // recycle keeps the message being handled, if it is a share that nobody

@@ -36,7 +36,10 @@ func (a *asyncAgent) Receive(ctx *actors.Context, m proto.Message) error {
 	if a.crashed {
 		return nil
 	}
-	a.box.open(ctx, a.first, a.gradient, a.device, a.core.OutDegree())
+	if !a.box.ready {
+		a.box.setup(a.first, a.gradient, a.device, a.core.OutDegree())
+	}
+	a.box.ctx = ctx
 	err := a.receive(ctx, m)
 	a.box.ctx = nil
 	return err

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -35,6 +36,11 @@ func TestDescribeMatchesRangeAndEncodingJSON(t *testing.T) {
 	types := []protoreflect.MessageType{
 		(&structpb.Struct{}).ProtoReflect().Type(), (&structpb.Value{}).ProtoReflect().Type(),
 		(&wrapperspb.BytesValue{}).ProtoReflect().Type(), (&descriptorpb.UninterpretedOption{}).ProtoReflect().Type(),
+		// Generated proto3 scalars of other kinds, whose sizes a plan computes.
+		(&wrapperspb.DoubleValue{}).ProtoReflect().Type(), (&wrapperspb.FloatValue{}).ProtoReflect().Type(),
+		(&wrapperspb.Int64Value{}).ProtoReflect().Type(), (&wrapperspb.UInt64Value{}).ProtoReflect().Type(),
+		(&wrapperspb.Int32Value{}).ProtoReflect().Type(), (&wrapperspb.UInt32Value{}).ProtoReflect().Type(),
+		(&wrapperspb.BoolValue{}).ProtoReflect().Type(), (&wrapperspb.StringValue{}).ProtoReflect().Type(),
 		dynamicpb.NewMessageType(everyKind(t)), dynamicpb.NewMessageType((&msg.StageShare{}).ProtoReflect().Descriptor()),
 	}
 	protoregistry.GlobalTypes.RangeMessages(func(mt protoreflect.MessageType) bool {
@@ -58,6 +64,9 @@ func TestDescribeMatchesRangeAndEncodingJSON(t *testing.T) {
 	for i := range 20000 {
 		m := types[r.IntN(len(types))].New()
 		fill(r, m, 2)
+		if r.IntN(8) == 0 { // a field of a newer schema, which Size counts
+			m.SetUnknown(protowire.AppendVarint(protowire.AppendTag(nil, 1000, protowire.VarintType), r.Uint64()))
+		}
 		payload := r.IntN(4) == 0
 		fresh := func() Record { return Record{Seq: uint64(i + 1), From: "a", To: "b"} }
 

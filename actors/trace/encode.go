@@ -20,13 +20,15 @@ import (
 //
 // It remembers the text of what consecutive records often share: the last
 // value of each time (the messages of a round arrive at the same time), of
-// the run, round, size and dimension, the curve and the type, the names of
-// the actors it has met, and the last sequence number. The zero value is
-// ready to use.
+// the run, round, size and dimension, the cause (the messages one handling
+// sends are consecutive records), the curve and the type, the names of the
+// actors it has met, and the last sequence number. The zero value is ready
+// to use.
 type encoder struct {
 	times       [4]formatted // t, sent, start, end
 	ints        [4]formatted // run, round, size, dim
 	seq         formatted    // the last Seq
+	cause       formatted    // the last Cause
 	curve, kind quoted       // the curve and the type, which change rarely
 	actors      [256]actor   // the senders and receivers met, see actor
 }
@@ -174,7 +176,11 @@ func (e *encoder) appendRecord(b []byte, rec *Record) ([]byte, error) {
 	}
 	if rec.Cause != 0 {
 		b = append(b, `,"cause":`...)
-		b = strconv.AppendUint(b, rec.Cause, 10)
+		c := &e.cause
+		if !c.ok || c.bits != rec.Cause {
+			c.bits, c.text, c.ok = rec.Cause, strconv.AppendUint(c.text[:0], rec.Cause, 10), true
+		}
+		b = append(b, c.text...)
 	}
 	if len(rec.fieldsText) > 0 && len(rec.Fields) == rec.fieldsCount {
 		b = append(b, `,"fields":`...)

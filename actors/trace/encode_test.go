@@ -19,8 +19,8 @@ func TestAppendRecordIsEncodingJSON(t *testing.T) {
 	var prev *Record
 	for i := range 20000 {
 		rec := randomRecord(r)
-		if prev != nil && r.IntN(2) == 0 { // consecutive records often share their times
-			rec.Time, rec.Sent, rec.Start, rec.End = prev.Time, prev.Sent, prev.Start, prev.End
+		if prev != nil && r.IntN(2) == 0 { // consecutive records often share their times and cause
+			rec.Time, rec.Sent, rec.Start, rec.End, rec.Cause = prev.Time, prev.Sent, prev.Start, prev.End, prev.Cause
 		}
 		prev = rec
 		var want bytes.Buffer

@@ -108,12 +108,15 @@ func (ix *Index) Records() int {
 
 // zstd coders shared by every store: an Encoder's EncodeAll and a Decoder's
 // DecodeAll are safe for concurrent use. The encoder works on one goroutine
-// per call, so its output is a function of its input alone (compressor). blockDecoder
+// per call, so its output is a function of its input alone (compressor). Its
+// level is SpeedFastest: on trace lines (Fig. 4's, measured) it compresses
+// a block in about three quarters of SpeedDefault's time, and to about 5 %
+// fewer bytes; every frame keeps its checksum. blockDecoder
 // decodes a block into a buffer of the size the index records for it and no
 // further; indexDecoder refuses an index larger than maxIndexBytes.
 var (
 	compressor = sync.OnceValue(func() *zstd.Encoder {
-		return must(zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1)))
+		return must(zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1)))
 	})
 	blockDecoder = sync.OnceValue(func() *zstd.Decoder {
 		return must(zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecodeAllCapLimit(true)))
@@ -166,10 +169,13 @@ type StoreWriter struct {
 	names names // actors
 	types names
 	curve map[string]int
-	cur   *Block
-	out   encoder // JSON
-	frame []byte  // the compressed block
-	off   int64   // where the next block goes
+	// lastCurve is the position of the last record's curve, −1 before the
+	// first.
+	lastCurve int
+	cur       *Block
+	out       encoder // JSON
+	frame     []byte  // the compressed block
+	off       int64   // where the next block goes
 }
 
 // batch is records on their way to the goroutine, with the text of their
@@ -193,14 +199,18 @@ var errClosed = errors.New("trace store writer closed")
 
 // batchSize is the number of records per batch: enough to make the handing
 // over negligible, few enough for a batch to stay in cache. A writer makes
-// maxBatches at most, reused: one being filled, one queued, one being
-// written.
-const batchSize, maxBatches = 1024, 3
+// maxBatches at most, reused: one being filled, one being written and the
+// others queued. The goroutine works in bursts — it compresses a block
+// (a few hundred kilobytes, a millisecond or two) every two or three
+// batches — while a run writes records steadily, about as fast as the
+// goroutine takes them on average; four queued batches let the run go on
+// through a block's compression instead of waiting for it.
+const batchSize, maxBatches = 1024, 6
 
 // NewStoreWriter returns a StoreWriter on w. Call Close when done (it stops
 // the writer's goroutine); it does not close w.
 func NewStoreWriter(w io.Writer) *StoreWriter {
-	s := &StoreWriter{w: w, names: names{table: map[string]int{}}, types: names{table: map[string]int{}}, curve: map[string]int{}}
+	s := &StoreWriter{w: w, names: names{table: map[string]int{}}, types: names{table: map[string]int{}}, curve: map[string]int{}, lastCurve: -1}
 	s.index.Version = StoreVersion
 	return s
 }
@@ -267,8 +277,8 @@ func finite(rec *Record) bool {
 // and takes a batch it is done with (or a new one) for the next.
 func (s *StoreWriter) send() {
 	if s.batches == nil {
-		// Two batches wait at most: one queued, one being written.
-		s.batches, s.free, s.done = make(chan batch, 1), make(chan batch, maxBatches), make(chan struct{})
+		// One batch is being filled, one written; the others may wait.
+		s.batches, s.free, s.done = make(chan batch, maxBatches-2), make(chan batch, maxBatches), make(chan struct{})
 		go s.run()
 	}
 	s.batches <- s.batch
@@ -316,11 +326,15 @@ func (s *StoreWriter) run() {
 // curve, or a new round once the block has reached its target size. It
 // returns the position of rec's curve.
 func (s *StoreWriter) cut(rec *Record) int {
-	ci, ok := s.curve[rec.Curve]
-	if !ok {
-		ci = len(s.index.Curves)
-		s.curve[rec.Curve] = ci
-		s.index.Curves = append(s.index.Curves, rec.Curve)
+	ci := s.lastCurve
+	if ci < 0 || s.index.Curves[ci] != rec.Curve { // a run's records share theirs
+		var ok bool
+		if ci, ok = s.curve[rec.Curve]; !ok {
+			ci = len(s.index.Curves)
+			s.curve[rec.Curve] = ci
+			s.index.Curves = append(s.index.Curves, rec.Curve)
+		}
+		s.lastCurve = ci
 	}
 	if b := s.cur; b != nil && (b.Curve != ci || b.Run != rec.Run || len(s.raw) >= blockLimit ||
 		(len(s.raw) >= blockTarget && rec.Round != b.MaxRound)) {

@@ -22,7 +22,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -138,6 +140,11 @@ type plan struct {
 	// generated struct, whose fields the vectors' field indexes refer to,
 	// or another implementation (dynamicpb) of the same descriptor.
 	goType reflect.Type
+	// sized means every field is read directly (planField.field ≥ 0), so
+	// that the plan computes the message's protobuf size from the values
+	// it reads (scalarSize, vectorSize) instead of proto.Size walking the
+	// message again.
+	sized bool
 }
 
 // planField is one field of a plan and its JSON key.
@@ -150,8 +157,11 @@ type planField struct {
 	// proto3 scalar, set when not zero): read directly, a vector is neither
 	// wrapped in a protoreflect.List (an allocation per message) nor read
 	// through it element by element, and a scalar costs no reflective
-	// Has and Get.
-	field int
+	// Has and Get. offset is where that field lies in the struct.
+	field  int
+	offset uintptr
+	// tag is the size of the field's protobuf tag (protowire.SizeTag).
+	tag int
 }
 
 // planFor returns the plan of m's type, of descriptor md, working it out
@@ -174,18 +184,24 @@ func (d *Describer) planFor(m proto.Message, md protoreflect.MessageDescriptor) 
 
 // newPlan works out the plan of m's type, of descriptor md.
 func newPlan(m proto.Message, md protoreflect.MessageDescriptor) *plan {
-	p := &plan{desc: md, goType: reflect.TypeOf(m), name: string(md.Name()), ranged: md.ExtensionRanges().Len() > 0}
+	p := &plan{desc: md, goType: reflect.TypeOf(m), name: string(md.Name()), ranged: md.ExtensionRanges().Len() > 0, sized: true}
 	fds := md.Fields()
 	for i := range fds.Len() {
 		fd := fds.Get(i)
-		f := planField{fd: fd, name: string(fd.Name()), field: -1}
+		f := planField{fd: fd, name: string(fd.Name()), field: -1, tag: protowire.SizeTag(fd.Number())}
 		if isVector(fd) {
 			f.field = goField(p.goType, fd)
+		} else if !fd.HasPresence() && !fd.IsList() && !fd.IsMap() && fd.Message() == nil {
+			f.field = goField(p.goType, fd)
+		}
+		if f.field >= 0 {
+			f.offset = p.goType.Elem().Field(f.field).Offset
+		} else {
+			p.sized = false
+		}
+		if isVector(fd) {
 			p.vectors = append(p.vectors, f)
 		} else {
-			if !fd.HasPresence() && !fd.IsList() && !fd.IsMap() && fd.Message() == nil {
-				f.field = goField(p.goType, fd)
-			}
 			p.others = append(p.others, f)
 		}
 	}
@@ -257,30 +273,77 @@ func goKindOf(fd protoreflect.FieldDescriptor) string {
 }
 
 // scalarField returns the value of a scalar without presence from its Go
-// field fv, and whether it is set: not zero (a negative zero is set), as
-// protobuf's Has says.
-func scalarField(fd protoreflect.FieldDescriptor, fv reflect.Value) (protoreflect.Value, bool) {
+// field at p, of the Go type goKindOf(fd) names, and whether it is set: not
+// zero (a negative zero is set), as protobuf's Has says.
+func scalarField(fd protoreflect.FieldDescriptor, p unsafe.Pointer) (protoreflect.Value, bool) {
 	switch fd.Kind() {
 	case protoreflect.BoolKind:
-		return protoreflect.ValueOfBool(fv.Bool()), fv.Bool()
+		v := *(*bool)(p)
+		return protoreflect.ValueOfBool(v), v
 	case protoreflect.EnumKind:
-		return protoreflect.ValueOfEnum(protoreflect.EnumNumber(fv.Int())), fv.Int() != 0
+		v := *(*int32)(p)
+		return protoreflect.ValueOfEnum(protoreflect.EnumNumber(v)), v != 0
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
-		return protoreflect.ValueOfInt32(int32(fv.Int())), fv.Int() != 0
+		v := *(*int32)(p)
+		return protoreflect.ValueOfInt32(v), v != 0
 	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-		return protoreflect.ValueOfInt64(fv.Int()), fv.Int() != 0
+		v := *(*int64)(p)
+		return protoreflect.ValueOfInt64(v), v != 0
 	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
-		return protoreflect.ValueOfUint32(uint32(fv.Uint())), fv.Uint() != 0
+		v := *(*uint32)(p)
+		return protoreflect.ValueOfUint32(v), v != 0
 	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-		return protoreflect.ValueOfUint64(fv.Uint()), fv.Uint() != 0
+		v := *(*uint64)(p)
+		return protoreflect.ValueOfUint64(v), v != 0
 	case protoreflect.FloatKind:
-		return protoreflect.ValueOfFloat32(float32(fv.Float())), fv.Float() != 0 || math.Signbit(fv.Float())
+		v := *(*float32)(p)
+		return protoreflect.ValueOfFloat32(v), v != 0 || math.Signbit(float64(v))
 	case protoreflect.DoubleKind:
-		return protoreflect.ValueOfFloat64(fv.Float()), fv.Float() != 0 || math.Signbit(fv.Float())
+		v := *(*float64)(p)
+		return protoreflect.ValueOfFloat64(v), v != 0 || math.Signbit(v)
 	case protoreflect.StringKind:
-		return protoreflect.ValueOfString(fv.String()), fv.Len() > 0
+		v := *(*string)(p)
+		return protoreflect.ValueOfString(v), len(v) > 0
 	}
-	return protoreflect.ValueOfBytes(fv.Bytes()), fv.Len() > 0
+	v := *(*[]byte)(p)
+	return protoreflect.ValueOfBytes(v), len(v) > 0
+}
+
+// scalarSize returns the size of the protobuf encoding of field f, a set
+// scalar without presence of value v, as proto.Size counts it.
+func scalarSize(f *planField, v protoreflect.Value) int {
+	switch f.fd.Kind() {
+	case protoreflect.BoolKind:
+		return f.tag + 1
+	case protoreflect.EnumKind:
+		return f.tag + protowire.SizeVarint(uint64(int64(v.Enum())))
+	case protoreflect.Int32Kind, protoreflect.Int64Kind:
+		return f.tag + protowire.SizeVarint(uint64(v.Int()))
+	case protoreflect.Sint32Kind, protoreflect.Sint64Kind:
+		return f.tag + protowire.SizeVarint(protowire.EncodeZigZag(v.Int()))
+	case protoreflect.Uint32Kind, protoreflect.Uint64Kind:
+		return f.tag + protowire.SizeVarint(v.Uint())
+	case protoreflect.Sfixed32Kind, protoreflect.Fixed32Kind, protoreflect.FloatKind:
+		return f.tag + 4
+	case protoreflect.Sfixed64Kind, protoreflect.Fixed64Kind, protoreflect.DoubleKind:
+		return f.tag + 8
+	case protoreflect.StringKind:
+		return f.tag + protowire.SizeBytes(len(v.String()))
+	}
+	return f.tag + protowire.SizeBytes(len(v.Bytes()))
+}
+
+// vectorSize returns the size of the protobuf encoding of vector field f
+// holding n values of width bytes each: packed, one tag and a length, or
+// else a tag per value; nothing when empty.
+func vectorSize(f *planField, n, width int) int {
+	switch {
+	case n == 0:
+		return 0
+	case f.fd.IsPacked():
+		return f.tag + protowire.SizeBytes(n*width)
+	}
+	return n * (f.tag + width)
 }
 
 // isVector reports whether fd is a vector: a repeated double or float.
@@ -313,24 +376,29 @@ func (d *Describer) describe(rec *Record, m proto.Message, payload, fields bool)
 	pm := m.ProtoReflect()
 	p := d.planFor(m, pm.Descriptor())
 	rec.Type = p.name
-	rec.Size = proto.Size(m)
 	if p.ranged {
+		rec.Size = proto.Size(m)
 		d.describeRanged(rec, pm, payload)
 		return
 	}
 	var sq float64
-	var sv reflect.Value // the generated struct, if m is of the plan's type
+	var sp unsafe.Pointer // the generated struct, if m is of the plan's type
 	if reflect.TypeOf(m) == p.goType && p.goType.Kind() == reflect.Pointer {
-		sv = reflect.ValueOf(m).Elem()
+		sp = reflect.ValueOf(m).UnsafePointer()
 	}
-	direct := sv.IsValid()
-	for _, f := range p.vectors {
+	direct := sp != nil
+	size := 0
+	for i := range p.vectors {
+		f := &p.vectors[i]
 		if f.field >= 0 && direct {
-			vec := sv.Field(f.field).Addr().Interface() // a pointer: no allocation
-			if v, ok := vec.(*[]float64); ok {
-				sq = addFloats(rec, f.name, *v, payload, sq)
+			if f.fd.Kind() == protoreflect.DoubleKind {
+				v := *(*[]float64)(unsafe.Add(sp, f.offset))
+				size += vectorSize(f, len(v), 8)
+				sq = addFloats(rec, f.name, v, payload, sq)
 			} else {
-				sq = addFloats(rec, f.name, *vec.(*[]float32), payload, sq)
+				v := *(*[]float32)(unsafe.Add(sp, f.offset))
+				size += vectorSize(f, len(v), 4)
+				sq = addFloats(rec, f.name, v, payload, sq)
 			}
 		} else if pm.Has(f.fd) {
 			sq = addVector(rec, f.name, pm.Get(f.fd).List(), payload, sq)
@@ -342,13 +410,15 @@ func (d *Describer) describe(rec *Record, m proto.Message, payload, fields bool)
 	text := append(d.text[:0], '{')
 	n := 0
 	ok := true
-	for _, f := range p.others {
+	for i := range p.others {
+		f := &p.others[i]
 		var v protoreflect.Value
 		if f.field >= 0 && direct {
 			var set bool
-			if v, set = scalarField(f.fd, sv.Field(f.field)); !set {
+			if v, set = scalarField(f.fd, unsafe.Add(sp, f.offset)); !set {
 				continue
 			}
+			size += scalarSize(f, v)
 		} else if pm.Has(f.fd) {
 			v = pm.Get(f.fd)
 		} else {
@@ -373,6 +443,11 @@ func (d *Describer) describe(rec *Record, m proto.Message, payload, fields bool)
 		}
 	}
 	d.text = append(text, '}')
+	if p.sized && direct {
+		rec.Size = size + len(pm.GetUnknown())
+	} else {
+		rec.Size = proto.Size(m)
+	}
 	switch {
 	case n == 0:
 	case ok:
