@@ -18,8 +18,9 @@ import (
 // oracle in the tests, computes the same numbers, but its general-length
 // FFTPACK code (0.83 µs for n = 18), called once per row and per gathered
 // column, made the transform of a 28×28 image at J = 2, L = 8 take 7.9 ms;
-// with these plans it takes 1.8 ms of CPU time (BenchmarkApply, on the
-// 2-core machine of the measurements in docs/privacy.md).
+// with these plans (and the other savings of Apply) it takes 1.1 ms of CPU
+// time (BenchmarkApply, on the 2-core machine of the measurements in
+// docs/privacy.md).
 type plan struct {
 	n      int
 	stages []stage

@@ -113,11 +113,45 @@ func (c Config) OutputSize(n int) (int, error) {
 	return n >> c.J, nil
 }
 
+// Ops estimates the operations of the transform of one h×w image (Apply),
+// for the estimates of a run's time: 5·n·log₂n per two-dimensional
+// transform of n points — one of the padded image, one inverse per wavelet
+// and per second-order path, one per pair of first-order moduli filtered
+// again — 1.9·10⁶ at J = 2, L = 8 on 28×28 images, for the 1.1 ms of CPU
+// time BenchmarkApply measures: at the estimates' 1 ns per operation, an
+// overestimate. A size OutputSize refuses costs 0.
+func (c Config) Ops(h, w int) float64 {
+	oh, err1 := c.OutputSize(h)
+	ow, err2 := c.OutputSize(w)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	fft := func(j int) float64 {
+		n := float64(((oh + 2) << (c.J - j)) * ((ow + 2) << (c.J - j)))
+		return 5 * n * math.Log2(n)
+	}
+	ops := fft(0)
+	for j1 := range c.J {
+		ops += float64(c.L) * fft(j1)
+		if c.Order == 2 && j1 < c.J-1 {
+			ops += float64(c.L+1) / 2 * fft(j1)
+			for j2 := j1 + 1; j2 < c.J; j2++ {
+				ops += float64(c.L*c.L) * fft(j2)
+			}
+		}
+	}
+	return ops
+}
+
 // wavelet is one Morlet wavelet ψ_{j,θ}: its transform on the grid of each
-// resolution r = 0 … j (subsampled by 2^r).
+// resolution r = 0 … j (subsampled by 2^r), and the same scaled by what
+// filtering on that grid and subsampling to the grid of resolution j
+// divide by — 4^(j−r) aliases averaged, then the inverse transform's
+// 1/n_j — so that band needs neither division.
 type wavelet struct {
-	j   int
-	hat [][]float64
+	j      int
+	hat    [][]float64
+	scaled [][]float64
 }
 
 // Transform is the scattering transform of H×W images. It is read-only once
@@ -169,7 +203,13 @@ func New(h, w int, cfg Config) (*Transform, error) {
 			psi := fourierReal(morlet(t.p, t.q, 0.8*math.Exp2(float64(j)), theta, 0.75*math.Pi/math.Exp2(float64(j)), 4/float64(cfg.L)), t.p, t.q)
 			wv := wavelet{j: j}
 			for r := 0; r <= j; r++ {
-				wv.hat = append(wv.hat, restrict(psi, t.p, t.q, r))
+				hat := restrict(psi, t.p, t.q, r)
+				scale := 1 / (math.Exp2(float64(2*(j-r))) * float64((t.p>>j)*(t.q>>j)))
+				scaled := make([]float64, len(hat))
+				for i, v := range hat {
+					scaled[i] = v * scale
+				}
+				wv.hat, wv.scaled = append(wv.hat, hat), append(wv.scaled, scaled)
 			}
 			t.wavelets = append(t.wavelets, wv)
 		}
@@ -347,7 +387,7 @@ func sampler(hat []float64, out, step int) []float64 {
 // Workspace is one goroutine's plans and buffers.
 type Workspace struct {
 	rows, cols []*plan // by resolution
-	work       []complex128
+	work, tr   []complex128
 	x, z, s    []complex128
 	img        []float64      // the padded image
 	u1         [][]float64    // by wavelet: |x ⋆ ψ|
@@ -358,7 +398,7 @@ type Workspace struct {
 
 // NewWorkspace returns a workspace for t.
 func (t *Transform) NewWorkspace() *Workspace {
-	ws := &Workspace{work: make([]complex128, t.p*t.q)}
+	ws := &Workspace{work: make([]complex128, t.p*t.q), tr: make([]complex128, t.p*t.q)}
 	for r := 0; r <= t.cfg.J; r++ {
 		ws.rows = append(ws.rows, newPlan(t.q>>r))
 		ws.cols = append(ws.cols, newPlan(t.p>>r))
@@ -377,18 +417,23 @@ func (t *Transform) NewWorkspace() *Workspace {
 }
 
 // fft2 transforms the grid a of resolution r in place: the discrete Fourier
-// transform, or its inverse (normalized by the number of points).
+// transform, or its inverse without the division by the number of points.
+// Both passes run along contiguous rows: the columns' transforms
+// interleaved, then, on the transposed grid, the rows'.
 func (ws *Workspace) fft2(a []complex128, r int, inverse bool) {
 	rp, cp := ws.rows[r], ws.cols[r]
 	q, p := rp.n, cp.n
-	for i := range p {
-		rp.transform(a[i*q:(i+1)*q], ws.work, 1, inverse)
-	}
 	cp.transform(a, ws.work, q, inverse)
-	if inverse {
-		scale := complex(1/float64(p*q), 0)
-		for i := range a[:p*q] {
-			a[i] *= scale
+	tr := ws.tr[:p*q]
+	for i := range p {
+		for k, v := range a[i*q : (i+1)*q] {
+			tr[k*p+i] = v
+		}
+	}
+	rp.transform(tr, ws.work, p, inverse)
+	for k := range q {
+		for i, v := range tr[k*p : (k+1)*p] {
+			a[i*q+k] = v
 		}
 	}
 }
@@ -494,15 +539,9 @@ func (t *Transform) transformBands(ws *Workspace) {
 // transform src of y on the grid of resolution r ≤ j.
 func (t *Transform) band(dst []float64, src []complex128, r int, psi wavelet, ws *Workspace) {
 	p, q := t.p>>r, t.q>>r
-	prod := ws.s[:p*q]
-	hat := psi.hat[r]
-	for i, v := range src[:p*q] {
-		prod[i] = v * complex(hat[i], 0)
-	}
 	j := psi.j
-	n := (t.p >> j) * (t.q >> j)
-	z := ws.z[:n]
-	subsample(z, prod, p, q, j-r)
+	z := ws.z[:(t.p>>j)*(t.q>>j)]
+	aliasProduct(z, src, psi.scaled[r], p, q, j-r)
 	ws.fft2(z, j, true)
 	for i, v := range z {
 		re, im := real(v), imag(v)
@@ -538,12 +577,15 @@ func (t *Transform) lowPass(dst, u []float64, r int, ws *Workspace) {
 	}
 }
 
-// subsample sets dst (p/2^k × q/2^k) to the transform of every 2^k-th
-// sample of the signal whose p×q transform is src: the mean of src's
-// 2^k×2^k aliases of each frequency.
-func subsample(dst, src []complex128, p, q, k int) {
+// aliasProduct sets dst (p/2^k × q/2^k) to the sum of the 2^k×2^k aliases
+// of each frequency of src·hat (p×q): the transform of every 2^k-th sample
+// of the signal whose transform is src·hat, times 4^k (which hat's scaling
+// divides by).
+func aliasProduct(dst, src []complex128, hat []float64, p, q, k int) {
 	if k == 0 {
-		copy(dst, src[:p*q])
+		for i, v := range src[:p*q] {
+			dst[i] = v * complex(hat[i], 0)
+		}
 		return
 	}
 	pk, qk := p>>k, q>>k
@@ -551,17 +593,13 @@ func subsample(dst, src []complex128, p, q, k int) {
 	for i0 := 0; i0 < p; i0 += pk {
 		for i := range pk {
 			row := dst[i*qk : (i+1)*qk]
-			s := src[(i0+i)*q : (i0+i+1)*q]
+			s, h := src[(i0+i)*q:(i0+i+1)*q], hat[(i0+i)*q:(i0+i+1)*q]
 			for c0 := 0; c0 < q; c0 += qk {
 				for c, v := range s[c0 : c0+qk] {
-					row[c] += v
+					row[c] += v * complex(h[c0+c], 0)
 				}
 			}
 		}
-	}
-	scale := complex(1/float64(int(1)<<(2*k)), 0)
-	for i := range dst[:pk*qk] {
-		dst[i] *= scale
 	}
 }
 

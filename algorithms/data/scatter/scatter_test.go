@@ -419,3 +419,17 @@ func TestPlanMatchesGonum(t *testing.T) {
 		}
 	}
 }
+
+// Ops counts the two-dimensional transforms of an image: at J = 2, L = 8 on
+// 28×28 images, one of 36² points, 8 inverse and 4.5 paired of 36², 8 + 64
+// inverse of 18², at 5·n·log₂n each.
+func TestOps(t *testing.T) {
+	f := func(n float64) float64 { return 5 * n * math.Log2(n) }
+	want := 13.5*f(36*36) + 72*f(18*18)
+	if got := (Config{J: 2, L: 8, Order: 2}).Ops(28, 28); math.Abs(got-want) > 1e-6*want {
+		t.Errorf("Ops = %v, want %v", got, want)
+	}
+	if got := (Config{J: 2, L: 8, Order: 2}).Ops(4, 28); got != 0 {
+		t.Errorf("Ops of a 4-pixel side = %v, want 0", got)
+	}
+}
