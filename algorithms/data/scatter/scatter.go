@@ -386,14 +386,14 @@ func sampler(hat []float64, out, step int) []float64 {
 
 // Workspace is one goroutine's plans and buffers.
 type Workspace struct {
-	rows, cols []*plan // by resolution
-	work, tr   []complex128
-	x, z, s    []complex128
+	rows, cols []*plan        // by resolution
+	work, tr   []complex128   // a transform's other buffer, a transposed grid
+	x, z       []complex128   // the image's transform, a band's inverse or a pair's transform
 	img        []float64      // the padded image
 	u1         [][]float64    // by wavelet: |x ⋆ ψ|
 	u1hat      [][]complex128 // by wavelet of j < J−1: the transform of u1
 	u          []float64      // |U₁ ⋆ ψ|
-	tmp        []float64
+	tmp        []float64      // the low-pass's rows
 }
 
 // NewWorkspace returns a workspace for t.
@@ -404,7 +404,7 @@ func (t *Transform) NewWorkspace() *Workspace {
 		ws.cols = append(ws.cols, newPlan(t.p>>r))
 	}
 	n := t.p * t.q
-	ws.x, ws.z, ws.s = make([]complex128, n), make([]complex128, n), make([]complex128, n)
+	ws.x, ws.z = make([]complex128, n), make([]complex128, n)
 	ws.img, ws.u, ws.tmp = make([]float64, n), make([]float64, n), make([]float64, t.oh*t.q)
 	for _, wv := range t.wavelets {
 		size := (t.p >> wv.j) * (t.q >> wv.j)
