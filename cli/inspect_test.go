@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"maple/algorithms/data/idxtest"
 	"maple/scenarios"
 )
 
@@ -44,6 +45,11 @@ func TestInspectionWorksOnEveryBundledScenario(t *testing.T) {
 		"scenarios/systems/stragglers.yaml": {"--set", `curves=[{label: sync, set: {iterations: 2}}, {label: fedasync, set: {iterations: 2, algorithm.fedavg.server: fedasync}}, ` +
 			`{label: fedbuff, set: {iterations: 2, algorithm.fedavg.participants: 30, algorithm.fedavg.server: {kind: fedbuff, buffer: 10}}}]`},
 	}
+	// The ScatterNet scenario transforms the 70 000 Fashion-MNIST images
+	// (about a minute of both cores): 120 synthetic 28×28 images and 40 test
+	// images take the same paths, and two curves without their own
+	// iteration counts.
+	extra["scenarios/dp/dp-sgd-scatternet.yaml"] = scatterImages(t)
 	// The secure-aggregation cost scenarios sweep n up to 10 000 with one
 	// round per curve: three short curves at n = 10 and 20 instead.
 	secaggCosts := []string{"--set", `curves=[{label: plain FedAvg, set: {privacy.secure_aggregation.protocol: none, iterations: 2}}, ` +
@@ -127,6 +133,33 @@ func TestInspectionWorksOnEveryBundledScenario(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scatterImages writes 120 training and 40 test images of 28×28 pixels for
+// the ScatterNet scenario and returns the overrides that read them.
+func scatterImages(t *testing.T) []string {
+	dir := t.TempDir()
+	file := func(name string, n int, image bool) string {
+		path := filepath.Join(dir, name)
+		if !image {
+			labels := make([]byte, n)
+			for i := range labels {
+				labels[i] = byte(i % 10)
+			}
+			idxtest.Write(t, path, idxtest.UnsignedBytes, []int{n}, labels)
+			return path
+		}
+		pixels := make([]byte, n*28*28)
+		for i := range pixels {
+			pixels[i] = byte(i * 7919 % 256)
+		}
+		idxtest.Write(t, path, idxtest.UnsignedBytes, []int{n, 28, 28}, pixels)
+		return path
+	}
+	return []string{"--set", "data.idx.images=" + file("train.gz", 120, true), "--set", "data.idx.labels=" + file("train-labels.gz", 120, false),
+		"--set", "data.idx.test_images=" + file("test.gz", 40, true), "--set", "data.idx.test_labels=" + file("test-labels.gz", 40, false),
+		"--set", "data.samples=120", "--set", "algorithm.fedavg.batch=8",
+		"--set", `curves=[{label: DP-SGD, set: {algorithm.fedavg.client: {kind: dp-sgd, clip: 0.1, noise_multiplier: 3.33}}}, {label: no privacy, set: {algorithm.fedavg.client: sgd}}]`}
 }
 
 // maple trace path --agent follows one agent's model: each round, the shares

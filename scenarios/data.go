@@ -1,5 +1,7 @@
 package scenarios
 
+import "maple/algorithms/data/scatter"
+
 // IDX reads an image dataset in the IDX format of MNIST and Fashion-MNIST
 // (gzip-compressed or plain): a training pair, dealt out by data.partition,
 // and optionally a test pair.
@@ -52,6 +54,35 @@ type Partition struct {
 	Shards int `yaml:"shards,omitempty"`
 	// Sigma is the standard deviation of the log sizes of quantity skew.
 	Sigma float64 `yaml:"sigma,omitempty"`
+}
+
+// Transform is a fixed transform of the images of idx data: each training
+// and test image, scaled by data.idx.scale, is replaced by its coefficients
+// once, before the run, and the model learns from them. It reads one image
+// at a time, so a private model's guarantee covers it unchanged.
+type Transform struct {
+	// Kind is scatternet: the wavelet scattering transform of order 1 or 2
+	// (Kymatio's Scattering2D; Oyallon & Mallat 2015), the features of
+	// Tramèr & Boneh's private linear models (ICLR 2021).
+	Kind string `yaml:"kind"`
+	// Scales is J: wavelets of scales 2^0 … 2^(J−1), averaging and
+	// subsampling by 2^J (1 … 6, and 2^J smaller than the images' sides).
+	Scales int `yaml:"scales"`
+	// Angles is L, the orientations over half a turn (1 … 16).
+	Angles int `yaml:"angles"`
+	// Order is the largest order of the coefficients, 1 or 2.
+	Order int `yaml:"order"`
+	// Groups, if not 0, normalizes each image's 1 + JL (+ L²J(J−1)/2 at
+	// order 2) channels in that many groups (group normalization without an
+	// affine map): each group's coefficients centred and divided by the
+	// square root of their variance plus 10⁻⁵. It must divide the number of
+	// channels.
+	Groups int `yaml:"groups,omitempty"`
+}
+
+// ScatterConfig returns the transform's parameters.
+func (t *Transform) ScatterConfig() scatter.Config {
+	return scatter.Config{J: t.Scales, L: t.Angles, Order: t.Order, Groups: t.Groups}
 }
 
 // pooledKinds are the data kinds read or drawn as one pool that

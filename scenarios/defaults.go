@@ -181,6 +181,18 @@ func completeModel(sc *Scenario, set func(string) bool) {
 	if l.Kind == "least-squares" && slices.Contains([]string{"libsvm", "directory"}, sc.Data.Kind) && !set("data.test_samples") {
 		sc.Data.TestSamples = 0 // real targets: no classification test set
 	}
+	if t := sc.Data.Transform; t != nil && t.Kind == "scatternet" {
+		// Tramèr & Boneh's features of 28×28 images: J = 2, L = 8, order 2.
+		if !set("data.transform.scales") {
+			t.Scales = 2
+		}
+		if !set("data.transform.angles") {
+			t.Angles = 8
+		}
+		if !set("data.transform.order") {
+			t.Order = 2
+		}
+	}
 	if p := sc.Data.Partition; p != nil {
 		switch {
 		case p.Kind == "dirichlet" && !set("data.partition.alpha"):

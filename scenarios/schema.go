@@ -80,6 +80,9 @@ type Data struct {
 	Directory *Directory `yaml:"directory,omitempty"`
 	// Partition deals pooled data (libsvm, idx, blobs) out to the agents.
 	Partition *Partition `yaml:"partition,omitempty"`
+	// Transform, for idx images, replaces every image's pixels by fixed
+	// features computed from them before the run (see data.go).
+	Transform *Transform `yaml:"transform,omitempty"`
 }
 
 // Mixture parameterizes two-class Gaussian data: y = ±1, x ~ N(y·Mean·1,

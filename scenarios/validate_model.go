@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"maple/algorithms/data"
+	"maple/algorithms/data/scatter"
 	"maple/algorithms/loss"
 )
 
@@ -62,6 +63,38 @@ func (v *Validator) validateModel(sc *Scenario) {
 	}
 }
 
+// validateTransform checks the transform of idx images.
+func (v *Validator) validateTransform(d *Data) {
+	t := d.Transform
+	if t == nil {
+		return
+	}
+	if d.Kind != "idx" {
+		v.Fail("data.transform", "only the images of idx data have a transform, but data.kind is %s", d.Kind)
+		return
+	}
+	v.OneOf("data.transform.kind", t.Kind, []string{"scatternet"})
+	if t.Kind != "scatternet" {
+		return
+	}
+	inRange := func(field string, x, lo, hi int) bool {
+		if x < lo || x > hi {
+			v.Fail(field, "must lie in %d … %d, got %d", lo, hi, x)
+			return false
+		}
+		return true
+	}
+	ok := inRange("data.transform.scales", t.Scales, 1, scatter.MaxJ)
+	ok = inRange("data.transform.angles", t.Angles, 1, scatter.MaxL) && ok
+	ok = inRange("data.transform.order", t.Order, 1, 2) && ok
+	if c := t.ScatterConfig(); ok && (t.Groups < 0 || (t.Groups > 0 && c.Channels()%t.Groups != 0)) {
+		v.Fail("data.transform.groups", "must be 0 or divide the %d channels of scales %d, angles %d, order %d; got %d", c.Channels(), t.Scales, t.Angles, t.Order, t.Groups)
+	}
+	if d.IDX != nil && d.IDX.Scale == "standardize" {
+		v.Fail("data.idx.scale", "standardize uses every training image's pixels, which a transform of each image alone does not; use unit or none (data.transform.groups normalizes each image's coefficients)")
+	}
+}
+
 // validateDatasets checks the sections of the idx, blobs and directory
 // kinds and the partition of pooled data.
 func (v *Validator) validateDatasets(d *Data) {
@@ -70,6 +103,7 @@ func (v *Validator) validateDatasets(d *Data) {
 	v.Absent("data.directory", d.Directory != nil && d.Kind != "directory", "data.kind is "+d.Kind)
 	v.Absent("data.partition", d.Partition != nil && !slices.Contains(pooledKinds, d.Kind),
 		"data.kind "+d.Kind+" is not dealt out from a pool (partitions apply to libsvm, idx and blobs)")
+	v.validateTransform(d)
 	switch d.Kind {
 	case "idx":
 		x := d.IDX

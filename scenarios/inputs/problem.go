@@ -245,7 +245,7 @@ func buildSource(ctx context.Context, c *scenarios.CurveSpec, dir string, runSee
 			return nil, err
 		}
 	case "idx":
-		p.Sets, p.Test, err = readIDX(ctx, c, dir, runSeed)
+		p.Sets, p.Test, err = readIDXShared(ctx, c, dir, runSeed)
 	case "blobs":
 		p.Sets, p.Test, err = drawBlobs(c, runSeed)
 	case "directory":

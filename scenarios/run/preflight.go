@@ -188,12 +188,13 @@ func problemCost(sc *scenarios.Scenario, dir string, m, dim float64) (bytes, ops
 		samples = 0
 		for _, f := range []string{d.IDX.Images, d.IDX.TestImages} {
 			if f != "" {
-				bytes += idxBytes(dir, f, d.IDX.Scale == "standardize")
+				b, o := idxCost(dir, f, d)
+				bytes, ops = bytes+b, ops+o
 			}
 		}
 	}
 	bytes += samples * perSample
-	ops = 10*samples*nonzeros + agentOps*float64(d.Agents)
+	ops += 10*samples*nonzeros + agentOps*float64(d.Agents)
 	switch {
 	case !hasOptimum(sc):
 	case sc.Loss.Kind == "least-squares" || (sc.Loss.Kind == "logistic" && dim <= 2000):
@@ -212,32 +213,41 @@ func problemCost(sc *scenarios.Scenario, dir string, m, dim float64) (bytes, ops
 	return bytes, ops
 }
 
-// idxBytes estimates the memory of the IDX array in file: its elements as
+// idxCost estimates the memory of the IDX array in file, and the
+// operations of transforming its images (data.transform): its elements as
 // its header announces them, read before anything else is decompressed
 // (inputs.IDXHeader) — a gzip file of a few megabytes can announce a
 // gigabyte of zeros, which the estimate must refuse before the reader
 // inflates it — held once in their encoded form, which the sets of
 // unsigned-byte images share (data.IDXRows), plus a float64 per element
-// for standardized sets and other element types (data.IDXSubset). A file
-// whose header cannot be read counts twice its size; the checks of the
-// data then name what is wrong with it.
-func idxBytes(dir, file string, standardize bool) float64 {
+// for standardized sets and other element types (data.IDXSubset), or a
+// float64 per coefficient of every image and scatter.Config.Ops per image
+// for transformed ones. A file whose header cannot be read counts twice
+// its size; the checks of the data then name what is wrong with it.
+func idxCost(dir, file string, d *scenarios.Data) (bytes, ops float64) {
 	a, err := inputs.IDXHeader(dir, file)
 	if err != nil {
 		if st, err := os.Stat(inputs.Resolve(dir, file)); err == nil {
-			return 2 * float64(st.Size())
+			return 2 * float64(st.Size()), 0
 		}
-		return 0
+		return 0, 0
 	}
 	elements := 1.0
 	for _, n := range a.Dims {
 		elements *= float64(n)
 	}
-	b := elements * float64(a.Size())
-	if standardize || !a.SharedRows() {
-		b += 8 * elements
+	bytes = elements * float64(a.Size())
+	switch {
+	case d.Transform != nil:
+		images := float64(a.Dims[0])
+		bytes += 8 * images * float64(inputs.TransformFeatures(d.Transform, a))
+		if len(a.Dims) == 3 {
+			ops = images * d.Transform.ScatterConfig().Ops(a.Dims[1], a.Dims[2])
+		}
+	case d.IDX.Scale == "standardize" || !a.SharedRows():
+		bytes += 8 * elements
 	}
-	return b
+	return bytes, ops
 }
 
 // lazyProblemCost is problemCost for generated data read lazily: the test
