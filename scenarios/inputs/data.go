@@ -37,10 +37,31 @@ func modelLoss(c *scenarios.CurveSpec) (loss.Loss, error) {
 			return loss.Loss{}, c.Errorf("loss.activation", "%v", err)
 		}
 	}
+	if kind == loss.CNN {
+		return l, nil // the network is built on the data (cnnNet)
+	}
 	if err := l.Validate(); err != nil {
 		return loss.Loss{}, c.Errorf("loss", "%v", err)
 	}
 	return l, nil
+}
+
+// cnnNet builds the network of a cnn loss on the data's features: images
+// of the shape loss.image, by default the IDX files' own (image, their
+// dimensions after the first; one channel), which must hold the features.
+func cnnNet(c *scenarios.CurveSpec, image []int, features int) (*loss.Net, error) {
+	sl := c.Scenario.Loss
+	if sl.Image == nil && len(image) == 2 {
+		sl.Image = []int{1, image[0], image[1]}
+	}
+	nt, err := sl.Net(features)
+	if err != nil {
+		return nil, c.Errorf(sl.NetField(err), "%v", err)
+	}
+	if in := nt.Input(); in.Size() != features {
+		return nil, c.Errorf("loss.image", "images of %v are %d values, but the data have %d features", in, in.Size(), features)
+	}
+	return nt, nil
 }
 
 // targets says how the readers interpret a file's target column for the
@@ -113,6 +134,16 @@ func (p *Problem) finish(ctx context.Context, c *scenarios.CurveSpec, runSeed ui
 	if p.Test != nil && classes {
 		if err := p.Loss.CheckLabels(p.Test); err != nil {
 			return c.Errorf("data", "test set: %v", err)
+		}
+	}
+	if p.Loss.Kind == loss.CNN {
+		nt, err := cnnNet(c, p.image, p.Data.Set(0).Dim)
+		if err != nil {
+			return err
+		}
+		p.Loss.Net = nt
+		if err := p.Loss.Validate(); err != nil {
+			return c.Errorf("loss", "%v", err)
 		}
 	}
 	p.Loss.Origin = p.Loss.Init(p.Data.Set(0).Dim, rng.New(runSeed, "model", "init"))
@@ -253,7 +284,7 @@ func (p *idxPair) subset(c *scenarios.CurveSpec, idx []int) *data.Set {
 // files are read while the training files are; the errors are reported in
 // the order of a sequential read (training files, test files, then how they
 // fit together), so nothing depends on which finishes first.
-func readIDX(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *data.Set, error) {
+func readIDX(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *data.Set, []int, error) {
 	d := &c.Scenario.Data
 	x := d.IDX
 	var testPair *idxPair
@@ -271,28 +302,28 @@ func readIDX(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed ui
 	train, err := readIDXPair(ctx, c, dir, "data.idx.images", x.Images, "data.idx.labels", x.Labels)
 	<-tested
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if testErr != nil {
-		return nil, nil, testErr
+		return nil, nil, nil, testErr
 	}
 	held := d.TestSamples
 	if testPair != nil {
 		held = 0
 		if m := testPair.images.Features(); m != train.images.Features() {
-			return nil, nil, c.Errorf("data.idx.test_images", "test samples have %d features, training samples %d", m, train.images.Features())
+			return nil, nil, nil, c.Errorf("data.idx.test_images", "test samples have %d features, training samples %d", m, train.images.Features())
 		}
 		if n := len(testPair.labels); d.TestSamples > n {
-			return nil, nil, c.Errorf("data.test_samples", "%d test samples asked for, the test files hold %d", d.TestSamples, n)
+			return nil, nil, nil, c.Errorf("data.test_samples", "%d test samples asked for, the test files hold %d", d.TestSamples, n)
 		}
 	}
 	cfg, err := partitionConfig(c, data.SplitConfig{Agents: d.Agents, SamplesMin: d.Samples.Min, SamplesMax: d.Samples.Max, TestSamples: held})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	lists, heldOut, err := data.PartitionIndices(train.labels, cfg, runSeed)
 	if err != nil {
-		return nil, nil, c.Errorf("data", "dealing out %s: %v", train.name, err)
+		return nil, nil, nil, c.Errorf("data", "dealing out %s: %v", train.name, err)
 	}
 	sets := make([]*data.Set, len(lists))
 	for k, idx := range lists {
@@ -304,7 +335,7 @@ func readIDX(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed ui
 	if x.Scale == "standardize" {
 		data.Standardize(sets, test)
 	}
-	return sets, test, nil
+	return sets, test, train.images.Dims[1:], nil
 }
 
 // readIDXTest reads the scenario's test files and decodes the test set:
