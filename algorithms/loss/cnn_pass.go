@@ -153,6 +153,10 @@ func im2col(cols, x []float64, in, out Shape, ly Layer) {
 						continue
 					}
 					line := plane[iy*in.W : (iy+1)*in.W]
+					if x0 := ox*st - pad; x0 >= 0 && x0+k <= in.W {
+						copy(row, line[x0:x0+k])
+						continue
+					}
 					for kj := range k {
 						ix := ox*st - pad + kj
 						if ix < 0 || ix >= in.W {
@@ -207,15 +211,16 @@ func maxPool(dst []float64, arg []int32, src []float64, in, out Shape, ly Layer,
 			for oy := range out.H {
 				for ox := range out.W {
 					best := plane + oy*st*in.W + ox*st
+					top := src[best]
 					for ki := range k {
 						row := plane + (oy*st+ki)*in.W + ox*st
-						for kj := range k {
-							if src[row+kj] > src[best] {
-								best = row + kj
+						for kj, v := range src[row : row+k] {
+							if v > top {
+								top, best = v, row+kj
 							}
 						}
 					}
-					dst[o], arg[o] = src[best], int32(best-base)
+					dst[o], arg[o] = top, int32(best-base)
 					o++
 				}
 			}
