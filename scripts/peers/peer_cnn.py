@@ -6,13 +6,13 @@ against PyTorch's on the same work (docs/design.md, "CNN kernels").
           100 clients (IID or Dirichlet(0.3) label skew), 10 drawn per round,
           each 10 local SGD steps (lr 0.05) on mini-batches of 10 distinct
           images, the 10 models averaged with equal weights, test accuracy on
-          the 10 000 test images every 5 rounds, 30 rounds.
+          the 10 000 test images at the start and every 5 rounds, 30 rounds.
   dpsgd:  scenarios/dp/dp-sgd-cnn.yaml, centralized curve — Papernot et al.'s
           tanh CNN, DP-SGD on Poisson batches (q = 2048/60000), per-example
           gradients (the direct per-example products, from each layer's
           input and output gradient) clipped to C = 0.1, N(0, (zC)^2) noise,
-          divided by 2048, SGD with momentum 0.9 and lr 4, test accuracy every
-          25 steps, 293 steps.
+          divided by 2048, SGD with momentum 0.9 and lr 4, test accuracy at
+          the start and every 25 steps, 293 steps.
 
 The same architectures, PyTorch's default initialization (the same
 distributions as maple's, drawn from torch's generator), the same steps,
@@ -106,7 +106,7 @@ def fedavg(args, data):
     model, local = mcmahan_cnn().to(args.dtype), mcmahan_cnn().to(args.dtype)
     opt = torch.optim.SGD(local.parameters(), lr=0.05)
     global_w = nn.utils.parameters_to_vector(model.parameters()).detach().clone()
-    curve = []
+    curve = [(0, accuracy(model, xt, yt))]  # maple evaluates the initial model too
     for rnd in range(1, args.rounds + 1):
         total = torch.zeros_like(global_w)
         for k in rng.choice(100, size=10, replace=False):
@@ -159,7 +159,7 @@ def dpsgd(args, data):
     model = papernot_cnn().to(args.dtype)
     opt = torch.optim.SGD(model.parameters(), lr=4.0, momentum=0.9)
     q, clip, z, batch = 2048 / len(y), 0.1, 1.15, 2048
-    curve = []
+    curve = [(0, accuracy(model, xt, yt))]
     for step in range(1, args.steps + 1):
         idx = torch.nonzero(torch.rand(len(y)) < q).squeeze(1)
         opt.zero_grad(set_to_none=True)
