@@ -14,6 +14,11 @@ against PyTorch's on the same work (docs/design.md, "CNN kernels").
           divided by 2048, SGD with momentum 0.9 and lr 4, test accuracy at
           the start and every 25 steps, 293 steps.
 
+  bench:  the workloads of algorithms/loss's CNN benchmarks (BenchmarkCNNStep,
+          BenchmarkCNNEvaluate, BenchmarkCNNClippedGradSum) on random images:
+          an SGD step on 10 images, the forward pass of 64, DP-SGD's clipped
+          sum over 64 and their plain batch gradient; CPU time per call.
+
 The same architectures, PyTorch's default initialization (the same
 distributions as maple's, drawn from torch's generator), the same steps,
 batch sizes and evaluations; float32 (PyTorch's default) or float64 (maple's)
@@ -186,9 +191,52 @@ def dpsgd(args, data):
     return curve
 
 
+def bench(args):
+    torch.manual_seed(args.seed)
+    x = torch.rand(64, 1, 28, 28, dtype=args.dtype)
+    y = torch.randint(0, 10, (64,))
+    rows = []
+
+    def timed(name, fn, reps):
+        fn()
+        t = time.process_time()
+        for _ in range(reps):
+            fn()
+        rows.append("%s %.2f ms" % (name, 1000 * (time.process_time() - t) / reps))
+
+    for name, make in (("mcmahan-cnn", mcmahan_cnn), ("papernot-cnn", papernot_cnn)):
+        model = make().to(args.dtype)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+
+        def step():
+            opt.zero_grad(set_to_none=True)
+            F.cross_entropy(model(x[:10]), y[:10]).backward()
+            opt.step()
+
+        def forward():
+            with torch.no_grad():
+                model(x).argmax(1)
+        timed(name + " step of 10", step, 10)
+        timed(name + " forward of 64", forward, 10)
+    model = papernot_cnn().to(args.dtype)
+
+    def clipped():
+        pairs = per_example_grads(model, x, y)
+        sq = sum(g.flatten(1).pow(2).sum(1) for _, g in pairs)
+        scale = (0.1 / sq.sqrt()).clamp(max=1.0)
+        return [torch.einsum("n,n...->...", scale, g) for _, g in pairs]
+
+    def grad():
+        model.zero_grad(set_to_none=True)
+        F.cross_entropy(model(x), y, reduction="sum").backward()
+    timed("papernot-cnn clipped sum of 64", clipped, 10)
+    timed("papernot-cnn batch gradient of 64", grad, 10)
+    print("; ".join(rows))
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--task", choices=["fedavg", "dpsgd"], required=True)
+    ap.add_argument("--task", choices=["fedavg", "dpsgd", "bench"], required=True)
     ap.add_argument("--partition", choices=["iid", "dirichlet"], default="iid")
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--steps", type=int, default=293)
@@ -198,6 +246,9 @@ def main():
     args = ap.parse_args()
     args.dtype = getattr(torch, args.dtype)
     torch.set_num_threads(args.threads)
+    if args.task == "bench":
+        bench(args)
+        return
     data = fashion_mnist(args.dtype)
     wall, cpu = time.perf_counter(), time.process_time()
     curve = fedavg(args, data) if args.task == "fedavg" else dpsgd(args, data)
