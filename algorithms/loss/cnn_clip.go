@@ -79,7 +79,7 @@ func (nt *Net) exampleNorms(cw *cnnWork, n int) {
 			for e := range n {
 				d, xe := dy[e*u:(e+1)*u], x[e*f:(e+1)*f]
 				dd := sumSquares(d)
-				cw.sq[e] += dd*sumSquares(xe) + dd
+				cw.sq[e] += float64(dd*sumSquares(xe)) + dd
 			}
 		case LayerConv:
 			k := in.C * ly.Kernel * ly.Kernel
@@ -141,7 +141,7 @@ func (nt *Net) clippedSum(cw *cnnWork, dst []float64, n int) {
 func sumSquares(v []float64) float64 {
 	var s float64
 	for _, x := range v {
-		s += x * x
+		s += float64(x * x)
 	}
 	return s
 }

@@ -19,7 +19,10 @@ import (
 // numbers whatever block it is computed in (an evaluation's result does not
 // depend on how its samples are split between cores). Dense layers are one
 // product over the block. All of them run on the dense kernels of
-// kernels.go, in their fixed order of operations.
+// kernels.go, in their fixed order of operations; the loops here sum in
+// index order and round every product before adding it, float64(x*y), so
+// that no compiler fuses them (see kernels.go): the same bits on every
+// platform.
 
 // cnnBlock is how many examples a CNN pass takes at once: the stored
 // activations and deltas of a block of the McMahan CNN (86 000 values per
@@ -98,7 +101,7 @@ func (nt *Net) forward(cw *cnnWork, theta, x []float64, n int) []float64 {
 			}
 		case LayerTemperedSigmoid:
 			for j, v := range src {
-				dst[j] = ly.Scale*sigmoid(ly.Temperature*v) - ly.Offset
+				dst[j] = float64(ly.Scale*sigmoid(ly.Temperature*v)) - ly.Offset
 			}
 		case LayerGroupNorm:
 			cw.xhat[i] = grow(cw.xhat[i], n*in.Size())
@@ -272,7 +275,7 @@ func groupNorm(dst, xhat, inv, src, p []float64, in Shape, groups, n int) {
 			var v2 float64
 			for _, v := range x {
 				d := v - mean
-				v2 += d * d
+				v2 += float64(d * d)
 			}
 			r := 1 / math.Sqrt(v2/float64(m)+groupNormEps)
 			inv[e*groups+g] = r
@@ -283,7 +286,7 @@ func groupNorm(dst, xhat, inv, src, p []float64, in Shape, groups, n int) {
 		for c := range in.C {
 			lo := e*size + c*plane
 			for j := lo; j < lo+plane; j++ {
-				dst[j] = gamma[c]*xhat[j] + beta[c]
+				dst[j] = float64(gamma[c]*xhat[j]) + beta[c]
 			}
 		}
 	}
@@ -368,7 +371,7 @@ func (nt *Net) inputGrad(cw *cnnWork, theta []float64, i, n int) {
 		}
 	case LayerTanh:
 		for j, t := range y {
-			dx[j] = dy[j] * (1 - t*t)
+			dx[j] = dy[j] * (1 - float64(t*t))
 		}
 	case LayerTemperedSigmoid:
 		// σ = (y + o)/s, and d/dx s·σ(Tx) = s·T·σ(1 − σ).
@@ -405,13 +408,13 @@ func groupNormInputGrad(dx, dy, xhat, inv, gamma []float64, in Shape, groups, n 
 			var a, b float64
 			for j, v := range d {
 				a += v
-				b += v * xh[j]
+				b += float64(v * xh[j])
 			}
 			a /= float64(m)
 			b /= float64(m)
 			r := inv[e*groups+g]
 			for j, v := range d {
-				d[j] = r * (v - a - xh[j]*b)
+				d[j] = r * (v - a - float64(xh[j]*b))
 			}
 		}
 	}
@@ -434,7 +437,11 @@ func (nt *Net) paramGrad(cw *cnnWork, i int, g []float64, n int) {
 			d := dy[e*out.Size() : (e+1)*out.Size()]
 			gemmNN(gw, general(out.C, pos, d), general(pos, k, cw.cols))
 			for c := range out.C {
-				gb[c] += floats.Sum(d[c*pos : (c+1)*pos])
+				var sum float64
+				for _, v := range d[c*pos : (c+1)*pos] {
+					sum += v
+				}
+				gb[c] += sum
 			}
 		}
 	case LayerGroupNorm:
@@ -457,7 +464,7 @@ func groupNormParamGrad(gp, dy, xhat []float64, in Shape, e int) {
 		lo := e*in.Size() + c*plane
 		var a, b float64
 		for j := lo; j < lo+plane; j++ {
-			a += dy[j] * xhat[j]
+			a += float64(dy[j] * xhat[j])
 			b += dy[j]
 		}
 		gp[c] += a
