@@ -27,9 +27,13 @@ func (v *Validator) validateModel(sc *Scenario) {
 		if l.Kind != "logistic" {
 			v.Fail("loss.kind", "classification data (kind %s) need loss logistic, got %s", sc.Data.Kind, l.Kind)
 		}
-	case "idx", "blobs":
+	case "idx":
 		if l.Kind != "softmax" && l.Kind != "mlp" && l.Kind != "cnn" {
-			v.Fail("loss.kind", "multi-class data (kind %s) need loss softmax, mlp or cnn, got %s", sc.Data.Kind, l.Kind)
+			v.Fail("loss.kind", "multi-class data (kind idx) need loss softmax, mlp or cnn, got %s", l.Kind)
+		}
+	case "blobs":
+		if l.Kind != "softmax" && l.Kind != "mlp" {
+			v.Fail("loss.kind", "multi-class data (kind blobs) need loss softmax or mlp, got %s", l.Kind)
 		}
 	}
 	if err != nil {

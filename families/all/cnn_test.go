@@ -114,3 +114,36 @@ func TestCNNScenario(t *testing.T) {
 		t.Errorf("a 4×4 image shape for 4×5 images: %v", err)
 	}
 }
+
+// A cnn's impossible fields are refused before running, each naming its
+// field: fields of another layer type, unknown types, a network named twice,
+// layers on a loss without a network, data that are not images, an optimum,
+// and layers that do not fit the image.
+func TestCNNRefusals(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ old, new, set, want string }{
+		{"padding: 1}", "padding: 1, units: 2}", "", "loss.layers[0].units: does not apply: only a dense layer has units"},
+		{"kernel: 2, stride: 1}", "kernel: 2, stride: 1, padding: 1}", "", "loss.layers[3].padding: does not apply: only a conv layer is padded"},
+		{"{type: relu}", "{type: softplus}", "", `loss.layers[2].type: unknown layer "softplus"`},
+		{"{type: tanh}", "{type: tempered-sigmoid, scale: 2}", "", "loss.layers[8].temperature: must be a positive number"},
+		{"", "", "loss.architecture=papernot-cnn", "loss.layers: does not apply: loss.architecture papernot-cnn names the network"},
+		{"", "", "loss.kind=mlp", "loss.layers: does not apply: only loss cnn has layers"},
+		{"", "", "loss.optimum=solve", "loss.optimum: the cnn loss is not convex"},
+		{"", "", "loss.image=[1, 2, 2]", "loss.layers[4]: layers[4] (conv): a 2×2 window does not fit the 3×1×1 input"},
+		{"", "", "loss.image=[1, 4]", "loss.image: must be [channels, height, width]"},
+		{"{type: dense, units: 3}", "{type: dense, units: 4}", "", "loss.layers[9]: the last layer must be dense with one unit per class (3)"},
+	} {
+		src := strings.Replace(cnnScenario, c.old, c.new, 1)
+		var set []string
+		if c.set != "" {
+			set = []string{c.set}
+		}
+		if _, err := scenarios.Parse([]byte(src), "t.yaml", t.TempDir(), set); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s%s: %v, want %q", c.new, c.set, err, c.want)
+		}
+	}
+	blobs := "name: x\ndata: {kind: blobs, agents: 4, samples: 10, dim: 4, blobs: {separation: 1}}\nloss: {kind: cnn, architecture: mcmahan-cnn}\nalgorithm: {kind: fedavg}\n"
+	if _, err := scenarios.Parse([]byte(blobs), "t.yaml", t.TempDir(), nil); err == nil || !strings.Contains(err.Error(), "loss.kind: multi-class data (kind blobs) need loss softmax or mlp, got cnn") {
+		t.Errorf("cnn on blobs: %v", err)
+	}
+}
