@@ -158,7 +158,7 @@ func defaultAccountant() *Accountant {
 // on the loss kind or the partition kind.
 func completeModel(sc *Scenario, set func(string) bool) {
 	l := &sc.Loss
-	if l.Kind == "softmax" || l.Kind == "mlp" {
+	if l.Kind == "softmax" || l.Kind == "mlp" || l.Kind == "cnn" {
 		if !set("loss.classes") {
 			l.Classes = 10
 			if sc.Data.Kind == "blobs" {
@@ -174,8 +174,18 @@ func completeModel(sc *Scenario, set func(string) bool) {
 	}
 	if !set("loss.optimum") {
 		l.Optimum = "solve"
-		if l.Kind == "mlp" {
+		if l.Kind == "mlp" || l.Kind == "cnn" {
 			l.Optimum = "none"
+		}
+	}
+	for i := range l.Layers {
+		ly := &l.Layers[i]
+		switch {
+		case ly.Stride != 0:
+		case ly.Type == "conv":
+			ly.Stride = 1
+		case ly.Type == "maxpool" || ly.Type == "avgpool":
+			ly.Stride = ly.Kernel
 		}
 	}
 	if l.Kind == "least-squares" && slices.Contains([]string{"libsvm", "directory"}, sc.Data.Kind) && !set("data.test_samples") {

@@ -158,19 +158,52 @@ type Regression struct {
 
 // Loss is the regularized loss Q(w; x, y) = ℓ(f_w(x), y) + ρ‖w‖².
 type Loss struct {
-	// Kind is least-squares, logistic, softmax or mlp.
+	// Kind is least-squares, logistic, softmax, mlp or cnn.
 	Kind string `yaml:"kind"`
 	// Rho is the regularization weight ρ.
 	Rho float64 `yaml:"rho"`
-	// Classes is the number of classes K of softmax and mlp.
+	// Classes is the number of classes K of softmax, mlp and cnn.
 	Classes int `yaml:"classes,omitempty"`
 	// Hidden is the hidden width H of mlp, and Activation its
 	// nonlinearity (relu or tanh).
 	Hidden     int    `yaml:"hidden,omitempty"`
 	Activation string `yaml:"activation,omitempty"`
 	// Optimum is solve (compute the minimizer w^o and report the MSD
-	// against it) or none (no w^o, no MSD: the only choice for mlp).
+	// against it) or none (no w^o, no MSD: the only choice for mlp and
+	// cnn).
 	Optimum string `yaml:"optimum,omitempty"`
+	// Architecture names the network of cnn (mcmahan-cnn or
+	// papernot-cnn); Layers lists one layer by layer instead.
+	Architecture string  `yaml:"architecture,omitempty"`
+	Layers       []Layer `yaml:"layers,omitempty"`
+	// Image is the shape [channels, height, width] of cnn's input images;
+	// by default that of the IDX files' images (one channel).
+	Image []int `yaml:"image,omitempty"`
+}
+
+// Layer is one layer of a cnn's loss.layers; which fields apply depends on
+// its type (see docs/scenarios.md).
+type Layer struct {
+	// Type is conv, maxpool, avgpool, relu, tanh, tempered-sigmoid,
+	// groupnorm or dense.
+	Type string `yaml:"type"`
+	// Channels is a conv's number of output channels.
+	Channels int `yaml:"channels,omitempty"`
+	// Kernel, Stride and Padding are a conv's or a pooling's window side,
+	// step (default 1 for conv, the kernel for pooling) and zero padding
+	// (conv only).
+	Kernel  int `yaml:"kernel,omitempty"`
+	Stride  int `yaml:"stride,omitempty"`
+	Padding int `yaml:"padding,omitempty"`
+	// Units is a dense layer's number of outputs.
+	Units int `yaml:"units,omitempty"`
+	// Groups is a groupnorm's number of channel groups.
+	Groups int `yaml:"groups,omitempty"`
+	// Scale, Temperature and Offset are the s, T and o of a
+	// tempered-sigmoid s·σ(T·x) − o.
+	Scale       float64 `yaml:"scale,omitempty"`
+	Temperature float64 `yaml:"temperature,omitempty"`
+	Offset      float64 `yaml:"offset,omitempty"`
 }
 
 // Algorithm selects and parameterizes the learning algorithm.

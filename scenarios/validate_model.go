@@ -1,7 +1,10 @@
 package scenarios
 
 import (
+	"fmt"
+	"math"
 	"slices"
+	"strings"
 
 	"maple/algorithms/data"
 	"maple/algorithms/data/scatter"
@@ -10,7 +13,7 @@ import (
 
 // validateModel checks the loss section and how it fits the data's labels:
 // real targets need least squares, ±1 labels logistic regression, class
-// labels softmax or mlp.
+// labels softmax, mlp or cnn.
 func (v *Validator) validateModel(sc *Scenario) {
 	l := &sc.Loss
 	kind, err := loss.ParseKind(l.Kind)
@@ -25,15 +28,19 @@ func (v *Validator) validateModel(sc *Scenario) {
 		if l.Kind != "logistic" {
 			v.Fail("loss.kind", "classification data (kind %s) need loss logistic, got %s", sc.Data.Kind, l.Kind)
 		}
-	case "idx", "blobs":
+	case "idx":
+		if l.Kind != "softmax" && l.Kind != "mlp" && l.Kind != "cnn" {
+			v.Fail("loss.kind", "multi-class data (kind idx) need loss softmax, mlp or cnn, got %s", l.Kind)
+		}
+	case "blobs":
 		if l.Kind != "softmax" && l.Kind != "mlp" {
-			v.Fail("loss.kind", "multi-class data (kind %s) need loss softmax or mlp, got %s", sc.Data.Kind, l.Kind)
+			v.Fail("loss.kind", "multi-class data (kind blobs) need loss softmax or mlp, got %s", l.Kind)
 		}
 	}
 	if err != nil {
 		return
 	}
-	multi := kind == loss.Softmax || kind == loss.MLP
+	multi := kind == loss.Softmax || kind == loss.MLP || kind == loss.CNN
 	if multi {
 		v.AtLeast("loss.classes", l.Classes, 2)
 	} else {
@@ -47,9 +54,16 @@ func (v *Validator) validateModel(sc *Scenario) {
 		v.Unused("loss.hidden", "only loss mlp has a hidden layer")
 		v.Unused("loss.activation", "only loss mlp has a hidden layer")
 	}
+	if kind == loss.CNN {
+		v.validateCNN(sc)
+	} else {
+		v.Unused("loss.architecture", "only loss cnn has a network")
+		v.Unused("loss.layers", "only loss cnn has layers")
+		v.Unused("loss.image", "only loss cnn reads images")
+	}
 	v.OneOf("loss.optimum", l.Optimum, []string{"solve", "none"})
-	if kind == loss.MLP && l.Optimum == "solve" {
-		v.Fail("loss.optimum", "the mlp loss is not convex: there is no unique minimizer w^o to measure an MSD against (use none, its default)")
+	if (kind == loss.MLP || kind == loss.CNN) && l.Optimum == "solve" {
+		v.Fail("loss.optimum", "the %s loss is not convex: there is no unique minimizer w^o to measure an MSD against (use none, its default)", l.Kind)
 	}
 	if l.Optimum == "none" && sc.Privacy.Accountant != nil {
 		v.Fail("privacy.accountant", "the papers' ε bound needs the optimum w^o, but loss.optimum is none")
@@ -155,4 +169,132 @@ func (v *Validator) validateDatasets(d *Data) {
 	} else {
 		v.Absent("data.partition.sigma", p.Sigma != 0, "only partition quantity has a size spread")
 	}
+}
+
+// validateCNN checks a cnn's network: exactly one of loss.architecture and
+// loss.layers, every layer's type and the fields that apply to it, and the
+// image shape; with loss.image set, the layers must fit it.
+func (v *Validator) validateCNN(sc *Scenario) {
+	l := &sc.Loss
+	if sc.Data.Kind != "idx" {
+		v.Fail("loss.kind", "the cnn reads images: it needs data.kind idx, got %s", sc.Data.Kind)
+	}
+	switch {
+	case l.Architecture == "" && len(l.Layers) == 0:
+		v.Fail("loss.architecture", "the cnn needs its network: loss.architecture (mcmahan-cnn or papernot-cnn) or loss.layers")
+	case l.Architecture != "" && len(l.Layers) != 0:
+		v.Fail("loss.layers", "does not apply: loss.architecture %s names the network", l.Architecture)
+	case l.Architecture != "":
+		_, err := loss.Architecture(l.Architecture, l.Classes)
+		v.Parse("loss.architecture", err)
+	}
+	for i, ly := range l.Layers {
+		f := fmt.Sprintf("loss.layers[%d]", i)
+		kind, err := loss.ParseLayerKind(ly.Type)
+		v.Parse(f+".type", err)
+		if err != nil {
+			continue
+		}
+		window := kind == loss.LayerConv || kind == loss.LayerMaxPool || kind == loss.LayerAvgPool
+		v.Absent(f+".channels", ly.Channels != 0 && kind != loss.LayerConv, "only a conv layer has output channels")
+		v.Absent(f+".kernel", ly.Kernel != 0 && !window, "only conv and pooling layers have a window")
+		v.Absent(f+".stride", ly.Stride != 0 && !window, "only conv and pooling layers have a stride")
+		v.Absent(f+".padding", ly.Padding != 0 && kind != loss.LayerConv, "only a conv layer is padded")
+		v.Absent(f+".units", ly.Units != 0 && kind != loss.LayerDense, "only a dense layer has units")
+		v.Absent(f+".groups", ly.Groups != 0 && kind != loss.LayerGroupNorm, "only a groupnorm layer has groups")
+		tempered := kind == loss.LayerTemperedSigmoid
+		v.Absent(f+".scale", ly.Scale != 0 && !tempered, "only a tempered-sigmoid layer has a scale")
+		v.Absent(f+".temperature", ly.Temperature != 0 && !tempered, "only a tempered-sigmoid layer has a temperature")
+		v.Absent(f+".offset", ly.Offset != 0 && !tempered, "only a tempered-sigmoid layer has an offset")
+		switch kind {
+		case loss.LayerConv:
+			v.AtLeast(f+".channels", ly.Channels, 1)
+		case loss.LayerDense:
+			v.AtLeast(f+".units", ly.Units, 1)
+		case loss.LayerGroupNorm:
+			v.AtLeast(f+".groups", ly.Groups, 1)
+		case loss.LayerTemperedSigmoid:
+			v.Positive(f+".scale", ly.Scale)
+			v.Positive(f+".temperature", ly.Temperature)
+		}
+		if window {
+			v.AtLeast(f+".kernel", ly.Kernel, 1)
+			v.AtLeast(f+".stride", ly.Stride, 1)
+			v.AtLeast(f+".padding", ly.Padding, 0)
+		}
+	}
+	if n := len(l.Layers); n > 0 && v.err == nil {
+		last := l.Layers[n-1]
+		if last.Type != "dense" || last.Units != l.Classes {
+			v.Fail(fmt.Sprintf("loss.layers[%d]", n-1), "the last layer must be dense with one unit per class (%d), got %s with %d units", l.Classes, last.Type, last.Units)
+		}
+	}
+	if l.Image != nil {
+		if len(l.Image) != 3 || slices.Min(l.Image) < 1 {
+			v.Fail("loss.image", "must be [channels, height, width], all positive, got %v", l.Image)
+			return
+		}
+	}
+	if v.err != nil || l.Image == nil {
+		return
+	}
+	if _, err := l.Net(0); err != nil {
+		v.Fail(l.NetField(err), "%v", err)
+	}
+}
+
+// NetField names the scenario field an error of Net is about: a layer of
+// loss.layers, or loss.architecture or loss.image.
+func (l *Loss) NetField(err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, "image") {
+		return "loss.image"
+	}
+	if l.Architecture != "" {
+		return "loss.architecture"
+	}
+	if i := strings.IndexByte(msg, ']'); strings.HasPrefix(msg, "layers[") && i > 0 {
+		return "loss." + msg[:i+1]
+	}
+	return "loss.layers"
+}
+
+// CNNLayers returns the layers of a validated cnn loss: its named
+// architecture's or its loss.layers.
+func (l *Loss) CNNLayers() []loss.Layer {
+	if l.Architecture != "" {
+		layers, _ := loss.Architecture(l.Architecture, l.Classes) // validated
+		return layers
+	}
+	layers := make([]loss.Layer, len(l.Layers))
+	for i, ly := range l.Layers {
+		kind, _ := loss.ParseLayerKind(ly.Type) // validated
+		layers[i] = loss.Layer{Kind: kind, Channels: ly.Channels, Kernel: ly.Kernel, Stride: ly.Stride, Padding: ly.Padding,
+			Units: ly.Units, Groups: ly.Groups, Scale: ly.Scale, Temperature: ly.Temperature, Offset: ly.Offset}
+	}
+	return layers
+}
+
+// Net returns the network of a validated cnn loss on images of the shape
+// loss.image, or without it of features pixels in one square channel (the
+// runner passes the IDX files' own shape as loss.image's default).
+func (l *Loss) Net(features int) (*loss.Net, error) {
+	shape, err := l.imageShape(features)
+	if err != nil {
+		return nil, err
+	}
+	return loss.NewNet(shape, l.CNNLayers(), l.Classes)
+}
+
+// imageShape returns loss.image as a shape, or a square single-channel
+// image of features pixels.
+func (l *Loss) imageShape(features int) (loss.Shape, error) {
+	if len(l.Image) == 3 {
+		return loss.Shape{C: l.Image[0], H: l.Image[1], W: l.Image[2]}, nil
+	}
+	side := int(math.Round(math.Sqrt(float64(features))))
+	if side < 1 || side*side != features {
+		return loss.Shape{}, fmt.Errorf("image: %d features are not a square image; set loss.image to [channels, height, width]", features)
+	}
+	return loss.Shape{C: 1, H: side, W: side}, nil
 }

@@ -16,13 +16,18 @@ import (
 // N(0, (zc)²I) noise. The regularizer's gradient 2ρθ is left out: it does
 // not depend on the data, so DP-SGD adds it after the noise without
 // spending privacy. Every model maple has (least squares, logistic,
-// softmax, MLP) works, one example at a time; softmax regression on dense
-// or coded data takes a batched path with the same result bit for bit
-// (softmaxClipped). scratch must have length len(w); dst must not alias w
-// or scratch.
+// softmax, MLP, CNN) works; the first four one example at a time, except
+// softmax regression on dense or coded data, which takes a batched path
+// with the same result bit for bit (softmaxClipped). A CNN takes a batched
+// path with per-example norms (cnnClipped), equal to the one-example sums
+// to rounding. scratch must have length len(w); dst must not alias w or
+// scratch.
 func (l Loss) ClippedGradSum(dst, w []float64, s *data.Set, idx []int, c float64, scratch []float64) (clipped int) {
 	if !(c > 0) {
 		panic(fmt.Sprintf("loss: clipping norm %v must be positive", c))
+	}
+	if l.Kind == CNN {
+		return l.cnnClipped(dst, w, s, idx, c)
 	}
 	if l.Kind == Softmax && !s.Sparse() {
 		if n, ok := l.softmaxClipped(dst, w, s, idx, c); ok {

@@ -15,8 +15,11 @@
 // cross-entropy ℓ = −ln softmax(f_w(x))_y: Softmax is multinomial logistic
 // regression, f(x) = Wx + b (K(M+1) parameters), and MLP a one-hidden-layer
 // perceptron, f(x) = W₂ σ(W₁x + b₁) + b₂ with a ReLU or tanh σ
-// (H(M+1) + K(H+1) parameters). Their gradients run gonum BLAS on the whole
-// mini-batch, in work buffers reused across calls (see multiclass.go).
+// (H(M+1) + K(H+1) parameters); CNN is a convolutional network of the
+// layers of cnn.go (convolution, pooling, activations, group normalization,
+// dense) with the same softmax output. Their gradients run the dense
+// kernels (kernels.go) on the whole mini-batch, in work buffers reused
+// across calls (see multiclass.go and cnn_pass.go).
 package loss
 
 import (
@@ -42,15 +45,17 @@ const (
 	Softmax
 	// MLP is a one-hidden-layer perceptron with a softmax output.
 	MLP
+	// CNN is a convolutional network (Net) with a softmax output.
+	CNN
 )
 
-var kindNames = enum.Of[Kind]("loss", "least-squares", "logistic", "softmax", "mlp")
+var kindNames = enum.Of[Kind]("loss", "least-squares", "logistic", "softmax", "mlp", "cnn")
 
 // String returns the scenario-file name of the kind.
 func (k Kind) String() string { return kindNames.String(k) }
 
-// ParseKind returns the kind named s ("least-squares", "logistic", "softmax"
-// or "mlp").
+// ParseKind returns the kind named s ("least-squares", "logistic",
+// "softmax", "mlp" or "cnn").
 func ParseKind(s string) (Kind, error) { return kindNames.Parse(s) }
 
 // Activation is the hidden nonlinearity σ of the MLP.
@@ -84,6 +89,8 @@ type Loss struct {
 	Hidden int
 	// Activation is the MLP's hidden nonlinearity.
 	Activation Activation
+	// Net is the CNN's network, shared (read-only) by copies of the loss.
+	Net *Net
 	// Origin, when not nil, is the point θ₀ the model vector is measured
 	// from: the parameters are θ = θ₀ + w, and the regularizer is ρ‖θ‖². The
 	// MLP needs it because w = 0 (every weight zero) is a stationary point
@@ -97,9 +104,12 @@ type Loss struct {
 
 // Dim returns the length of the parameter vector of the model on data with
 // the given number of features: the features themselves for the generalized
-// linear losses, K(M+1) for Softmax and H(M+1) + K(H+1) for MLP.
+// linear losses, K(M+1) for Softmax, H(M+1) + K(H+1) for MLP, and the
+// network's parameters for CNN (whose input size must be M).
 func (l Loss) Dim(features int) int {
 	switch l.Kind {
+	case CNN:
+		return l.Net.Dim()
 	case Softmax:
 		return l.Classes * (features + 1)
 	case MLP:
@@ -112,8 +122,12 @@ func (l Loss) Dim(features int) int {
 // number of features, drawn from r, or nil for the convex models, which start
 // from 0. For the MLP it is PyTorch's nn.Linear default: every weight and bias
 // of a layer with fan-in F uniform on [−1/√F, 1/√F] (F = M for the hidden
-// layer, H for the output layer); use it as the loss's Origin.
+// layer, H for the output layer), and for the CNN PyTorch's defaults of
+// every layer (Net.init); use it as the loss's Origin.
 func (l Loss) Init(features int, r *rand.Rand) []float64 {
+	if l.Kind == CNN {
+		return l.Net.init(r)
+	}
 	if l.Kind != MLP {
 		return nil
 	}
@@ -137,8 +151,8 @@ func (l Loss) GLM() bool { return l.Kind == LeastSquares || l.Kind == Logistic }
 
 // Convex reports whether the regularized risk is convex (strongly, for
 // ρ > 0), so that it has the unique minimizer w^o MSD curves are measured
-// against. Only the MLP is not.
-func (l Loss) Convex() bool { return l.Kind != MLP }
+// against. Only the MLP and the CNN are not.
+func (l Loss) Convex() bool { return l.Kind != MLP && l.Kind != CNN }
 
 // Classification reports whether the labels are classes (±1 or 0…K−1) rather
 // than real targets.
@@ -148,7 +162,7 @@ func (l Loss) Classification() bool { return l.Kind != LeastSquares }
 // file's loss section.
 func (l Loss) Validate() error {
 	switch {
-	case l.Kind < LeastSquares || l.Kind > MLP:
+	case l.Kind < LeastSquares || l.Kind > CNN:
 		return fmt.Errorf("kind: %v", l.Kind)
 	case !(l.Rho >= 0) || math.IsInf(l.Rho, 1):
 		return fmt.Errorf("rho: must be finite and non-negative, got %v", l.Rho)
@@ -160,6 +174,10 @@ func (l Loss) Validate() error {
 		return fmt.Errorf("hidden: the MLP needs at least 1 hidden unit, got %d", l.Hidden)
 	case l.Kind == MLP && (l.Activation < ReLU || l.Activation > Tanh):
 		return fmt.Errorf("activation: %v", l.Activation)
+	case l.Kind == CNN && l.Net == nil:
+		return fmt.Errorf("layers: the cnn needs its network")
+	case l.Kind == CNN && l.Net.Classes() != l.Classes:
+		return fmt.Errorf("layers: the network has %d outputs but there are %d classes", l.Net.Classes(), l.Classes)
 	}
 	return nil
 }

@@ -46,6 +46,7 @@ type work struct {
 	theta []float64 // θ₀ + w, when the loss has an Origin
 	idx   []int     // a copy of the batch's sample indices (see multiGrad)
 	nll   []float64 // −ln p_y of every sample of an evaluation
+	cw    *cnnWork  // a CNN's buffers (cnn_pass.go)
 }
 
 // workPool recycles work buffers. A pool rather than buffers owned by each
@@ -74,13 +75,18 @@ type net struct {
 	b1 []float64
 	w2 blas64.General // K×H (MLP only)
 	b2 []float64
+	// all is the whole vector, which a CNN's layers (Net) slice themselves.
+	all []float64
 }
 
 // view returns the layers of theta for data with m features.
 func (l Loss) view(theta []float64, m int) net {
 	k := l.Classes
-	if l.Kind == Softmax {
+	switch l.Kind {
+	case Softmax:
 		return net{w1: general(k, m, theta[:k*m]), b1: theta[k*m : k*m+k]}
+	case CNN:
+		return net{all: theta}
 	}
 	h := l.Hidden
 	o := h * m
@@ -223,6 +229,9 @@ func sumRows(dst []float64, m blas64.General) {
 // the hidden pre-activations and activations in wk.a and wk.h.
 func (l Loss) forward(wk *work, v *net, b *batch) blas64.General {
 	k := l.Classes
+	if l.Kind == CNN {
+		return general(b.n, k, l.Net.forward(wk.cnn(l.Net), v.all, b.x.Data, b.n))
+	}
 	wk.z = grow(wk.z, b.n*k)
 	z := general(b.n, k, wk.z)
 	if l.Kind == Softmax {
@@ -250,6 +259,10 @@ func (l Loss) forward(wk *work, v *net, b *batch) blas64.General {
 // backward adds to the gradient layers g the gradient of Σ_i ℓ_i weighted as
 // in d, the output deltas D (n×K) that forward's logits were turned into.
 func (l Loss) backward(wk *work, v, g *net, b *batch, d blas64.General) {
+	if l.Kind == CNN {
+		l.Net.backward(wk.cnn(l.Net), v.all, g.all, b.n)
+		return
+	}
 	if l.Kind == MLP {
 		d = l.hiddenDeltas(wk, v, g, b, d)
 	}
@@ -325,6 +338,10 @@ func toDeltas(row []float64, y int, a float64) {
 
 // multiGrad is Grad for the multi-class models.
 func (l Loss) multiGrad(dst, w []float64, s *data.Set, idx []int, a []float64) {
+	if l.Kind == CNN {
+		l.cnnGrad(dst, w, s, idx, a)
+		return
+	}
 	wk := workPool.Get().(*work)
 	defer workPool.Put(wk)
 	theta := l.params(wk, w)
@@ -350,8 +367,9 @@ func (l Loss) multiFullGrad(dst, w []float64, s *data.Set) {
 	v, g := l.view(theta, s.Dim), l.view(dst, s.Dim)
 	clear(dst)
 	k, inv := l.Classes, 1/float64(s.Len())
-	for lo := 0; lo < s.Len(); lo += chunkRows {
-		b := wk.span(s, lo, min(chunkRows, s.Len()-lo))
+	rows := l.rows()
+	for lo := 0; lo < s.Len(); lo += rows {
+		b := wk.span(s, lo, min(rows, s.Len()-lo))
 		z := l.forward(wk, &v, &b)
 		for i := 0; i < b.n; i++ {
 			row := z.Data[i*k : (i+1)*k]
@@ -364,15 +382,56 @@ func (l Loss) multiFullGrad(dst, w []float64, s *data.Set) {
 	addScaled(dst, 2*l.Rho, theta)
 }
 
+// rows returns how many samples a whole-dataset pass takes at once:
+// chunkRows, or cnnBlock for a CNN, whose activations are much larger.
+func (l Loss) rows() int {
+	if l.Kind == CNN {
+		return cnnBlock
+	}
+	return chunkRows
+}
+
+// cnnGrad is Grad for a CNN: the batch in blocks of cnnBlock examples, each
+// example's deltas weighted as multiGrad weights them.
+func (l Loss) cnnGrad(dst, w []float64, s *data.Set, idx []int, a []float64) {
+	wk := workPool.Get().(*work)
+	defer workPool.Put(wk)
+	theta := l.params(wk, w)
+	v, g := l.view(theta, s.Dim), l.view(dst, s.Dim)
+	clear(dst)
+	k := l.Classes
+	uniform := 1 / float64(len(idx))
+	var total float64
+	for lo := 0; lo < len(idx); lo += cnnBlock {
+		part := idx[lo:min(len(idx), lo+cnnBlock)]
+		wk.idx = append(wk.idx[:0], part...)
+		b := wk.gather(s, wk.idx)
+		z := l.forward(wk, &v, &b)
+		for i, n := range part {
+			ai := uniform
+			if a != nil {
+				ai = a[lo+i]
+			}
+			total += ai
+			row := z.Data[i*k : (i+1)*k]
+			y := int(s.Y[n])
+			softmaxRow(row, y)
+			toDeltas(row, y, ai)
+		}
+		l.backward(wk, &v, &g, &b, z)
+	}
+	addScaled(dst, 2*l.Rho*total, theta)
+}
+
 // multiPass runs the forward pass over the samples [lo, hi) of s in chunks
 // and returns the summed −ln p_y, taken in sample order, and the number of
 // samples whose arg max is not their class. With nll not nil it also stores
 // sample i's −ln p_y in nll[i−lo].
 func (l Loss) multiPass(wk *work, theta []float64, s *data.Set, lo, hi int, nll []float64) (sum float64, wrong int) {
 	v := l.view(theta, s.Dim)
-	k := l.Classes
-	for start := lo; start < hi; start += chunkRows {
-		b := wk.span(s, start, min(chunkRows, hi-start))
+	k, rows := l.Classes, l.rows()
+	for start := lo; start < hi; start += rows {
+		b := wk.span(s, start, min(rows, hi-start))
 		z := l.forward(wk, &v, &b)
 		for i := 0; i < b.n; i++ {
 			y := int(s.Y[start+i])

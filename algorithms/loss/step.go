@@ -30,7 +30,7 @@ func (l Loss) KeepsParams() bool { return !l.GLM() && l.Origin != nil }
 // will do). scratch has the length of w; its contents afterwards are
 // unspecified. It does not allocate.
 func (l Loss) Step(w, theta []float64, mu float64, s *data.Set, idx []int, a []float64, scratch []float64) {
-	if l.GLM() || s.Sparse() {
+	if l.GLM() || s.Sparse() || l.Kind == CNN {
 		l.Grad(scratch, w, s, idx, a)
 		for j, g := range scratch {
 			w[j] -= float64(mu * g)

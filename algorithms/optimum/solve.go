@@ -120,7 +120,7 @@ func SolveSource(ctx context.Context, l loss.Loss, src data.Source, weights []fl
 		return p.newton()
 	case l.Kind == loss.Logistic || l.Kind == loss.Softmax:
 		return p.lbfgs()
-	case l.Kind == loss.MLP:
+	case l.Kind == loss.MLP || l.Kind == loss.CNN:
 		return nil, Report{}, fmt.Errorf("%w: the %v loss is not convex", ErrNoMinimizer, l.Kind)
 	}
 	return nil, Report{}, fmt.Errorf("optimum: no solver for loss %v", l.Kind)
@@ -181,7 +181,7 @@ func newProblem(l loss.Loss, src data.Source, weights []float64) (*problem, erro
 	if !(l.Rho >= 0) || math.IsInf(l.Rho, 1) {
 		return nil, fmt.Errorf("optimum: ρ must be finite and non-negative, got %v", l.Rho)
 	}
-	if err := l.Validate(); err != nil && (l.Kind == loss.Softmax || l.Kind == loss.MLP) {
+	if err := l.Validate(); err != nil && (l.Kind == loss.Softmax || l.Kind == loss.MLP || l.Kind == loss.CNN) {
 		return nil, fmt.Errorf("optimum: loss %v", err)
 	}
 	first := src.Set(0)

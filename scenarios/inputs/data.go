@@ -39,10 +39,31 @@ func modelLoss(c *scenarios.CurveSpec) (loss.Loss, error) {
 			return loss.Loss{}, c.Errorf("loss.activation", "%v", err)
 		}
 	}
+	if kind == loss.CNN {
+		return l, nil // the network is built on the data (cnnNet)
+	}
 	if err := l.Validate(); err != nil {
 		return loss.Loss{}, c.Errorf("loss", "%v", err)
 	}
 	return l, nil
+}
+
+// cnnNet builds the network of a cnn loss on the data's features: images
+// of the shape loss.image, by default the IDX files' own (image, their
+// dimensions after the first; one channel), which must hold the features.
+func cnnNet(c *scenarios.CurveSpec, image []int, features int) (*loss.Net, error) {
+	sl := c.Scenario.Loss
+	if sl.Image == nil && len(image) == 2 {
+		sl.Image = []int{1, image[0], image[1]}
+	}
+	nt, err := sl.Net(features)
+	if err != nil {
+		return nil, c.Errorf(sl.NetField(err), "%v", err)
+	}
+	if in := nt.Input(); in.Size() != features {
+		return nil, c.Errorf("loss.image", "images of %v are %d values, but the data have %d features", in, in.Size(), features)
+	}
+	return nt, nil
 }
 
 // targets says how the readers interpret a file's target column for the
@@ -115,6 +136,16 @@ func (p *Problem) finish(ctx context.Context, c *scenarios.CurveSpec, runSeed ui
 	if p.Test != nil && classes {
 		if err := p.Loss.CheckLabels(p.Test); err != nil {
 			return c.Errorf("data", "test set: %v", err)
+		}
+	}
+	if p.Loss.Kind == loss.CNN {
+		nt, err := cnnNet(c, p.image, p.Data.Set(0).Dim)
+		if err != nil {
+			return err
+		}
+		p.Loss.Net = nt
+		if err := p.Loss.Validate(); err != nil {
+			return c.Errorf("loss", "%v", err)
 		}
 	}
 	p.Loss.Origin = p.Loss.Init(p.Data.Set(0).Dim, rng.New(runSeed, "model", "init"))
@@ -282,7 +313,8 @@ func (p *idxPair) subset(ctx context.Context, c *scenarios.CurveSpec, idx []int)
 // readIDX reads the scenario's IDX files, deals the training samples out by
 // data.partition and returns the test set: the test files (their first
 // data.test_samples samples, if set) or samples held out of the training
-// file. The agents' sets are the rows of the files' bytes they were dealt
+// file, and the shape of a sample as an image (a cnn's default loss.image):
+// the files' own, or the transform's channels and grid. The agents' sets are the rows of the files' bytes they were dealt
 // (see data.IDXRows), so the training set is held once, in the file's own
 // encoding.
 //
@@ -290,7 +322,7 @@ func (p *idxPair) subset(ctx context.Context, c *scenarios.CurveSpec, idx []int)
 // files are read while the training files are; the errors are reported in
 // the order of a sequential read (training files, test files, then how they
 // fit together), so nothing depends on which finishes first.
-func readIDX(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *data.Set, error) {
+func readIDX(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *data.Set, []int, error) {
 	d := &c.Scenario.Data
 	x := d.IDX
 	var testPair *idxPair
@@ -308,47 +340,52 @@ func readIDX(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed ui
 	train, err := readIDXPair(ctx, c, dir, "data.idx.images", x.Images, "data.idx.labels", x.Labels)
 	<-tested
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if testErr != nil {
-		return nil, nil, testErr
+		return nil, nil, nil, testErr
 	}
 	held := d.TestSamples
 	if testPair != nil {
 		held = 0
 		if m := testPair.images.Features(); m != train.images.Features() {
-			return nil, nil, c.Errorf("data.idx.test_images", "test samples have %d features, training samples %d", m, train.images.Features())
+			return nil, nil, nil, c.Errorf("data.idx.test_images", "test samples have %d features, training samples %d", m, train.images.Features())
 		}
 		if a, b := testPair.images.Dims[1:], train.images.Dims[1:]; train.transform != nil && !slices.Equal(a, b) {
-			return nil, nil, c.Errorf("data.idx.test_images", "test images are %v, training images %v: the transform needs one shape", a, b)
+			return nil, nil, nil, c.Errorf("data.idx.test_images", "test images are %v, training images %v: the transform needs one shape", a, b)
 		}
 		if n := len(testPair.labels); d.TestSamples > n {
-			return nil, nil, c.Errorf("data.test_samples", "%d test samples asked for, the test files hold %d", d.TestSamples, n)
+			return nil, nil, nil, c.Errorf("data.test_samples", "%d test samples asked for, the test files hold %d", d.TestSamples, n)
 		}
 	}
 	cfg, err := partitionConfig(c, data.SplitConfig{Agents: d.Agents, SamplesMin: d.Samples.Min, SamplesMax: d.Samples.Max, TestSamples: held})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	lists, heldOut, err := data.PartitionIndices(train.labels, cfg, runSeed)
 	if err != nil {
-		return nil, nil, c.Errorf("data", "dealing out %s: %v", train.name, err)
+		return nil, nil, nil, c.Errorf("data", "dealing out %s: %v", train.name, err)
 	}
 	sets := make([]*data.Set, len(lists))
 	for k, idx := range lists {
 		if sets[k], err = train.subset(ctx, c, idx); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	if test == nil {
 		if test, err = train.subset(ctx, c, heldOut); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	if x.Scale == "standardize" {
 		data.Standardize(sets, test)
 	}
-	return sets, test, nil
+	image := train.images.Dims[1:]
+	if train.transform != nil {
+		channels, rows, cols := train.transform.Shape()
+		image = []int{channels, rows, cols}
+	}
+	return sets, test, image, nil
 }
 
 // transformed is the last transformed IDX data a job read, shared by every
@@ -365,22 +402,23 @@ var transformed struct {
 
 // sharedIDX is one read of transformed IDX data, done once done is closed.
 type sharedIDX struct {
-	done chan struct{}
-	sets []*data.Set
-	test *data.Set
-	err  error
+	done  chan struct{}
+	sets  []*data.Set
+	test  *data.Set
+	image []int
+	err   error
 }
 
 // readIDXShared is readIDX, sharing the data between the jobs of the
 // process when they are transformed: a job asking for the data another is
 // transforming waits for them (or for ctx).
-func readIDXShared(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *data.Set, error) {
+func readIDXShared(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed uint64) ([]*data.Set, *data.Set, []int, error) {
 	if c.Scenario.Data.Transform == nil {
 		return readIDX(ctx, c, dir, runSeed)
 	}
 	spec, err := yaml.Marshal(c.Scenario.Data)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	key := fmt.Sprintf("%s\x00%d\x00%s", dir, runSeed, spec)
 	t := &transformed
@@ -389,17 +427,17 @@ func readIDXShared(ctx context.Context, c *scenarios.CurveSpec, dir string, runS
 		t.mu.Unlock()
 		select {
 		case <-e.done:
-			return e.sets, e.test, e.err
+			return e.sets, e.test, e.image, e.err
 		case <-ctx.Done():
-			return nil, nil, fmt.Errorf("waiting for the transformed images: interrupted: %w", ctx.Err())
+			return nil, nil, nil, fmt.Errorf("waiting for the transformed images: interrupted: %w", ctx.Err())
 		}
 	}
 	e := &sharedIDX{done: make(chan struct{})}
 	t.key, t.entry = key, e
 	t.mu.Unlock()
-	e.sets, e.test, e.err = readIDX(ctx, c, dir, runSeed)
+	e.sets, e.test, e.image, e.err = readIDX(ctx, c, dir, runSeed)
 	close(e.done)
-	return e.sets, e.test, e.err
+	return e.sets, e.test, e.image, e.err
 }
 
 // readIDXTest reads the scenario's test files and decodes the test set:

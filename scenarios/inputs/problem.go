@@ -34,6 +34,9 @@ type Problem struct {
 	Solver optimum.Report
 	// summary describes how the samples are spread over the agents.
 	summary data.PartitionSummary
+	// image is the shape of an IDX file's images (its dimensions after
+	// the first), a cnn's default loss.image.
+	image []int
 	// gradient, when not nil, is the sum of the agents' gradients at w^o
 	// that Solver's GradNorm is still to be computed from, by the next pass
 	// over the agents (Pass, Settle).
@@ -245,7 +248,7 @@ func buildSource(ctx context.Context, c *scenarios.CurveSpec, dir string, runSee
 			return nil, err
 		}
 	case "idx":
-		p.Sets, p.Test, err = readIDXShared(ctx, c, dir, runSeed)
+		p.Sets, p.Test, p.image, err = readIDXShared(ctx, c, dir, runSeed)
 	case "blobs":
 		p.Sets, p.Test, err = drawBlobs(c, runSeed)
 	case "directory":

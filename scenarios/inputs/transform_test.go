@@ -3,6 +3,7 @@ package inputs
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,7 +12,8 @@ import (
 )
 
 // Transformed IDX data have the transform's coefficients as features, in
-// the problem and in the estimates (Features); two jobs of the same data
+// the problem and in the estimates (Features), and the transform's
+// channels × grid as a sample's image shape (what a cnn on them reads); two jobs of the same data
 // share one transformed copy; images the transform cannot take, a
 // two-dimensional array and a data.dim that is not the coefficients' count
 // are errors naming their field.
@@ -49,6 +51,9 @@ algorithm: {kind: test-data}
 	const features = 25 * 3 * 2
 	if p.Sets[0].Dim != features || p.Test.Dim != features || p.Sets[0].Len()+p.Sets[1].Len()+p.Test.Len() != n {
 		t.Fatalf("dims %d and %d, %d + %d + %d samples; want %d features and %d samples", p.Sets[0].Dim, p.Test.Dim, p.Sets[0].Len(), p.Sets[1].Len(), p.Test.Len(), features, n)
+	}
+	if !slices.Equal(p.image, []int{25, 3, 2}) {
+		t.Errorf("a sample's image shape %v, want the transform's channels and grid [25 3 2] (a cnn's default loss.image)", p.image)
 	}
 	plan, _ := scenarios.Parse([]byte(src), filepath.Join(dir, "s.yaml"), dir, nil)
 	if m := Features(plan.Curves[0].Scenario, dir); m != features {

@@ -63,8 +63,8 @@ func checkOptimum(c *scenarios.CurveSpec) error {
 	for _, col := range Columns(sc) {
 		if strings.HasPrefix(col.Name, "msd") {
 			why := "loss.optimum is none"
-			if sc.Loss.Kind == "mlp" {
-				why = "the mlp loss has no unique minimizer"
+			if sc.Loss.Kind == "mlp" || sc.Loss.Kind == "cnn" {
+				why = "the " + sc.Loss.Kind + " loss has no unique minimizer"
 			}
 			return c.Errorf("loss.optimum", "algorithm %s reports %s against the optimum w^o, but %s", sc.Algorithm.Kind, col.Name, why)
 		}

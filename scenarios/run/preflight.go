@@ -108,11 +108,19 @@ func estimate(sc *scenarios.Scenario, dim float64) Estimate {
 
 // modelDim returns the length of the parameter vector of sc's model on
 // data with m features: m for the generalized linear losses, K(M+1) for
-// softmax, H(M+1) + K(H+1) for the MLP (loss.Loss.Dim).
+// softmax, H(M+1) + K(H+1) for the MLP (loss.Loss.Dim), the network's
+// parameters for the cnn.
 func modelDim(sc *scenarios.Scenario, m int) int {
 	kind, err := loss.ParseKind(sc.Loss.Kind)
 	if err != nil {
 		return m
+	}
+	if kind == loss.CNN {
+		nt, err := sc.Loss.Net(m)
+		if err != nil {
+			return m
+		}
+		return nt.Dim()
 	}
 	return loss.Loss{Kind: kind, Classes: sc.Loss.Classes, Hidden: sc.Loss.Hidden}.Dim(m)
 }
