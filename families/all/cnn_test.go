@@ -13,25 +13,12 @@ import (
 	"maple/scenarios/run"
 )
 
-// cnnImages writes n images of 4×5 pixels to dir (the class c ∈ {0, 1, 2}
-// lights row c), a shape that is not square, so that the network can only
-// take it from the IDX header.
+// cnnImages writes n images of 4×5 pixels to dir (idxtest.ImagesOf: the
+// class c ∈ {0, 1, 2} lights row c), a shape that is not square, so that
+// the network can only take it from the IDX header.
 func cnnImages(t *testing.T, dir, name string, n int) {
 	t.Helper()
-	var px, lb []byte
-	for i := range n {
-		c := i % 3
-		lb = append(lb, byte(c))
-		for r := range 4 {
-			for col := range 5 {
-				v := byte((i*7 + r*5 + col) % 60)
-				if r == c {
-					v = 180 + byte(col)
-				}
-				px = append(px, v)
-			}
-		}
-	}
+	px, lb := idxtest.ImagesOf(n, 4, 5)
 	idxtest.Write(t, filepath.Join(dir, name+"-images.gz"), idxtest.UnsignedBytes, []int{n, 4, 5}, px)
 	idxtest.Write(t, filepath.Join(dir, name+"-labels.gz"), idxtest.UnsignedBytes, []int{n}, lb)
 }

@@ -36,13 +36,18 @@ func Write(t testing.TB, path string, typ byte, dims []int, values []byte) {
 
 // Images returns n 3×3 images and their labels: image i has class i mod 3,
 // and class c lights row c (values 200–202) above a dim background.
-func Images(n int) (pixels, labels []byte) {
+func Images(n int) (pixels, labels []byte) { return ImagesOf(n, 3, 3) }
+
+// ImagesOf returns n images of rows×cols pixels (rows ≥ 3) and their
+// labels: image i has class i mod 3, and class c lights row c (values 200,
+// 201, …) above a dim background.
+func ImagesOf(n, rows, cols int) (pixels, labels []byte) {
 	for i := range n {
 		c := i % 3
 		labels = append(labels, byte(c))
-		for r := range 3 {
-			for col := range 3 {
-				v := byte((i*7 + r*3 + col) % 40)
+		for r := range rows {
+			for col := range cols {
+				v := byte((i*7 + r*cols + col) % 40)
 				if r == c {
 					v = 200 + byte(col)
 				}
