@@ -88,3 +88,51 @@ func FuzzTransformFields(f *testing.F) {
 		}
 	})
 }
+
+// cnnMinimal is a cnn on 1×8×8 idx images; its first layer is what
+// FuzzCNNLayers varies.
+const cnnMinimal = `name: t
+data: {kind: idx, agents: 2, samples: 30, test_samples: 10, idx: {images: train.gz, labels: labels.gz}}
+loss:
+  kind: cnn
+  classes: 3
+  image: [1, 8, 8]
+  layers:
+    - LAYER
+    - {type: dense, units: 3}
+algorithm: {kind: fedavg, step_size: 0.1}
+`
+
+// FuzzCNNLayers checks that no values of a layer's fields make the loader
+// panic, that every refusal is a one-line scenario error, and that the
+// network of an accepted scenario builds on its image.
+func FuzzCNNLayers(f *testing.F) {
+	f.Add("conv", 4, 3, 1, 1, 0, 0)
+	f.Add("maxpool", 0, 2, 2, 0, 0, 0)
+	f.Add("avgpool", 0, 9, 1, 0, 0, 0)
+	f.Add("groupnorm", 0, 0, 0, 0, 0, 3)
+	f.Add("conv", 2, 1, 100, -1, 0, 0)
+	f.Add("dense", 0, 0, 0, 0, 7, 0)
+	f.Add("tanh", 0, 0, 0, 0, 0, 0)
+	f.Fuzz(func(t *testing.T, kind string, channels, kernel, stride, padding, units, groups int) {
+		if channels > 64 || units > 64 || kernel > 64 || padding > 64 {
+			return // keeps each case's network small
+		}
+		layer := fmt.Sprintf("{type: %q, channels: %d, kernel: %d, stride: %d, padding: %d, units: %d, groups: %d}", kind, channels, kernel, stride, padding, units, groups)
+		p, err := scenarios.Parse([]byte(strings.Replace(cnnMinimal, "LAYER", layer, 1)), "fuzz.yaml", ".", nil)
+		if err != nil {
+			if !scenarios.IsUserError(err) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("%s: error %v is not a one-line scenario *Error", layer, err)
+			}
+			return
+		}
+		l := p.Curves[0].Scenario.Loss
+		net, err := l.Net(64)
+		if err != nil {
+			t.Fatalf("%s: accepted, but its network does not build: %v", layer, err)
+		}
+		if net == nil {
+			t.Fatalf("%s: accepted, no network", layer)
+		}
+	})
+}
