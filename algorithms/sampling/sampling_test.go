@@ -141,3 +141,35 @@ func TestWithoutReplacementIsThePartialShuffle(t *testing.T) {
 		}
 	}
 }
+
+// sortIndices must give slices.Sort's result at every length, on either
+// side of smallSort, with repeats (values below the length) and without.
+func TestSortIndicesIsSlicesSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for n := 0; n <= 2*smallSort+1; n++ {
+		for trial := range 200 {
+			got := make([]int, n)
+			for i := range got {
+				if trial%2 == 0 {
+					got[i] = r.IntN(n + 1)
+				} else {
+					got[i] = r.IntN(1 << 40)
+				}
+			}
+			want := slices.Sorted(slices.Values(got))
+			sortIndices(got)
+			if !slices.Equal(got, want) {
+				t.Fatalf("n = %d: sortIndices gave %v, want %v", n, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkWithReplacement draws graph FL Fig. 2's mini-batches: 10 of 100.
+func BenchmarkWithReplacement(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 8))
+	dst := make([]int, 10)
+	for b.Loop() {
+		WithReplacement(dst, 100, r)
+	}
+}
