@@ -62,7 +62,7 @@ func Systematic(dst []int, pi []float64, order []int, r *rand.Rand) {
 		r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	}
 	systematicAt(dst, pi, order, r.Float64())
-	slices.Sort(dst)
+	sortIndices(dst)
 }
 
 // systematicAt is Systematic for a given start d ∈ [0, 1), visiting the
