@@ -211,9 +211,13 @@ func TestCNNEvaluationIsPerExample(t *testing.T) {
 
 // TestArchitectures checks the named networks' sizes on 28×28 images
 // against the papers' (McMahan et al.: 1 663 370 parameters) and the
-// layers' arithmetic (Papernot et al.: 1 040 + 8 224 + 16 416 + 330), and
-// that an initialization draws PyTorch's bounds.
+// layers' arithmetic (Papernot et al.: 1 040 + 8 224 + 16 416 + 330), their
+// forward multiply-adds against the layers' arithmetic — McMahan's
+// 32·28²·25 + 64·14²·800 + 512·3136 + 10·512, Papernot's 16·14²·64 +
+// 32·5²·256 + 32·512 + 10·32 — and that an initialization draws PyTorch's
+// bounds.
 func TestArchitectures(t *testing.T) {
+	macs := map[string]int{"mcmahan-cnn": 627200 + 10035200 + 1605632 + 5120, "papernot-cnn": 200704 + 204800 + 16384 + 320}
 	for name, want := range map[string]int{"mcmahan-cnn": 1663370, "papernot-cnn": 26010} {
 		layers, err := Architecture(name, 10)
 		if err != nil {
@@ -225,6 +229,9 @@ func TestArchitectures(t *testing.T) {
 		}
 		if nt.Dim() != want {
 			t.Errorf("%s: %d parameters, want %d", name, nt.Dim(), want)
+		}
+		if got := nt.MultiplyAdds(); got != macs[name] {
+			t.Errorf("%s: %d multiply-adds, want %d", name, got, macs[name])
 		}
 	}
 	layers, _ := Architecture("papernot-cnn", 10)

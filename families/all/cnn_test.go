@@ -134,3 +134,34 @@ func TestCNNRefusals(t *testing.T) {
 		t.Errorf("cnn on blobs: %v", err)
 	}
 }
+
+// The time estimate of a CNN run counts its forward multiply-adds, not its
+// parameters: cnnScenario's plain FedAvg curve (6 rounds of 6 agents, 6
+// local steps of 5 samples, data read from files, so nothing drawn per
+// agent) is exactly fedavgEstimate's tasks·(E·B·4·MACs + 4·d), with the
+// network's MACs and d worked out on the 4×5 images.
+func TestCNNEstimateCountsMultiplyAdds(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cnnImages(t, dir, "train", 240)
+	cnnImages(t, dir, "test", 60)
+	p, err := scenarios.Parse([]byte(cnnScenario), filepath.Join(dir, "s.yaml"), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl := p.Curves[0].Scenario.Loss
+	sl.Image = []int{1, 4, 5} // what the estimate takes from the IDX header
+	nt, err := sl.Net(20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	macs, d := float64(nt.MultiplyAdds()), float64(nt.Dim())
+	if macs <= 2*d {
+		t.Fatalf("the test network does %v multiply-adds for %v parameters: it cannot tell them apart", macs, d)
+	}
+	tasks := 6.0 * 6
+	want := tasks * (6*5*4*macs + 4*d)
+	if got := run.EstimatePlan(p, run.Options{}).Curves[0].Ops; math.Abs(got/want-1) > 1e-12 {
+		t.Errorf("estimated %v operations, want %v (4 per multiply-add)", got, want)
+	}
+}

@@ -151,8 +151,8 @@ func validateDiffusion(v *scenarios.Validator, sc *scenarios.Scenario) {
 // a batch; under local graph-homomorphic noise, the set-up messages (roles,
 // keys and their relays) and a mask per partner and share. The degree is
 // the expected one of the graph model (a rough 8 for graphs read from files).
-func diffusionEstimate(sc *scenarios.Scenario, dim float64) run.Estimate {
-	d := diffusionParams(sc)
+func diffusionEstimate(sc *scenarios.Scenario, md run.Model) run.Estimate {
+	d, dim := diffusionParams(sc), md.Dim
 	P, T := float64(sc.Data.Agents), float64(sc.Iterations)
 	deg := inputs.ExpectedDegree(sc.Topology, sc.Data.Agents)
 	stages := 1.0
@@ -168,7 +168,7 @@ func diffusionEstimate(sc *scenarios.Scenario, dim float64) run.Estimate {
 	}
 	e := run.Estimate{
 		Bytes:       P * (run.ActorBytes + (4+2*deg)*dim*8),
-		Ops:         T * P * (4*samples*dim + stages*deg*2*dim),
+		Ops:         T * P * (samples*md.SampleOps + stages*deg*2*dim),
 		Messages:    1 + T*(2*P+stages*P*deg),
 		RecordBytes: 160,
 		VectorLen:   dim,

@@ -63,8 +63,8 @@ func agentBytes(sc *scenarios.Scenario, held bool) float64 {
 // agents (p_k, the inclusion probabilities, the reports). Parked agents are
 // rebuilt at each task, which costs drawing their data again. Run 0 also
 // passes over every agent for the summary's noise bound and model drift.
-func fedavgEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
-	fa := fedavgParams(sc)
+func fedavgEstimate(sc *scenarios.Scenario, md run.Model) run.Estimate {
+	fa, d := fedavgParams(sc), md.Dim
 	K := float64(sc.Data.Agents)
 	L := float64(fa.Participants)
 	if fa.Participation == fedavg.Full.String() {
@@ -99,7 +99,7 @@ func fedavgEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 	if fa.Importance.Agents != "uniform" {
 		bytes += 49 * K
 	}
-	ops := tasks*(4*float64(fa.LocalSteps.Max)*float64(fa.Batch.Max)*d+4*d) + probes*4*float64(sc.Data.Samples.Max)*d
+	ops := tasks*(float64(fa.LocalSteps.Max)*float64(fa.Batch.Max)*md.SampleOps+4*d) + probes*float64(sc.Data.Samples.Max)*md.SampleOps
 	if !held {
 		// Building an agent of generated data: drawing its data (about 10
 		// operations per coordinate and 1000 for its stream) and its own

@@ -69,8 +69,8 @@ output: {plot: false, steady_state: 0.5}
 // parameter, such as sgd; the most of the per-agent solvers), and the monitor's pass over all the data; up to
 // four messages per agent (FedLin's round sends the most) and a Tick and a
 // Done; every agent an actor holding a handful of model-sized vectors.
-func fedpltEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
-	f := fedpltParams(sc)
+func fedpltEstimate(sc *scenarios.Scenario, md run.Model) run.Estimate {
+	f, d := fedpltParams(sc), md.Dim
 	N, q, T := float64(sc.Data.Agents), float64(sc.Data.Samples.Max), float64(sc.Iterations)
 	per := samplesPerGradient(f.Solver, q)
 	for _, s := range f.Solvers {
@@ -79,7 +79,7 @@ func fedpltEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 	epochs := float64(max(f.LocalEpochs, 1))
 	e := run.Estimate{
 		Bytes:       N * (run.ActorBytes + 8*d*8),
-		Ops:         T * N * (epochs*(4*per*d+10*d) + 4*q*d),
+		Ops:         T * N * (epochs*(per*md.SampleOps+10*d) + q*md.SampleOps),
 		Messages:    1 + T*(2+4*N),
 		RecordBytes: 150,
 		VectorLen:   d,

@@ -55,7 +55,7 @@ output: {plot: false, steady_state: 0.5}
 // gammaMechanismEstimate is the cost of one run: per recorded ε, 2·samples
 // Gamma draws and privacy losses (a few hundred operations each) and, for a
 // θ(ε) curve, a scan of a few hundred evaluations of Lemma 1. No messages.
-func gammaMechanismEstimate(sc *scenarios.Scenario, _ float64) run.Estimate {
+func gammaMechanismEstimate(sc *scenarios.Scenario, _ run.Model) run.Estimate {
 	g := gammaMechanismParams(sc)
 	rows := float64(sc.Iterations/max(sc.Output.Every, 1) + 2)
 	return run.Estimate{

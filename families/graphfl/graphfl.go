@@ -268,8 +268,8 @@ func validateBehaviours(v *scenarios.Validator, sc *scenarios.Scenario, g *Graph
 // combination matrix cost what inputs.NetworkCost says. Run 0 of a noisy curve
 // also runs the reference twice for the accountant, which is within the
 // estimate's slack.
-func graphflEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
-	g := graphflParams(sc)
+func graphflEstimate(sc *scenarios.Scenario, md run.Model) run.Estimate {
+	g, d := graphflParams(sc), md.Dim
 	P, T := float64(max(g.Servers, 1)), float64(sc.Iterations)
 	L := float64(g.Participants)
 	if g.Participation == fedavg.Full.String() {
@@ -281,7 +281,7 @@ func graphflEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 	}
 	e := run.Estimate{
 		Bytes:       float64(sc.Data.Agents)*(run.ActorBytes+3*d*8) + P*(run.ActorBytes+(6+deg)*d*8),
-		Ops:         T * P * (L*(4*float64(g.LocalSteps.Max)*float64(g.Batch.Max)*d+4*d) + 2*(deg+1)*d),
+		Ops:         T * P * (L*(float64(g.LocalSteps.Max)*float64(g.Batch.Max)*md.SampleOps+4*d) + 2*(deg+1)*d),
 		Messages:    1 + T*P*(2+2*L+deg),
 		RecordBytes: 150,
 		VectorLen:   d,

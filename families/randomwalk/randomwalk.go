@@ -83,8 +83,8 @@ output: {plot: false, steady_state: 0.5}
 // its start message and token in flight. Gossip: four messages (Tick, two
 // models, Done) and two gradients per iteration, and the node average every
 // iteration.
-func randomWalkEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
-	p := randomWalkParams(sc)
+func randomWalkEstimate(sc *scenarios.Scenario, md run.Model) run.Estimate {
+	p, d, g := randomWalkParams(sc), md.Dim, md.SampleOps
 	N, n, T := float64(sc.Data.Agents), float64(sc.Data.Samples.Max), float64(sc.Iterations)
 	rows := T/float64(max(sc.Output.Every, 1)) + 2
 	deg := inputs.ExpectedDegree(sc.Topology, sc.Data.Agents)
@@ -92,12 +92,12 @@ func randomWalkEstimate(sc *scenarios.Scenario, d float64) run.Estimate {
 	e := run.Estimate{Bytes: N*(run.ActorBytes+4*d*8) + graphBytes, Ops: graphOps, RecordBytes: 170, VectorLen: d}
 	if p.Protocol == "gossip" {
 		e.Messages = 1 + 4*T
-		e.Ops += T*(2*4*n*d+N*d) + rows*2*N*n*d*4
+		e.Ops += T*(2*n*g+N*d) + rows*2*N*n*g
 		return e
 	}
 	W := float64(p.Walks)
 	e.Messages = 1 + 2*N + N*deg + 2*W + W*T
-	e.Ops += W*T*(4*n*d+3*d+50) + W*rows*2*N*n*d*4
+	e.Ops += W*T*(n*g+3*d+50) + W*rows*2*N*n*g
 	perWalk := 8*(3*d+N+rows*float64(rw.NumColumns)) + 8*N + min(N, T+1)*streamBytes + messageBytes + 8*d
 	e.Bytes += W * perWalk
 	e.Drivers = []run.Driver{{Field: "algorithm.randomwalk.walks", Ratio: W}}

@@ -49,12 +49,12 @@ func modelLoss(c *scenarios.CurveSpec) (loss.Loss, error) {
 }
 
 // cnnNet builds the network of a cnn loss on the data's features: images
-// of the shape loss.image, by default the IDX files' own (image, their
-// dimensions after the first; one channel), which must hold the features.
+// of the shape loss.image, by default image (the IDX data's own,
+// sampleImage), which must hold the features.
 func cnnNet(c *scenarios.CurveSpec, image []int, features int) (*loss.Net, error) {
 	sl := c.Scenario.Loss
-	if sl.Image == nil && len(image) == 2 {
-		sl.Image = []int{1, image[0], image[1]}
+	if sl.Image == nil {
+		sl.Image = image
 	}
 	nt, err := sl.Net(features)
 	if err != nil {
@@ -380,7 +380,7 @@ func readIDX(ctx context.Context, c *scenarios.CurveSpec, dir string, runSeed ui
 	if x.Scale == "standardize" {
 		data.Standardize(sets, test)
 	}
-	image := train.images.Dims[1:]
+	image := sampleImage(train.images.Dims)
 	if train.transform != nil {
 		channels, rows, cols := train.transform.Shape()
 		image = []int{channels, rows, cols}
@@ -631,21 +631,68 @@ func Features(sc *scenarios.Scenario, dir string) int {
 	return max(m, 1)
 }
 
+// sampleImage is the shape [channels, rows, cols] in which a cnn reads
+// one sample of an untransformed IDX array of dimensions dims (the count
+// first) unless loss.image says otherwise: rows × columns images in one
+// channel, or an array's own three dimensions per sample, channels first;
+// nil for arrays of other ranks.
+func sampleImage(dims []int) []int {
+	switch len(dims) {
+	case 3:
+		return []int{1, dims[1], dims[2]}
+	case 4:
+		return slices.Clone(dims[1:])
+	}
+	return nil
+}
+
+// ImageShape returns the shape [channels, rows, cols] in which a cnn
+// reads one sample of sc's IDX data unless loss.image says otherwise, from
+// the images file's header alone: sampleImage's, or with data.transform
+// the coefficients' channels and grid. It returns nil for other data, a
+// header that cannot be read or a transform the images do not admit (the
+// checks that read the data report those).
+func ImageShape(sc *scenarios.Scenario, dir string) []int {
+	d := &sc.Data
+	if d.Kind != "idx" || d.IDX == nil {
+		return nil
+	}
+	a, err := IDXHeader(dir, d.IDX.Images)
+	if err != nil {
+		return nil
+	}
+	if d.Transform == nil {
+		return sampleImage(a.Dims)
+	}
+	if c, rows, cols, ok := transformShape(d.Transform, a); ok {
+		return []int{c, rows, cols}
+	}
+	return nil
+}
+
 // TransformFeatures returns the number of coefficients the transform t
 // gives each image of the IDX array a (its header is enough), or 0 when the
 // array does not hold images the transform accepts (the checks that read
 // the data report it).
 func TransformFeatures(t *scenarios.Transform, a *data.IDX) int {
+	c, rows, cols, _ := transformShape(t, a)
+	return c * rows * cols
+}
+
+// transformShape returns the channels and grid of the coefficients the
+// transform t gives each image of the IDX array a, and false (and zeros)
+// when the array does not hold images the transform accepts.
+func transformShape(t *scenarios.Transform, a *data.IDX) (channels, rows, cols int, ok bool) {
 	cfg := t.ScatterConfig()
 	if len(a.Dims) != 3 || cfg.Validate() != nil {
-		return 0
+		return 0, 0, 0, false
 	}
 	oh, err1 := cfg.OutputSize(a.Dims[1])
 	ow, err2 := cfg.OutputSize(a.Dims[2])
 	if err1 != nil || err2 != nil {
-		return 0
+		return 0, 0, 0, false
 	}
-	return cfg.Channels() * oh * ow
+	return cfg.Channels(), oh, ow, true
 }
 
 // IDXHeader reads the header of the IDX file named file (relative to the

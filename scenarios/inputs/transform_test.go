@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"maple/algorithms/data/idxtest"
+	"maple/algorithms/loss"
 	"maple/scenarios"
 )
 
@@ -59,9 +60,21 @@ algorithm: {kind: test-data}
 	if m := Features(plan.Curves[0].Scenario, dir); m != features {
 		t.Errorf("Features = %d, want %d", m, features)
 	}
+	if got := ImageShape(plan.Curves[0].Scenario, dir); !slices.Equal(got, []int{25, 3, 2}) {
+		t.Errorf("ImageShape = %v from the header, want [25 3 2]", got)
+	}
 	again, err := build()
 	if err != nil || again.Sets[0] != p.Sets[0] {
 		t.Errorf("a second job of the same data transformed them again (%v)", err)
+	}
+	// A cnn on the coefficients reads them as 25 channels of 3×2 without
+	// loss.image: a 2×2 convolution fits that grid.
+	cnn, err := build("loss.kind=cnn", "loss.layers=[{type: conv, channels: 2, kernel: 2}, {type: dense, units: 3}]")
+	if err != nil {
+		t.Fatalf("a cnn on the coefficients: %v", err)
+	}
+	if in := cnn.Loss.Net.Input(); in != (loss.Shape{C: 25, H: 3, W: 2}) {
+		t.Errorf("the cnn reads images of %v, want 25×3×2", in)
 	}
 	for _, c := range []struct {
 		set  []string

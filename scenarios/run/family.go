@@ -26,11 +26,11 @@ type Family struct {
 	Run func(j *Job, p *inputs.Problem, sink *TraceSink) error
 	// Estimate, if set, returns what one run of a curve costs (memory,
 	// operations, messages, trace record size) beyond its data, for the
-	// checks before running, for a model of dim parameters (the loss's
-	// Dim of the data's features, which may differ from data.dim); without
-	// it the runner uses genericEstimate, which assumes every agent touches
-	// every sample in every iteration.
-	Estimate func(sc *scenarios.Scenario, dim float64) Estimate
+	// checks before running, for the curve's model md (its parameters and
+	// the cost of a sample's gradient); without it the runner uses
+	// genericEstimate, which assumes every agent touches every sample in
+	// every iteration.
+	Estimate func(sc *scenarios.Scenario, md Model) Estimate
 	// Lazy declares that the family reads the agents' data only through
 	// inputs.Problem.Data, one agent at a time, so that the runner leaves
 	// generated data (regression, logistic, click, mixture) to be drawn

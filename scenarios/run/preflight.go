@@ -86,43 +86,61 @@ type Driver struct {
 // genericEstimate is the estimate of a family that does not provide one:
 // every agent touches every sample in every iteration and exchanges four
 // messages with the rest of the network.
-func genericEstimate(sc *scenarios.Scenario, dim float64) Estimate {
+func genericEstimate(sc *scenarios.Scenario, md Model) Estimate {
 	a, n, T := float64(sc.Data.Agents), float64(sc.Data.Samples.Max), float64(sc.Iterations)
 	return Estimate{
-		Bytes:       a * (ActorBytes + 4*dim*8),
-		Ops:         4 * a * n * dim * T,
+		Bytes:       a * (ActorBytes + 4*md.Dim*8),
+		Ops:         a * n * md.SampleOps * T,
 		Messages:    4 * a * T,
 		RecordBytes: 200,
-		VectorLen:   dim,
+		VectorLen:   md.Dim,
 	}
 }
 
-// estimate returns the family's estimate of one run of sc, whose model has
-// dim parameters.
-func estimate(sc *scenarios.Scenario, dim float64) Estimate {
+// estimate returns the family's estimate of one run of sc, whose model is
+// md.
+func estimate(sc *scenarios.Scenario, md Model) Estimate {
 	if f := familyOf(sc); f.Estimate != nil {
-		return f.Estimate(sc, dim)
+		return f.Estimate(sc, md)
 	}
-	return genericEstimate(sc, dim)
+	return genericEstimate(sc, md)
 }
 
-// modelDim returns the length of the parameter vector of sc's model on
-// data with m features: m for the generalized linear losses, K(M+1) for
-// softmax, H(M+1) + K(H+1) for the MLP (loss.Loss.Dim), the network's
-// parameters for the cnn.
-func modelDim(sc *scenarios.Scenario, m int) int {
+// Model is what the estimates need of a curve's model.
+type Model struct {
+	// Dim is the length of its parameter vector on the data's features: m
+	// for the generalized linear losses, K(M+1) for softmax, H(M+1) +
+	// K(H+1) for the MLP (loss.Loss.Dim), the network's parameters for the
+	// cnn. It may differ from data.dim.
+	Dim float64
+	// SampleOps is the operations of one sample's gradient: 4·Dim for the
+	// linear losses and the MLP (a multiply-add per parameter forward and
+	// one back), and four times the forward multiply-adds for the cnn,
+	// whose convolution weights serve every pixel (loss.Net.MultiplyAdds:
+	// McMahan's CNN does 12.3 M for its 1.66 M parameters).
+	SampleOps float64
+}
+
+// modelOf returns the model of sc on data with m features, a cnn's on
+// images of the shape image unless loss.image says otherwise.
+func modelOf(sc *scenarios.Scenario, m int, image []int) Model {
 	kind, err := loss.ParseKind(sc.Loss.Kind)
 	if err != nil {
-		return m
+		return Model{Dim: float64(m), SampleOps: 4 * float64(m)}
 	}
 	if kind == loss.CNN {
-		nt, err := sc.Loss.Net(m)
-		if err != nil {
-			return m
+		sl := sc.Loss
+		if sl.Image == nil {
+			sl.Image = image
 		}
-		return nt.Dim()
+		nt, err := sl.Net(m)
+		if err != nil {
+			return Model{Dim: float64(m), SampleOps: 4 * float64(m)}
+		}
+		return Model{Dim: float64(nt.Dim()), SampleOps: 4 * float64(nt.MultiplyAdds())}
 	}
-	return loss.Loss{Kind: kind, Classes: sc.Loss.Classes, Hidden: sc.Loss.Hidden}.Dim(m)
+	d := float64(loss.Loss{Kind: kind, Classes: sc.Loss.Classes, Hidden: sc.Loss.Hidden}.Dim(m))
+	return Model{Dim: d, SampleOps: 4 * d}
 }
 
 // Generated reports whether sc's data are generated (regression,
@@ -310,9 +328,9 @@ func costOf(plan *scenarios.Plan, opts *Options, tracing bool) *planCost {
 	for _, c := range plan.Curves {
 		sc := c.Scenario
 		m := inputs.Features(sc, plan.Dir)
-		dim := float64(modelDim(sc, m))
-		est := estimate(sc, dim)
-		bytes, ops := problemCost(sc, plan.Dir, float64(m), dim)
+		md := modelOf(sc, m, inputs.ImageShape(sc, plan.Dir))
+		est := estimate(sc, md)
+		bytes, ops := problemCost(sc, plan.Dir, float64(m), md.Dim)
 		cc := curveCost{curve: c, est: est, runBytes: bytes + est.Bytes, seconds: (ops + est.Ops) * secondsPerOp}
 		if opts.Engine != Reference {
 			cc.seconds += est.Messages * secondsPerMessage
