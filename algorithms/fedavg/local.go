@@ -30,19 +30,21 @@ type Client interface {
 // eq. 2.10).
 type SGD struct{}
 
-// Train implements Client. Its steps are Descend(Gradient(…)) fused into
-// Loss.Step — the same model, bit for bit, without storing the gradient,
-// and θ = θ₀ + w of an MLP kept beside the model rather than recomputed
-// for every gradient — except the first under the partial agent policy,
-// which reports that gradient's norm.
+// Train implements Client. Where the loss fuses them (Loss.Fuses: the
+// multi-class models on dense data), its steps are Descend(Gradient(…))
+// fused into Loss.Step — the same model, bit for bit, without storing the
+// gradient, and θ = θ₀ + w of an MLP kept beside the model rather than
+// recomputed for every gradient — except the first under the partial agent
+// policy, which reports that gradient's norm.
 func (SGD) Train(t *Local) error {
 	var theta []float64
+	fused := t.Loss.Fuses(t.Set)
 	for range t.Epochs {
 		idx, weights, err := t.Batch()
 		if err != nil {
 			return err
 		}
-		if t.first && t.agent.cfg.Importance.Agents == Partial {
+		if !fused || t.first && t.agent.cfg.Importance.Agents == Partial {
 			t.Descend(t.Gradient(idx, weights))
 			continue
 		}
