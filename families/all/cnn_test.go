@@ -23,6 +23,20 @@ func cnnImages(t *testing.T, dir, name string, n int) {
 	idxtest.Write(t, filepath.Join(dir, name+"-labels.gz"), idxtest.UnsignedBytes, []int{n}, lb)
 }
 
+// cnnPlan writes cnnImages' training and test files to a new directory
+// and returns cnnScenario's plan on them, and the directory.
+func cnnPlan(t *testing.T) (*scenarios.Plan, string) {
+	t.Helper()
+	dir := t.TempDir()
+	cnnImages(t, dir, "train", 240)
+	cnnImages(t, dir, "test", 60)
+	p, err := scenarios.Parse([]byte(cnnScenario), filepath.Join(dir, "s.yaml"), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, dir
+}
+
 // cnnScenario is FedAvg with a small CNN of every layer kind on cnnImages;
 // its curves add secure aggregation with distributed DP, and DP-SGD
 // clients under a one-run audit (whose canary gradients go through the
@@ -67,13 +81,7 @@ curves:
 // refused, naming loss.image.
 func TestCNNScenario(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	cnnImages(t, dir, "train", 240)
-	cnnImages(t, dir, "test", 60)
-	p, err := scenarios.Parse([]byte(cnnScenario), filepath.Join(dir, "s.yaml"), dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, dir := cnnPlan(t)
 	a, res := execute(t, p, run.Options{Engine: run.Actors})
 	r, _ := execute(t, p, run.Options{Engine: run.Reference})
 	ma, _ := os.ReadFile(filepath.Join(a, "metrics.csv"))
@@ -142,13 +150,7 @@ func TestCNNRefusals(t *testing.T) {
 // network's MACs and d worked out on the 4×5 images.
 func TestCNNEstimateCountsMultiplyAdds(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	cnnImages(t, dir, "train", 240)
-	cnnImages(t, dir, "test", 60)
-	p, err := scenarios.Parse([]byte(cnnScenario), filepath.Join(dir, "s.yaml"), dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, _ := cnnPlan(t)
 	sl := p.Curves[0].Scenario.Loss
 	sl.Image = []int{1, 4, 5} // what the estimate takes from the IDX header
 	nt, err := sl.Net(20)
