@@ -139,11 +139,15 @@ func TestSecAggCostsAreTheClosedForm(t *testing.T) {
 // on ε stays at or below the accountant's ε after every round. With weak
 // noise (z = 0.1), every agent drawn every round and 100-dimensional canary
 // directions the canaries show, and the bound is positive: the audit does
-// detect them. The audit's δ and upper bound are the accountant's.
+// detect them (after four rounds the bound is about 0.9 central and 1.6
+// distributed, against the accountant's 295 and 992). The audit's δ and
+// upper bound are the accountant's. Four rounds: the SecAgg+ key
+// agreements of 60 clients are most of the test's time under the race
+// detector.
 func TestAuditLowerBoundIsBelowTheAccountant(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{"central", "distributed"} {
-		set := []string{"data.agents=60", "algorithm.fedavg.participants=60", "data.dim=100", "iterations=8",
+		set := []string{"data.agents=60", "algorithm.fedavg.participants=60", "data.dim=100", "iterations=4",
 			"privacy.dp={mode: " + mode + ", clip: 0.5, noise_multiplier: 0.1}", "privacy.audit={method: one-run, canaries: 40}"}
 		if mode == "distributed" {
 			set = append(set, "privacy.secure_aggregation={protocol: secagg+, bits: 40, clip: 50}")
