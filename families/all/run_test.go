@@ -53,19 +53,27 @@ func execute(t *testing.T, p *scenarios.Plan, opts run.Options) (string, *run.Re
 	return dir, res
 }
 
+// onBothEngines executes p on the actor engine and on the reference, fails
+// the test (naming what) unless they write the same metrics.csv byte for
+// byte, and returns the actor engine's run directory and result.
+func onBothEngines(t *testing.T, p *scenarios.Plan, what string) (string, *run.Result) {
+	t.Helper()
+	a, res := execute(t, p, run.Options{Engine: run.Actors})
+	r, _ := execute(t, p, run.Options{Engine: run.Reference})
+	ma, _ := os.ReadFile(filepath.Join(a, "metrics.csv"))
+	mr, _ := os.ReadFile(filepath.Join(r, "metrics.csv"))
+	if !bytes.Equal(ma, mr) {
+		t.Errorf("%s: metrics differ between engines:\n%s\n---\n%s", what, ma, mr)
+	}
+	return a, res
+}
+
 // The actor engine and the actor-free reference compute the same iterates in
 // the same order, so their metrics files are identical byte for byte.
 func TestEnginesWriteIdenticalMetrics(t *testing.T) {
 	t.Parallel()
 	for _, extra := range []string{"privacy.scheme=none", "privacy.scheme=update-noise"} {
-		p := plan(t, small, extra)
-		a, _ := execute(t, p, run.Options{Engine: run.Actors})
-		r, _ := execute(t, p, run.Options{Engine: run.Reference})
-		ma, _ := os.ReadFile(filepath.Join(a, "metrics.csv"))
-		mr, _ := os.ReadFile(filepath.Join(r, "metrics.csv"))
-		if !bytes.Equal(ma, mr) {
-			t.Errorf("%s: metrics differ between engines:\n%s\n---\n%s", extra, ma, mr)
-		}
+		onBothEngines(t, plan(t, small, extra), extra)
 	}
 }
 
