@@ -124,9 +124,10 @@ type Model struct {
 // modelOf returns the model of sc on data with m features, a cnn's on
 // images of the shape image unless loss.image says otherwise.
 func modelOf(sc *scenarios.Scenario, m int, image []int) Model {
+	dense := func(d int) Model { return Model{Dim: float64(d), SampleOps: 4 * float64(d)} }
 	kind, err := loss.ParseKind(sc.Loss.Kind)
 	if err != nil {
-		return Model{Dim: float64(m), SampleOps: 4 * float64(m)}
+		return dense(m)
 	}
 	if kind == loss.CNN {
 		sl := sc.Loss
@@ -135,12 +136,11 @@ func modelOf(sc *scenarios.Scenario, m int, image []int) Model {
 		}
 		nt, err := sl.Net(m)
 		if err != nil {
-			return Model{Dim: float64(m), SampleOps: 4 * float64(m)}
+			return dense(m)
 		}
 		return Model{Dim: float64(nt.Dim()), SampleOps: 4 * float64(nt.MultiplyAdds())}
 	}
-	d := float64(loss.Loss{Kind: kind, Classes: sc.Loss.Classes, Hidden: sc.Loss.Hidden}.Dim(m))
-	return Model{Dim: d, SampleOps: 4 * d}
+	return dense(loss.Loss{Kind: kind, Classes: sc.Loss.Classes, Hidden: sc.Loss.Hidden}.Dim(m))
 }
 
 // Generated reports whether sc's data are generated (regression,
