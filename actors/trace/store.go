@@ -108,7 +108,9 @@ func (ix *Index) Records() int {
 
 // zstd coders shared by every store: an Encoder's EncodeAll and a Decoder's
 // DecodeAll are safe for concurrent use. The encoder works on one goroutine
-// per call, so its output is a function of its input alone (compressor). Its
+// per call, so its output is a function of its input alone (compressor);
+// it keeps as many encoders as there are processors, so that blocks (of
+// one store or of several runs' stores) are compressed in parallel. Its
 // level is SpeedFastest: on trace lines (Fig. 4's, measured) it compresses
 // a block in about three quarters of SpeedDefault's time, and to about 5 %
 // fewer bytes; every frame keeps its checksum. blockDecoder
@@ -116,7 +118,7 @@ func (ix *Index) Records() int {
 // further; indexDecoder refuses an index larger than maxIndexBytes.
 var (
 	compressor = sync.OnceValue(func() *zstd.Encoder {
-		return must(zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1)))
+		return must(zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0))))
 	})
 	blockDecoder = sync.OnceValue(func() *zstd.Decoder {
 		return must(zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecodeAllCapLimit(true)))
@@ -136,11 +138,13 @@ func must[T any](c T, err error) T {
 }
 
 // StoreWriter writes records to a store. Records are JSON-encoded exactly as
-// Writer encodes them and gathered into blocks, which are compressed and
-// written, all by a goroutine of the writer's own: the caller — a run
+// Writer encodes them and gathered into blocks by a goroutine of the
+// writer's own, which hands each block to a goroutine of its own to be
+// compressed and writes the compressed blocks in order: the caller — a run
 // delivering messages — only copies each record into a batch that the
-// goroutine takes in order. Close waits for it and writes the index. The
-// output is a function of the records alone.
+// goroutine takes in order. Close waits for them and writes the index. The
+// output is a function of the records alone: each block is compressed on
+// its own, whichever goroutine does it.
 type StoreWriter struct {
 	w   io.Writer
 	err error // the first encoding error, or write error seen
@@ -174,8 +178,11 @@ type StoreWriter struct {
 	lastCurve int
 	cur       *Block
 	out       encoder // JSON
-	frame     []byte  // the compressed block
 	off       int64   // where the next block goes
+	// frames are the blocks being compressed, oldest first, at most
+	// compressing of them.
+	frames      []*frame
+	compressing int
 }
 
 // batch is records on their way to the goroutine, with the text of their
@@ -200,17 +207,24 @@ var errClosed = errors.New("trace store writer closed")
 // batchSize is the number of records per batch: enough to make the handing
 // over negligible, few enough for a batch to stay in cache. A writer makes
 // maxBatches at most, reused: one being filled, one being written and the
-// others queued. The goroutine works in bursts — it compresses a block
-// (a few hundred kilobytes, a millisecond or two) every two or three
-// batches — while a run writes records steadily, about as fast as the
-// goroutine takes them on average; four queued batches let the run go on
-// through a block's compression instead of waiting for it.
-const batchSize, maxBatches = 1024, 6
+// others queued. The goroutine works in bursts — every two or three
+// batches it ends a block (a few hundred kilobytes, a millisecond or two
+// to compress) and may have to wait for an earlier one's compression —
+// while a run writes records steadily, about as fast as the goroutine
+// takes them on average; four queued batches let the run go on through
+// such a wait.
+//
+// A writer compresses at most maxCompressing blocks at once, and no more
+// than there are processors: compression is half of the writer's work, and
+// with a processor to spare it no longer paces a run whose own work per
+// message is small; a few blocks (0.5–4 MB each) in flight are enough for
+// that, and keep a writer's memory bounded.
+const batchSize, maxBatches, maxCompressing = 1024, 6, 4
 
 // NewStoreWriter returns a StoreWriter on w. Call Close when done (it stops
 // the writer's goroutine); it does not close w.
 func NewStoreWriter(w io.Writer) *StoreWriter {
-	s := &StoreWriter{w: w, names: names{table: map[string]int{}}, types: names{table: map[string]int{}}, curve: map[string]int{}, lastCurve: -1}
+	s := &StoreWriter{w: w, compressing: min(runtime.GOMAXPROCS(0), maxCompressing), names: names{table: map[string]int{}}, types: names{table: map[string]int{}}, curve: map[string]int{}, lastCurve: -1}
 	s.index.Version = StoreVersion
 	return s
 }
@@ -319,6 +333,9 @@ func (s *StoreWriter) run() {
 	}
 	if !s.abandon && s.failed.Load() == nil {
 		s.flush()
+	}
+	for len(s.frames) > 0 {
+		s.writeOldest()
 	}
 }
 
@@ -437,7 +454,9 @@ func (ns *names) endBlock() []int {
 	return seen
 }
 
-// flush compresses and writes the current block and adds it to the index.
+// flush ends the current block: it hands the block's lines to a goroutine
+// that compresses them, and writes the blocks compressed before it, in
+// order, waiting for the oldest while compressing blocks are at their limit.
 func (s *StoreWriter) flush() {
 	b := s.cur
 	if b == nil {
@@ -445,16 +464,62 @@ func (s *StoreWriter) flush() {
 	}
 	s.cur = nil
 	b.Actors, b.Types = s.names.endBlock(), s.types.endBlock()
-	s.frame = compressor().EncodeAll(s.raw, s.frame[:0])
-	s.raw = s.raw[:0]
-	if _, err := s.w.Write(s.frame); err != nil {
+	f := frames.Get().(*frame)
+	f.block, f.done = *b, make(chan struct{})
+	f.raw, s.raw = s.raw, f.raw[:0]
+	s.frames = append(s.frames, f)
+	go f.compress()
+	for len(s.frames) > 0 && (len(s.frames) > s.compressing || s.frames[0].ready()) {
+		s.writeOldest()
+	}
+}
+
+// frame is a block on its way to the file: its index entry, its JSON lines
+// and their zstd frame, which done announces.
+type frame struct {
+	block    Block
+	raw, zst []byte
+	done     chan struct{}
+}
+
+// compress compresses the block's lines and announces it.
+func (f *frame) compress() {
+	f.zst = compressor().EncodeAll(f.raw, f.zst[:0])
+	close(f.done)
+}
+
+// ready reports whether the frame is compressed.
+func (f *frame) ready() bool {
+	select {
+	case <-f.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// writeOldest waits for the oldest block being compressed, writes its frame
+// unless an earlier write failed, and adds it to the index.
+func (s *StoreWriter) writeOldest() {
+	f := s.frames[0]
+	<-f.done
+	s.frames = slices.Delete(s.frames, 0, 1)
+	defer frames.Put(f)
+	if s.failed.Load() != nil {
+		return
+	}
+	if _, err := s.w.Write(f.zst); err != nil {
 		s.failed.Store(&err)
 		return
 	}
-	b.Offset, b.Length = s.off, int64(len(s.frame))
-	s.off += b.Length
-	s.index.Blocks = append(s.index.Blocks, *b)
+	f.block.Offset, f.block.Length = s.off, int64(len(f.zst))
+	s.off += f.block.Length
+	s.index.Blocks = append(s.index.Blocks, f.block)
 }
+
+// frames keeps written frames for their buffers, which the blocks of later
+// stores (a scenario's runs and curves) reuse.
+var frames = sync.Pool{New: func() any { return new(frame) }}
 
 // Close writes the last block, the index and the trailer, after waiting for
 // the blocks before it to be written.

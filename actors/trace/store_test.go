@@ -470,6 +470,44 @@ func TestStoreFiltersMatchAFullScan(t *testing.T) {
 	}
 }
 
+// Blocks are compressed on goroutines of their own, several at once, and
+// written in order: the store's bytes are the same whatever the number
+// compressed at once (1, as a single goroutine would, up to more than the
+// machine has processors), and decode to the records' lines.
+func TestStoreDoesNotDependOnParallelCompression(t *testing.T) {
+	defer func(target, limit int) { blockTarget, blockLimit = target, limit }(blockTarget, blockLimit)
+	blockTarget, blockLimit = 4<<10, 32<<10
+	recs := synthetic("atc", 0, 12, 200)
+	write := func(compressing int) []byte {
+		var buf bytes.Buffer
+		w := NewStoreWriter(&buf)
+		w.compressing = compressing
+		for i := range recs {
+			if err := w.Write(&recs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	one := write(1)
+	s := openStore(t, one)
+	if len(s.Index.Blocks) < 20 {
+		t.Fatalf("%d blocks; the test needs many blocks in flight", len(s.Index.Blocks))
+	}
+	if got, want := scanLines(t, s, Filter{}), jsonLines(t, recs); !bytes.Equal(got, want) {
+		t.Fatal("the store does not decode to the records' lines")
+	}
+	for _, n := range []int{2, 4, 16} {
+		if !bytes.Equal(write(n), one) {
+			t.Errorf("compressing %d blocks at once changes the store's bytes", n)
+		}
+	}
+	goleak.VerifyNone(t)
+}
+
 // failAfter is a writer that fails once it has taken n bytes.
 type failAfter struct{ n int }
 
@@ -542,5 +580,35 @@ func TestNamesOfABlock(t *testing.T) {
 	slices.Sort(got)
 	if want := []int{ns.table["a"], ns.table["c"]}; !slices.Equal(got, want) && !slices.Equal(got, []int{want[1], want[0]}) {
 		t.Errorf("second block %v, want the positions of a and c, %v", got, want)
+	}
+}
+
+// BenchmarkStoreWriter measures a writer's throughput when its caller only
+// writes records (the cost of a traced run's cheapest messages): encoding
+// and compressing are the writer's, on its goroutines.
+func BenchmarkStoreWriter(b *testing.B) {
+	recs := synthetic("atc", 0, 30, 400)
+	for i := range recs {
+		recs[i].Fields = nil // the encoding is the writer goroutine's
+	}
+	var enc encoder
+	var lines []byte
+	for i := range recs {
+		var err error
+		if lines, err = enc.appendRecord(lines, &recs[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(len(lines)))
+	for b.Loop() {
+		w := NewStoreWriter(io.Discard)
+		for i := range recs {
+			if err := w.Write(&recs[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
