@@ -8,6 +8,7 @@ import (
 
 	"maple/actors"
 	"maple/actors/msg"
+	"maple/algorithms/compress"
 	"maple/algorithms/fedavg"
 	"maple/internal/params"
 )
@@ -120,7 +121,7 @@ func (s *asyncServer) Receive(ctx *actors.Context, m proto.Message) error {
 }
 
 // arrive handles an update: v, or the compressed c (nil for a dense one).
-func (s *asyncServer) arrive(ctx *actors.Context, task int32, v []float64, c *fedavg.Compressed) error {
+func (s *asyncServer) arrive(ctx *actors.Context, task int32, v []float64, c *compress.Compressed) error {
 	k, ok := s.agentIndex(ctx.Sender())
 	switch {
 	case !ok:

@@ -4,6 +4,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"maple/actors/msg"
+	"maple/algorithms/compress"
 	"maple/algorithms/fedavg"
 	"maple/internal/params"
 )
@@ -14,25 +15,26 @@ import (
 // LocalUpdate instead of the dense vector, so that a compressed reply's
 // protobuf encoding, which the engine counts, traces and charges to the
 // links' bandwidth, is really smaller; the server decodes it before its
-// rule (algorithms/fedavg/compress.go). signSGD's server, the majority
+// rule (algorithms/fedavg/compress.go; the compressors are
+// algorithms/compress's). signSGD's server, the majority
 // vote, is registered here too.
 
 // CompressSlot is the slot of the compression of the agents' replies,
 // selected by algorithm.fedavg.compress.
 const CompressSlot = "fedavg.compress"
 
-// Compressors is the registry of the compressions: a fedavg.Compressor,
+// Compressors is the registry of the compressions: a compress.Compressor,
 // registered as the struct of its parameters at their defaults, which both
 // engines apply (Config.Compress).
-var Compressors = params.Registry[fedavg.Compressor]{Slot: CompressSlot}
+var Compressors = params.Registry[compress.Compressor]{Slot: CompressSlot}
 
 func init() {
-	Compressors.Register("none", "every reply is sent whole, as 64-bit floats", fedavg.Dense{})
+	Compressors.Register("none", "every reply is sent whole, as 64-bit floats", compress.Dense{})
 	Compressors.Register("top-k", "top-k sparsification (Aji & Heafield 2017) with error feedback (Stich et al. 2018): the k coordinates of largest magnitude, as indices and 32-bit floats",
-		fedavg.TopK{K: 10, Feedback: true})
+		compress.TopK{K: 10, Feedback: true})
 	Compressors.Register("qsgd", "QSGD (Alistarh et al. 2017): the norm and, per coordinate, an unbiased stochastic rounding of its magnitude to one of s levels, with its sign, in ⌈log₂(2s + 1)⌉ bits",
-		fedavg.QSGD{Levels: 4})
-	Compressors.Register("signsgd", "signSGD (Bernstein et al. 2018): one sign bit per coordinate; the server is the majority vote (server majority)", fedavg.SignSGD{})
+		compress.QSGD{Levels: 4})
+	Compressors.Register("signsgd", "signSGD (Bernstein et al. 2018): one sign bit per coordinate; the server is the majority vote (server majority)", compress.SignSGD{})
 	RegisterServer(Server{Name: "majority", Doc: "signSGD's majority vote (Bernstein et al. 2018, 2019): w ← w − lr·μ·sign(Σ_k sign(ψ_k))",
 		Params: fedavg.MajorityRule{LR: 1}})
 }
@@ -48,16 +50,16 @@ type compressedReply interface {
 
 // compressedOf returns the compressed reply m carries under cfg, nil when
 // cfg's replies are dense.
-func compressedOf(cfg *fedavg.Config, m compressedReply) *fedavg.Compressed {
+func compressedOf(cfg *fedavg.Config, m compressedReply) *compress.Compressed {
 	if !cfg.Compressing() {
 		return nil
 	}
-	return &fedavg.Compressed{Index: m.GetIndex(), Values: m.GetValues(), Scale: m.GetScale(), Packed: m.GetPacked()}
+	return &compress.Compressed{Index: m.GetIndex(), Values: m.GetValues(), Scale: m.GetScale(), Packed: m.GetPacked()}
 }
 
 // replyMessage returns the reply message of an agent: dense, or carrying
 // c when compressed.
-func replyMessage(share fedavg.Share, slot int32, reply []float64, c fedavg.Compressed, compressed bool, out fedavg.Outcome) proto.Message {
+func replyMessage(share fedavg.Share, slot int32, reply []float64, c compress.Compressed, compressed bool, out fedavg.Outcome) proto.Message {
 	r := out.Report
 	if share == fedavg.Updates {
 		m := &msg.LocalUpdate{Slot: slot, Update: reply, GradNorm: r.GradNorm, Sigma2: r.Sigma2, Alpha: r.Alpha, Side: out.ToServer}

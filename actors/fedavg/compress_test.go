@@ -12,6 +12,7 @@ import (
 	"maple/actors"
 	"maple/actors/msg"
 	"maple/actors/trace"
+	"maple/algorithms/compress"
 	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/fedavg/reference"
@@ -114,7 +115,7 @@ func TestCompressedWireSizesMatchProtobuf(t *testing.T) {
 				t.Fatal(err)
 			}
 			dim := 1 + r.IntN(3000)
-			enc := comp.NewEncoder(&fedavg.Config{}, dim)
+			enc := comp.NewEncoder(dim)
 			if enc == nil {
 				continue // none
 			}
@@ -156,13 +157,13 @@ func TestCompressedRunsSendFewerBytes(t *testing.T) {
 	bytes := map[string]int{}
 	for _, c := range []struct {
 		name, server string
-		comp         fedavg.Compressor
+		comp         compress.Compressor
 		lo, hi       float64 // the factor dense/compressed expected
 	}{
 		{"none", "mean", nil, 1, 1},
-		{"top-k", "mean", fedavg.TopK{K: dim / 100, Feedback: true}, 8000.0 / (10*4 + 10*2 + 6), 8000.0 / (10*4 + 10*1)},
-		{"qsgd", "mean", fedavg.QSGD{Levels: 1}, 8000.0 / (250 + 15), 32},
-		{"signsgd", "majority", fedavg.SignSGD{}, 8000.0 / (125 + 6), 64},
+		{"top-k", "mean", compress.TopK{K: dim / 100, Feedback: true}, 8000.0 / (10*4 + 10*2 + 6), 8000.0 / (10*4 + 10*1)},
+		{"qsgd", "mean", compress.QSGD{Levels: 1}, 8000.0 / (250 + 15), 32},
+		{"signsgd", "majority", compress.SignSGD{}, 8000.0 / (125 + 6), 64},
 	} {
 		cfg := cfg
 		cfg.Compress = c.comp
@@ -209,12 +210,12 @@ func TestCompressedRepliesComposeWithTheSystemsModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	signs := cfg
-	signs.Compress = fedavg.SignSGD{}
+	signs.Compress = compress.SignSGD{}
 	got, err := compressedRun(t, signs, sets, l, m, "majority", rounds, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	saved := float64(fedavg.ReplyWireSize(1, dim)-fedavg.CompressedReplyWireSize(1, &fedavg.Compressed{Packed: make([]byte, dim/8)}, 0)) / bandwidth
+	saved := float64(fedavg.ReplyWireSize(1, dim)-fedavg.CompressedReplyWireSize(1, &compress.Compressed{Packed: make([]byte, dim/8)}, 0)) / bandwidth
 	for i := range rounds {
 		if d := dense.times[i] - got.times[i]; math.Abs(d-float64(i+1)*saved) > 1e-9 {
 			t.Errorf("round %d ends at %v with signSGD, %v dense: %v earlier, want %v", i+1, got.times[i], dense.times[i], d, float64(i+1)*saved)
@@ -224,15 +225,15 @@ func TestCompressedRepliesComposeWithTheSystemsModel(t *testing.T) {
 	h := hostile()
 	for _, c := range []struct {
 		server string
-		comp   fedavg.Compressor
+		comp   compress.Compressor
 		share  fedavg.Share
 	}{
-		{"mean", fedavg.TopK{K: 7, Feedback: true}, fedavg.Models},
-		{"median", fedavg.QSGD{Levels: 3}, fedavg.Updates},
-		{"majority", fedavg.SignSGD{}, fedavg.Models},
-		{"fedasync", fedavg.TopK{K: 20, Feedback: true}, fedavg.Models},
-		{"fedbuff", fedavg.QSGD{Levels: 2}, fedavg.Updates},
-		{"fedasync", fedavg.QSGD{Levels: 2}, fedavg.Models},
+		{"mean", compress.TopK{K: 7, Feedback: true}, fedavg.Models},
+		{"median", compress.QSGD{Levels: 3}, fedavg.Updates},
+		{"majority", compress.SignSGD{}, fedavg.Models},
+		{"fedasync", compress.TopK{K: 20, Feedback: true}, fedavg.Models},
+		{"fedbuff", compress.QSGD{Levels: 2}, fedavg.Updates},
+		{"fedasync", compress.QSGD{Levels: 2}, fedavg.Models},
 	} {
 		cfg := cfg
 		cfg.Compress, cfg.Share = c.comp, c.share
@@ -266,7 +267,7 @@ func TestParkedAgentsKeepTheirResidual(t *testing.T) {
 	base := fedavg.Config{Agents: 10, Participants: 3, StepSize: 0.02, Normalized: true,
 		Epochs: fedavg.Range{Min: 1, Max: 3}, Batch: fedavg.Range{Min: 1, Max: 5}, NoiseStd: 0.01}
 	m := &systems.Model{Latency: 0.01, Dropout: 0.1}
-	for _, comp := range []fedavg.Compressor{fedavg.TopK{K: 3, Feedback: true}, fedavg.QSGD{Levels: 2}} {
+	for _, comp := range []compress.Compressor{compress.TopK{K: 3, Feedback: true}, compress.QSGD{Levels: 2}} {
 		var runs [][][]float64
 		for _, hold := range []fedavg.Holding{fedavg.HoldKeep, fedavg.HoldPark} {
 			for _, onReference := range []bool{false, true} {
@@ -285,7 +286,7 @@ func TestParkedAgentsKeepTheirResidual(t *testing.T) {
 				t.Errorf("%T: run %d (hold, engine) differs from the kept actor run", comp, i+1)
 			}
 		}
-		if tk, ok := comp.(fedavg.TopK); ok {
+		if tk, ok := comp.(compress.TopK); ok {
 			cfg := base
 			tk.Feedback = false
 			cfg.Compress, cfg.Hold = tk, fedavg.HoldPark
@@ -305,7 +306,7 @@ func TestParkedAgentsKeepTheirResidual(t *testing.T) {
 // reply the server cannot decode stops the run naming the agent.
 func TestCompressionRefusedWithSecureAggregation(t *testing.T) {
 	cfg := baseConfig()
-	cfg.Compress = fedavg.TopK{K: 1, Feedback: true}
+	cfg.Compress = compress.TopK{K: 1, Feedback: true}
 	cfg.SecAgg = &fedavg.SecureAggregation{Bits: 32, Clip: 4}
 	sets, l := regression(t, cfg.Agents)
 	r := actors.NewRun(actors.Options{RunSeed: 1})
@@ -324,7 +325,7 @@ func TestCompressedRepliesCarryTheImportanceReport(t *testing.T) {
 	cfg := fedavg.Config{Agents: 12, Participants: 4, StepSize: 0.05, Normalized: true,
 		Epochs: fedavg.Range{Min: 1, Max: 5}, Batch: fedavg.Range{Min: 1, Max: 10},
 		Importance: fedavg.Importance{Agents: fedavg.Partial, Data: fedavg.Partial},
-		Compress:   fedavg.QSGD{Levels: 3}, Share: fedavg.Updates, NoiseStd: 0.1}
+		Compress:   compress.QSGD{Levels: 3}, Share: fedavg.Updates, NoiseStd: 0.1}
 	w0 := make([]float64, 3)
 	got := &uplink{}
 	r := actors.NewRun(actors.Options{RunSeed: 7, Observer: got})
@@ -343,7 +344,7 @@ func TestCompressedRepliesCarryTheImportanceReport(t *testing.T) {
 	if !slices.EqualFunc(got.models, want.models, slices.Equal) || !slices.Equal(got.sizes, want.sizes) {
 		t.Errorf("actors %v\nreference %v", got.sizes, want.sizes)
 	}
-	if bare := fedavg.CompressedReplyWireSize(1, &fedavg.Compressed{Scale: 1, Packed: make([]byte, 2)}, 0); !slices.ContainsFunc(got.sizes, func(s float64) bool { return int(s) > bare }) {
+	if bare := fedavg.CompressedReplyWireSize(1, &compress.Compressed{Scale: 1, Packed: make([]byte, 2)}, 0); !slices.ContainsFunc(got.sizes, func(s float64) bool { return int(s) > bare }) {
 		t.Errorf("no reply carried a report: sizes %v", got.sizes)
 	}
 }

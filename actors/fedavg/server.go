@@ -18,6 +18,7 @@ import (
 
 	"maple/actors"
 	"maple/actors/msg"
+	"maple/algorithms/compress"
 	"maple/algorithms/fedavg"
 )
 
@@ -147,7 +148,7 @@ func (s *ServerParts) begin(ctx *actors.Context) (complete bool, err error) {
 }
 
 // accept records a reply: v, or the compressed c (nil for a dense reply).
-func (s *ServerParts) accept(ctx *actors.Context, slot int32, v []float64, c *fedavg.Compressed, side []float64, r fedavg.Report) (bool, error) {
+func (s *ServerParts) accept(ctx *actors.Context, slot int32, v []float64, c *compress.Compressed, side []float64, r fedavg.Report) (bool, error) {
 	k, ok := s.agentIndex(ctx.Sender())
 	if !ok {
 		return false, fmt.Errorf("reply from %s, which is not an agent", ctx.Name(ctx.Sender()))

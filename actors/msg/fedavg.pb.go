@@ -133,7 +133,7 @@ type LocalModel struct {
 	// for other rules.
 	Side []float64 `protobuf:"fixed64,6,rep,packed,name=side,proto3" json:"side,omitempty"`
 	// index, values, scale and packed carry the reply compressed
-	// (algorithm.fedavg.compress, algorithms/fedavg.Compressed), weights
+	// (algorithm.fedavg.compress, algorithms/compress.Compressed), weights
 	// then being absent: the model's change w_{i-1} − w_{k,E_k} (plus noise),
 	// which the server subtracts from its model. Top-k sends the ascending
 	// indices of its k coordinates and their values as 32-bit floats; QSGD

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"maple/algorithms/compress"
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
 	"maple/algorithms/sampling"
@@ -33,7 +34,7 @@ type Agent struct {
 	scratch []float64
 
 	client  Client                          // this agent's own (Config.newClient)
-	enc     Encoder                         // this agent's own (Config.newEncoder), nil for dense replies
+	enc     compress.Encoder                // this agent's own (Config.newEncoder), nil for dense replies
 	streams func(purpose string) *rand.Rand // Streams.Named
 	fresh   func(purpose string) *rand.Rand // Streams.Fresh, or Named
 	named   map[string]*rand.Rand           // the streams opened by Local.Rand

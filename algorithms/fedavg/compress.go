@@ -1,12 +1,12 @@
 package fedavg
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"maple/algorithms/compress"
 )
 
 // Compressed replies (algorithm.fedavg.compress): an agent sends its reply
@@ -19,21 +19,9 @@ import (
 // post-processing). Under model sharing the server rebuilds the model as
 // w_{i−1} minus the decoded change.
 //
-// The built-in compressors are in compressors.go: top-k sparsification
-// with error feedback, QSGD and signSGD (with the majority vote, its
-// server). actors/fedavg registers them.
-
-// Compressed is a reply in compressed form, as the reply messages carry it
-// (msg.LocalModel and msg.LocalUpdate, fields index, values, scale and
-// packed): Index and Values are the coordinates and values of a sparse
-// vector, Scale a scalar and Packed fixed-width codes packed in bytes, each
-// compressor using those it needs.
-type Compressed struct {
-	Index  []uint32
-	Values []float32
-	Scale  float64
-	Packed []byte
-}
+// The compressors are algorithms/compress's (top-k sparsification with
+// error feedback, QSGD and signSGD); signSGD's server, the majority vote,
+// is MajorityRule below. actors/fedavg registers them.
 
 // ObsUplink is the observation every engine reports when an agent sends a
 // reply: [bytes], the length of its protobuf encoding, in the round of the
@@ -41,58 +29,19 @@ type Compressed struct {
 // run that counts them.
 const ObsUplink = "uplink"
 
-// StreamCompress is the purpose of an agent's stream that a randomized
-// compressor draws from (QSGD's stochastic rounding): the stream
-// Local.Rand would open, saved with the agent when the Pool parks it.
-const StreamCompress = "compress"
-
-// Compressor is the parameters of a compression of the agents' replies,
-// the value of Config.Compress. NewEncoder returns the encoder of one agent
-// for one run, for replies of dimension dim, its state fresh (an error
-// feedback's residual): both engines call it once per agent per run, and
-// the agent keeps it while the Pool parks it, as it keeps a
-// StatefulClient's client. Decode writes into dst, of the model's
-// dimension, the vector c encodes; it fails on a c that no encoder of the
-// compressor writes for that dimension (a malformed message), so that a
-// protocol error stops the run.
-type Compressor interface {
-	NewEncoder(cfg *Config, dim int) Encoder
-	Decode(dst []float64, c *Compressed) error
-}
-
-// Encoder compresses the replies of one agent. Encode returns the
-// compressed form of u, which it must not change; stream(purpose) is the
-// agent's stream for purpose (StreamCompress), for an encoder that draws.
-// The returned slices are the caller's (the engines send them).
-type Encoder interface {
-	Encode(u []float64, stream func(purpose string) *rand.Rand) Compressed
-}
-
-// Dense is the compression of a configuration that sends its replies
-// whole (none), as a nil Config.Compress does.
-type Dense struct{}
-
-// NewEncoder implements Compressor: a dense reply has no encoder.
-func (Dense) NewEncoder(*Config, int) Encoder { return nil }
-
-// Decode implements Compressor: there is nothing to decode.
-func (Dense) Decode([]float64, *Compressed) error {
-	return errors.New("dense replies are not compressed")
-}
-
 // Compressing reports whether the agents compress their replies.
 func (c *Config) Compressing() bool {
-	_, dense := c.Compress.(Dense)
+	_, dense := c.Compress.(compress.Dense)
 	return c.Compress != nil && !dense
 }
 
 // newEncoder returns the encoder of one agent, nil when the replies are
 // dense.
-func (c *Config) newEncoder(dim int) Encoder {
+func (c *Config) newEncoder(dim int) compress.Encoder {
 	if !c.Compressing() {
 		return nil
 	}
-	return c.Compress.NewEncoder(c, dim)
+	return c.Compress.NewEncoder(dim)
 }
 
 // Why compression is refused with the privacy features that work on
@@ -116,6 +65,19 @@ func (c *Config) validateCompress() error {
 	case c.DP.Mode != NoDP:
 		return fmt.Errorf("compress: %s", CompressDP)
 	}
+	return c.CheckVotes()
+}
+
+// CheckVotes refuses a compressor whose replies are votes (compress.Voting:
+// signSGD's signs) unless the server takes their majority (MajorityRule):
+// combined any other way they are not the compressor's algorithm.
+func (c *Config) CheckVotes() error {
+	if _, votes := c.Compress.(compress.Voting); !votes {
+		return nil
+	}
+	if _, ok := c.ServerBehaviour().(MajorityRule); !ok {
+		return fmt.Errorf("signSGD's signs are combined by majority vote (Bernstein et al. 2018), server majority; the server's rule %T is not: the mean of ±1 signs is not their algorithm", c.ServerBehaviour())
+	}
 	return nil
 }
 
@@ -124,9 +86,9 @@ func (c *Config) validateCompress() error {
 // update sharing the update itself, under model sharing the model's change
 // w0 − reply, which the server subtracts from its model (DecodeReply). It
 // returns false when the configuration sends dense replies.
-func (a *Agent) Compress(reply, w0 []float64) (Compressed, bool) {
+func (a *Agent) Compress(reply, w0 []float64) (compress.Compressed, bool) {
 	if a.enc == nil {
-		return Compressed{}, false
+		return compress.Compressed{}, false
 	}
 	u := reply
 	if a.cfg.Share == Models {
@@ -143,7 +105,7 @@ func (a *Agent) Compress(reply, w0 []float64) (Compressed, bool) {
 // DecodeReply writes into dst the reply c encodes for a round whose model
 // is model: the update itself under update sharing, and under model
 // sharing the model minus the change c encodes.
-func (c *Config) DecodeReply(dst, model []float64, comp *Compressed) error {
+func (c *Config) DecodeReply(dst, model []float64, comp *compress.Compressed) error {
 	if err := c.Compress.Decode(dst, comp); err != nil {
 		return err
 	}
@@ -159,7 +121,7 @@ func (c *Config) DecodeReply(dst, model []float64, comp *Compressed) error {
 // decodes (DecodeReply) into a buffer of the slot's before it records it.
 // It fails as AcceptReply does, and on a reply the compressor cannot
 // decode.
-func (s *Server) AcceptCompressed(slot, agent int, c *Compressed, side []float64, r Report) (complete bool, err error) {
+func (s *Server) AcceptCompressed(slot, agent int, c *compress.Compressed, side []float64, r Report) (complete bool, err error) {
 	switch {
 	case slot < 0 || slot >= len(s.draws) || s.draws[slot] != agent:
 		return false, fmt.Errorf("reply for slot %d from agent %d, which was not drawn for it", slot, agent)
@@ -178,7 +140,7 @@ func (s *Server) AcceptCompressed(slot, agent int, c *Compressed, side []float64
 
 // ArriveCompressed is Arrive for a compressed reply, which the server
 // decodes against the model version the agent was sent (DecodeReply).
-func (s *AsyncServer) ArriveCompressed(agent, version int, c *Compressed) (updated bool, tau int, err error) {
+func (s *AsyncServer) ArriveCompressed(agent, version int, c *compress.Compressed) (updated bool, tau int, err error) {
 	if !s.Waiting(agent, version) {
 		return false, 0, fmt.Errorf("update from agent %d for version %d, which it is not training on", agent, version)
 	}
@@ -199,7 +161,7 @@ func (s *AsyncServer) ArriveCompressed(agent, version int, c *Compressed) (updat
 // LocalModel or LocalUpdate with slot carrying c, with a side vector of
 // side values and no importance report, as proto.Size computes it (see
 // ReplyWireSize).
-func CompressedReplyWireSize(slot int32, c *Compressed, side int) int {
+func CompressedReplyWireSize(slot int32, c *compress.Compressed, side int) int {
 	size := vectorMessageSize(slot, 0) + packedDoublesSize(6, side)
 	if len(c.Index) > 0 {
 		n := 0
@@ -233,46 +195,46 @@ func ReportWireSize(r Report) int {
 	return size
 }
 
-// packCodes packs the codes of values, each below 2^bits (bits ≤ 32),
-// bits apiece, least significant bit first, into ⌈n·bits/8⌉ bytes; the
-// bits after the last code are zero.
-func packCodes(n, bits int, code func(j int) uint32) []byte {
-	out := make([]byte, (n*bits+7)/8)
-	pos := 0
-	for j := range n {
-		v := uint64(code(j))
-		for b := 0; b < bits; {
-			shift := pos % 8
-			take := min(8-shift, bits-b)
-			out[pos/8] |= byte((v >> b) & (1<<take - 1) << shift)
-			pos += take
-			b += take
-		}
-	}
-	return out
+// MajorityRule is signSGD's majority vote (Bernstein, Wang,
+// Azizzadenesheli and Anandkumar, ICML 2018; Bernstein, Zhao,
+// Azizzadenesheli and Anandkumar, "signSGD with majority vote is
+// communication efficient and fault tolerant", ICLR 2019): every reply
+// votes the sign of its update ψ_k in every coordinate (of w_{i−1} − w_k
+// under model sharing), and the model takes a step of lr·μ against the
+// sign of the votes' sum, w ← w − lr·μ·sign(Σ_k sign(ψ_k)). A coordinate
+// whose votes tie does not move, and a reply whose update is 0 in a
+// coordinate abstains there. It combines dense replies as well: the server
+// then takes the signs itself.
+type MajorityRule struct {
+	LR float64 `yaml:"lr" range:"(0, inf)" doc:"the server's step, a multiple of the step size μ: w ← w − lr·μ·sign(Σ votes)"`
 }
 
-// unpackCodes reads the n codes of bits bits that packCodes wrote into
-// packed, calling code for each, and fails unless packed has exactly
-// packCodes's length with zero padding.
-func unpackCodes(packed []byte, n, bits int, code func(j int, v uint32)) error {
-	if want := (n*bits + 7) / 8; len(packed) != want {
-		return fmt.Errorf("%d packed bytes, want %d for %d codes of %d bits", len(packed), want, n, bits)
+// Combine implements Rule.
+func (m MajorityRule) Combine(model []float64, replies [][]float64, share Share, mu float64) {
+	if len(replies) == 0 {
+		return
 	}
-	pos := 0
-	for j := range n {
-		var v uint64
-		for b := 0; b < bits; {
-			shift := pos % 8
-			take := min(8-shift, bits-b)
-			v |= uint64(packed[pos/8]>>shift&(1<<take-1)) << b
-			pos += take
-			b += take
+	step := m.LR * mu
+	for j := range model {
+		votes := 0
+		for _, r := range replies {
+			u := r[j]
+			if share == Models {
+				u = model[j] - r[j]
+			}
+			votes += sign(u)
 		}
-		code(j, uint32(v))
+		model[j] -= step * float64(sign(votes))
 	}
-	if pad := pos % 8; pad != 0 && packed[len(packed)-1]>>pad != 0 {
-		return errors.New("nonzero padding after the last code")
+}
+
+// sign returns −1, 0 or 1 as x is negative, zero (or NaN) or positive.
+func sign[T int | float64](x T) int {
+	switch {
+	case x < 0:
+		return -1
+	case x > 0:
+		return 1
 	}
-	return nil
+	return 0
 }

@@ -29,6 +29,7 @@ import (
 	"math"
 	"strconv"
 
+	"maple/algorithms/compress"
 	"maple/internal/enum"
 	"maple/internal/params"
 	"maple/privacy/noise"
@@ -167,8 +168,8 @@ type Config struct {
 	// whole in memory, or parked compactly. It changes no number.
 	Hold Holding
 	// Compress is how the agents compress their replies (compress.go);
-	// nil, or Dense, sends them whole.
-	Compress Compressor
+	// nil, or compress.Dense, sends them whole.
+	Compress compress.Compressor
 }
 
 // Validate reports the first impossible setting of the configuration.

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"maple/algorithms/compress"
 	"maple/algorithms/data"
 	"maple/algorithms/loss"
 	"maple/algorithms/rng"
@@ -148,10 +149,10 @@ type parked struct {
 	// configuration adds noise, its attack stream when it is an
 	// adversary, then its device's (systems.Device.Save).
 	pos    []rng.Position
-	named  []namedStream // src nil
-	probs  []float64     // p_n^(k) of the partial data policy, nil otherwise
-	client Client        // the agent's own client of a StatefulClient, nil otherwise
-	enc    Encoder       // the agent's own encoder of a Compressor, nil otherwise
+	named  []namedStream    // src nil
+	probs  []float64        // p_n^(k) of the partial data policy, nil otherwise
+	client Client           // the agent's own client of a StatefulClient, nil otherwise
+	enc    compress.Encoder // the agent's own encoder of a Compressor, nil otherwise
 
 	lastRound, lastSlot, dropped int32
 	started                      bool

@@ -24,7 +24,8 @@ const (
 const colUplinkBytes = "uplink_bytes"
 
 // validateCompress refuses compression with the privacy features that work
-// on dense replies, and the bytes column where the agents send no replies.
+// on dense replies, votes without the server that takes their majority,
+// and the bytes column where the agents send no replies.
 func validateCompress(v *scenarios.Validator, sc *scenarios.Scenario, fa *FedAvg, draft *fedavg.Config) {
 	p := &sc.Privacy
 	secure := p.SecureAggregation != nil && p.SecureAggregation.Protocol != "none"
@@ -36,6 +37,9 @@ func validateCompress(v *scenarios.Validator, sc *scenarios.Scenario, fa *FedAvg
 			v.Fail(fieldCompress, "%s", fedavg.CompressDP)
 		case p.Audit != nil:
 			v.Fail(fieldCompress, "privacy.audit watches agent 0's dense reply or update (its canaries, its wiretap); compressed replies are not audited")
+		}
+		if err := draft.CheckVotes(); err != nil {
+			v.Fail(fieldCompress, "%s", err)
 		}
 	}
 	if fa.UplinkBytes && secure {

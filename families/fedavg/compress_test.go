@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"maple/algorithms/compress"
 	"maple/algorithms/fedavg"
 	"maple/scenarios"
 	"maple/scenarios/run"
@@ -57,7 +58,7 @@ func TestUplinkBytesColumn(t *testing.T) {
 	t.Parallel()
 	perRound := 0
 	for slot := range int32(3) {
-		perRound += fedavg.CompressedReplyWireSize(slot, &fedavg.Compressed{Packed: []byte{0}}, 0)
+		perRound += fedavg.CompressedReplyWireSize(slot, &compress.Compressed{Packed: []byte{0}}, 0)
 	}
 	if perRound != 3+5+5 {
 		t.Fatalf("a round's replies: %d bytes", perRound)

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"maple/algorithms/compress"
 	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/loss"
@@ -133,7 +134,7 @@ func ReferenceTapped(ctx context.Context, cfg fedavg.Config, src data.Source, l 
 			}
 			a := secure.wake(pool, k)
 			out, err := a.Core.Train(replies[slot], server.Model(), server.Side(), server.Probability(slot))
-			var c fedavg.Compressed
+			var c compress.Compressed
 			compressed := false
 			if err == nil {
 				c, compressed = a.Core.Compress(replies[slot], server.Model())

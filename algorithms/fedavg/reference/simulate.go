@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"maple/algorithms/compress"
 	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/loss"
@@ -84,9 +85,9 @@ type simMsg struct {
 	round    int
 	slot     int32
 	vec      []float64
-	side     []float64          // a rule's side vector (GlobalModel.side, the reply's side)
-	comp     *fedavg.Compressed // a compressed reply, nil for a dense one
-	agent    int                // the agent of a timeout
+	side     []float64            // a rule's side vector (GlobalModel.side, the reply's side)
+	comp     *compress.Compressed // a compressed reply, nil for a dense one
+	agent    int                  // the agent of a timeout
 	lost     bool
 }
 

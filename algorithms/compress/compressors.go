@@ -1,4 +1,4 @@
-package fedavg
+package compress
 
 import (
 	"cmp"
@@ -12,8 +12,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 )
 
-// The built-in compressors of algorithm.fedavg.compress (compress.go), and
-// the majority vote that is signSGD's server.
+// The built-in compressions: top-k with error feedback, QSGD and signSGD.
 
 // TopK is top-k sparsification (Aji & Heafield, "Sparse communication for
 // distributed gradient descent", EMNLP 2017) with error feedback (Stich,
@@ -29,7 +28,7 @@ type TopK struct {
 }
 
 // NewEncoder implements Compressor.
-func (t TopK) NewEncoder(_ *Config, dim int) Encoder {
+func (t TopK) NewEncoder(dim int) Encoder {
 	e := &topKEncoder{k: min(t.K, dim)}
 	if t.Feedback {
 		e.residual = make([]float64, dim)
@@ -112,14 +111,14 @@ func TopIndices(x []float64, k int) []int {
 // decoded vector is then exactly unbiased — and the signed levels
 // sgn(v_j)·l_j + s as fixed-width codes of ⌈log₂(2s + 1)⌉ bits (Packed):
 // the paper's simple encoding, not its Elias coding of the levels. Each
-// coordinate draws one uniform number from the agent's StreamCompress
+// coordinate draws one uniform number from the sender's Stream
 // stream.
 type QSGD struct {
 	Levels int `yaml:"levels" range:"[1, 1048576]" doc:"quantization levels s of a coordinate's magnitude: each is sent in ⌈log₂(2s + 1)⌉ bits"`
 }
 
 // NewEncoder implements Compressor: QSGD keeps no state.
-func (q QSGD) NewEncoder(*Config, int) Encoder { return q }
+func (q QSGD) NewEncoder(int) Encoder { return q }
 
 // Bits returns the width of a coordinate's code, ⌈log₂(2s + 1)⌉.
 func (q QSGD) Bits() int { return bits.Len(uint(2 * q.Levels)) }
@@ -132,7 +131,7 @@ func (q QSGD) Encode(u []float64, stream func(string) *rand.Rand) Compressed {
 	norm := floats.Norm(u, 2)
 	var levels func(j int) int
 	if norm > 0 && !math.IsInf(norm, 1) {
-		r := stream(StreamCompress)
+		r := stream(Stream)
 		lv := make([]int, len(u))
 		for j, x := range u {
 			a := math.Abs(x) / norm * float64(s)
@@ -179,13 +178,12 @@ func (q QSGD) Decode(dst []float64, c *Compressed) error {
 // Azizzadenesheli and Anandkumar, "signSGD: compressed optimisation for
 // non-convex problems", ICML 2018): an agent sends the sign of every
 // coordinate of its reply, one bit each (Packed; sign(0) = +1), which the
-// server decodes to ±1. Its server is the majority vote (MajorityRule):
-// the mean of the signs is not the paper's algorithm, and Validate refuses
-// any other.
+// server decodes to ±1. Its server is the majority vote (Voting,
+// fedavg.MajorityRule): the mean of the signs is not the paper's algorithm.
 type SignSGD struct{}
 
 // NewEncoder implements Compressor: signSGD keeps no state.
-func (s SignSGD) NewEncoder(*Config, int) Encoder { return s }
+func (s SignSGD) NewEncoder(int) Encoder { return s }
 
 // Encode implements Encoder: bit j is set when u_j < 0.
 func (SignSGD) Encode(u []float64, _ func(string) *rand.Rand) Compressed {
@@ -209,54 +207,5 @@ func (SignSGD) Decode(dst []float64, c *Compressed) error {
 	return nil
 }
 
-// Validate implements Checker: signSGD's server is the majority vote.
-func (SignSGD) Validate(cfg *Config) error {
-	if _, ok := cfg.ServerBehaviour().(MajorityRule); !ok {
-		return fmt.Errorf("signSGD's signs are combined by majority vote (Bernstein et al. 2018), server majority; the server's rule %T is not: the mean of ±1 signs is not their algorithm", cfg.ServerBehaviour())
-	}
-	return nil
-}
-
-// MajorityRule is signSGD's majority vote (Bernstein, Wang,
-// Azizzadenesheli and Anandkumar, ICML 2018; Bernstein, Zhao,
-// Azizzadenesheli and Anandkumar, "signSGD with majority vote is
-// communication efficient and fault tolerant", ICLR 2019): every reply
-// votes the sign of its update ψ_k in every coordinate (of w_{i−1} − w_k
-// under model sharing), and the model takes a step of lr·μ against the
-// sign of the votes' sum, w ← w − lr·μ·sign(Σ_k sign(ψ_k)). A coordinate
-// whose votes tie does not move, and a reply whose update is 0 in a
-// coordinate abstains there. It combines dense replies as well: the server
-// then takes the signs itself.
-type MajorityRule struct {
-	LR float64 `yaml:"lr" range:"(0, inf)" doc:"the server's step, a multiple of the step size μ: w ← w − lr·μ·sign(Σ votes)"`
-}
-
-// Combine implements Rule.
-func (m MajorityRule) Combine(model []float64, replies [][]float64, share Share, mu float64) {
-	if len(replies) == 0 {
-		return
-	}
-	step := m.LR * mu
-	for j := range model {
-		votes := 0
-		for _, r := range replies {
-			u := r[j]
-			if share == Models {
-				u = model[j] - r[j]
-			}
-			votes += sign(u)
-		}
-		model[j] -= step * float64(sign(votes))
-	}
-}
-
-// sign returns −1, 0 or 1 as x is negative, zero (or NaN) or positive.
-func sign[T int | float64](x T) int {
-	switch {
-	case x < 0:
-		return -1
-	case x > 0:
-		return 1
-	}
-	return 0
-}
+// Votes implements Voting: signSGD's signs are combined by majority vote.
+func (SignSGD) Votes() {}
