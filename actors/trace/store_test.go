@@ -51,8 +51,18 @@ func synthetic(curve string, run, agents, rounds int) []Record {
 // writeStore writes recs as a store and returns its bytes.
 func writeStore(t *testing.T, recs []Record) []byte {
 	t.Helper()
+	return writeStoreCompressing(t, recs, 0)
+}
+
+// writeStoreCompressing is writeStore with at most compressing blocks
+// compressed at once (0: as many as the writer chooses).
+func writeStoreCompressing(t *testing.T, recs []Record, compressing int) []byte {
+	t.Helper()
 	var buf bytes.Buffer
 	w := NewStoreWriter(&buf)
+	if compressing > 0 {
+		w.compressing = compressing
+	}
 	for i := range recs {
 		if err := w.Write(&recs[i]); err != nil {
 			t.Fatal(err)
@@ -478,21 +488,7 @@ func TestStoreDoesNotDependOnParallelCompression(t *testing.T) {
 	defer func(target, limit int) { blockTarget, blockLimit = target, limit }(blockTarget, blockLimit)
 	blockTarget, blockLimit = 4<<10, 32<<10
 	recs := synthetic("atc", 0, 12, 200)
-	write := func(compressing int) []byte {
-		var buf bytes.Buffer
-		w := NewStoreWriter(&buf)
-		w.compressing = compressing
-		for i := range recs {
-			if err := w.Write(&recs[i]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return buf.Bytes()
-	}
-	one := write(1)
+	one := writeStoreCompressing(t, recs, 1)
 	s := openStore(t, one)
 	if len(s.Index.Blocks) < 20 {
 		t.Fatalf("%d blocks; the test needs many blocks in flight", len(s.Index.Blocks))
@@ -501,7 +497,7 @@ func TestStoreDoesNotDependOnParallelCompression(t *testing.T) {
 		t.Fatal("the store does not decode to the records' lines")
 	}
 	for _, n := range []int{2, 4, 16} {
-		if !bytes.Equal(write(n), one) {
+		if !bytes.Equal(writeStoreCompressing(t, recs, n), one) {
 			t.Errorf("compressing %d blocks at once changes the store's bytes", n)
 		}
 	}
