@@ -464,7 +464,7 @@ func (s *StoreWriter) flush() {
 	}
 	s.cur = nil
 	b.Actors, b.Types = s.names.endBlock(), s.types.endBlock()
-	f := frames.Get().(*frame)
+	f := framePool.Get().(*frame)
 	f.block, f.done = *b, make(chan struct{})
 	f.raw, s.raw = s.raw, f.raw[:0]
 	s.frames = append(s.frames, f)
@@ -504,7 +504,7 @@ func (s *StoreWriter) writeOldest() {
 	f := s.frames[0]
 	<-f.done
 	s.frames = slices.Delete(s.frames, 0, 1)
-	defer frames.Put(f)
+	defer framePool.Put(f)
 	if s.failed.Load() != nil {
 		return
 	}
@@ -517,9 +517,9 @@ func (s *StoreWriter) writeOldest() {
 	s.index.Blocks = append(s.index.Blocks, f.block)
 }
 
-// frames keeps written frames for their buffers, which the blocks of later
+// framePool keeps written frames for their buffers, which the blocks of later
 // stores (a scenario's runs and curves) reuse.
-var frames = sync.Pool{New: func() any { return new(frame) }}
+var framePool = sync.Pool{New: func() any { return new(frame) }}
 
 // Close writes the last block, the index and the trailer, after waiting for
 // the blocks before it to be written.
