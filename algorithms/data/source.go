@@ -3,7 +3,6 @@ package data
 import (
 	"math/rand/v2"
 	"runtime"
-	"strconv"
 	"sync"
 
 	"maple/algorithms/rng"
@@ -302,11 +301,8 @@ func Fold[T any](src Source, work func(lo int, sets []*Set, out []T), each func(
 	return err
 }
 
-// agentStream is the purpose of agent k's data stream, owned by "data":
-// agentStreamPrefix and k.
-func agentStream(k int) string { return agentStreamPrefix + strconv.Itoa(k) }
-
-// agentStreamPrefix starts the purpose of an agent's data stream.
+// agentStreamPrefix starts the purpose of agent k's data stream, owned by
+// "data": the prefix and k.
 const agentStreamPrefix = "agent/"
 
 // agentRands recycles the generators the sources draw agents' datasets
@@ -328,7 +324,7 @@ type pooledRand struct {
 // runSeed; give it back with release once the agent's dataset is drawn.
 func agentRand(runSeed uint64, k int) *pooledRand {
 	r := agentRands.Get().(*pooledRand)
-	r.src.Seed(rng.IndexedKey(runSeed, "data", agentStreamPrefix, 1, k)) // rng.Key(runSeed, "data", agentStream(k))
+	r.src.Seed(rng.IndexedKey(runSeed, "data", agentStreamPrefix, 1, k)) // rng.Key(runSeed, "data", "agent/" + k)
 	return r
 }
 

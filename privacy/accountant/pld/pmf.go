@@ -62,15 +62,6 @@ func (p *pmf) epsilon(delta float64) float64 {
 	return max(0, p.loss(0)+math.Log((u-delta)/s))
 }
 
-// mass returns the total finite mass.
-func (p *pmf) mass() float64 {
-	var m float64
-	for _, v := range p.probs {
-		m += v
-	}
-	return m
-}
-
 // clean clamps the small negative values an FFT leaves to 0.
 func clean(xs []float64) {
 	for i, v := range xs {
