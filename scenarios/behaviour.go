@@ -179,7 +179,8 @@ func (w *walker) checkBehaviour(n *yaml.Node, slot, path string) error {
 			return err
 		}
 	} else {
-		b, ok := behaviourAt(w.defaults, path)
+		b, _ := behaviourAt(w.defaults, path) // none: b.Kind is "", which Lookup refuses
+		var ok bool
 		if spec, ok = params.Lookup(slot, b.Kind); !ok || b.slot != slot {
 			return w.errAt(n, path+".kind", "missing: a behaviour mapping needs its kind (%s)", known)
 		}

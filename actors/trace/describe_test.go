@@ -70,8 +70,7 @@ func TestDescribeMatchesRangeAndEncodingJSON(t *testing.T) {
 		payload := r.IntN(4) == 0
 		fresh := func() Record { return Record{Seq: uint64(i + 1), From: "a", To: "b"} }
 
-		var want Record // the walk Describe made before plans
-		want = fresh()
+		want := fresh() // the walk Describe made before plans
 		pm := m.Interface().ProtoReflect()
 		want.Type, want.Size = string(pm.Descriptor().Name()), proto.Size(m.Interface())
 		new(Describer).describeRanged(&want, pm, payload)

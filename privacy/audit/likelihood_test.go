@@ -144,7 +144,7 @@ func TestDraws(t *testing.T) {
 		}
 	}
 	y := make([]float64, 2)
-	SolveMultiples(y, []float64{1 + 0.5*3, 2 - 0.5}, []float64{1 + 2*3, 2 - 2}, 0.5, 2)
+	SolveMultiples(y, []float64{1 + 0.5*3, 2 - 0.5}, []float64{1 + 2*3, 2 - 2*1}, 0.5, 2)
 	if y[0] != 1 || y[1] != 2 {
 		t.Errorf("solved %v, want [1 2]", y)
 	}
