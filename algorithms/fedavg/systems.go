@@ -175,9 +175,6 @@ func (k StalenessKind) String() string { return stalenessNames.String(k) }
 // ParseStaleness returns the staleness function named s.
 func ParseStaleness(s string) (StalenessKind, error) { return stalenessNames.Parse(s) }
 
-// StalenessNames lists the staleness functions' names.
-func StalenessNames() []string { return stalenessNames.Names() }
-
 // Staleness is a staleness weight function s(τ) of FedAsync (Xie et al.,
 // 2019, §5.2): τ = t − τ_k is how many model versions the server moved on
 // while the update was computed.

@@ -222,9 +222,6 @@ func NewAccountant(opt Options) (*Accountant, error) {
 	return &Accountant{opt: o, index: map[Mechanism]int{}}, nil
 }
 
-// Interval returns the discretization interval in use.
-func (a *Accountant) Interval() float64 { return a.opt.Interval }
-
 // Compose adds count rounds of m (count ≥ 0).
 func (a *Accountant) Compose(m Mechanism, count int64) error {
 	if err := m.Validate(); err != nil {
@@ -282,14 +279,6 @@ func (a *Accountant) Epsilon(delta float64) (float64, error) {
 		return 0, fmt.Errorf("delta: must lie in (0, 1), got %v", delta)
 	}
 	return a.Distribution().Epsilon(delta), nil
-}
-
-// Delta returns the δ of every round so far at epsilon ≥ 0.
-func (a *Accountant) Delta(epsilon float64) (float64, error) {
-	if !(epsilon >= 0) {
-		return 0, fmt.Errorf("epsilon: must be non-negative, got %v", epsilon)
-	}
-	return a.Distribution().Delta(epsilon), nil
 }
 
 // NoiseMultiplier returns the smallest noise multiplier (to relative

@@ -31,9 +31,6 @@ var noiseNames = enum.Of[Noise]("noise", "gaussian", "laplace", "randomized-resp
 // String returns the noise's name.
 func (n Noise) String() string { return noiseNames.String(n) }
 
-// ParseNoise returns the noise named s.
-func ParseNoise(s string) (Noise, error) { return noiseNames.Parse(s) }
-
 // Mechanism is one round's release: a noise applied to the contributions
 // of records sampled at Rate under Sampling, with privacy stated for the
 // neighbouring Relation. Sensitivities are in units of the clip norm C of
