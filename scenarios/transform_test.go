@@ -127,7 +127,7 @@ func FuzzCNNLayers(f *testing.F) {
 			return
 		}
 		l := p.Curves[0].Scenario.Loss
-		if _, err := l.Net(64); err != nil {
+		if _, err := l.Net(64, nil); err != nil {
 			t.Fatalf("%s: accepted, but its network does not build: %v", layer, err)
 		}
 	})

@@ -238,7 +238,7 @@ func (v *Validator) validateCNN(sc *Scenario) {
 	if v.err != nil || l.Image == nil {
 		return
 	}
-	if _, err := l.Net(0); err != nil {
+	if _, err := l.Net(0, nil); err != nil {
 		v.Fail(l.NetField(err), "%v", err)
 	}
 }
@@ -276,21 +276,25 @@ func (l *Loss) CNNLayers() []loss.Layer {
 }
 
 // Net returns the network of a validated cnn loss on images of the shape
-// loss.image, or without it of features pixels in one square channel (the
-// runner passes the IDX files' own shape as loss.image's default).
-func (l *Loss) Net(features int) (*loss.Net, error) {
-	shape, err := l.imageShape(features)
+// loss.image; without it, of the data's own shape image ([channels, rows,
+// cols]: the runner passes the IDX files' or the transform's), or, for
+// data without one (image nil), of features pixels in one square channel.
+func (l *Loss) Net(features int, image []int) (*loss.Net, error) {
+	shape, err := l.imageShape(features, image)
 	if err != nil {
 		return nil, err
 	}
 	return loss.NewNet(shape, l.CNNLayers(), l.Classes)
 }
 
-// imageShape returns loss.image as a shape, or a square single-channel
-// image of features pixels.
-func (l *Loss) imageShape(features int) (loss.Shape, error) {
-	if len(l.Image) == 3 {
-		return loss.Shape{C: l.Image[0], H: l.Image[1], W: l.Image[2]}, nil
+// imageShape returns loss.image as a shape, or image, or a square
+// single-channel image of features pixels.
+func (l *Loss) imageShape(features int, image []int) (loss.Shape, error) {
+	if l.Image != nil {
+		image = l.Image
+	}
+	if len(image) == 3 {
+		return loss.Shape{C: image[0], H: image[1], W: image[2]}, nil
 	}
 	side := int(math.Round(math.Sqrt(float64(features))))
 	if side < 1 || side*side != features {

@@ -143,9 +143,8 @@ func TestCNNRefusals(t *testing.T) {
 func TestCNNEstimateCountsMultiplyAdds(t *testing.T) {
 	t.Parallel()
 	p, _ := cnnPlan(t)
-	sl := p.Curves[0].Scenario.Loss
-	sl.Image = []int{1, 4, 5} // what the estimate takes from the IDX header
-	nt, err := sl.Net(20)
+	// The 4×5 images are what the estimate reads from the IDX header.
+	nt, err := p.Curves[0].Scenario.Loss.Net(20, []int{1, 4, 5})
 	if err != nil {
 		t.Fatal(err)
 	}

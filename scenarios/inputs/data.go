@@ -52,11 +52,8 @@ func modelLoss(c *scenarios.CurveSpec) (loss.Loss, error) {
 // of the shape loss.image, by default image (the IDX data's own,
 // sampleImage), which must hold the features.
 func cnnNet(c *scenarios.CurveSpec, image []int, features int) (*loss.Net, error) {
-	sl := c.Scenario.Loss
-	if sl.Image == nil {
-		sl.Image = image
-	}
-	nt, err := sl.Net(features)
+	sl := &c.Scenario.Loss
+	nt, err := sl.Net(features, image)
 	if err != nil {
 		return nil, c.Errorf(sl.NetField(err), "%v", err)
 	}

@@ -130,11 +130,7 @@ func modelOf(sc *scenarios.Scenario, m int, image []int) Model {
 		return dense(m)
 	}
 	if kind == loss.CNN {
-		sl := sc.Loss
-		if sl.Image == nil {
-			sl.Image = image
-		}
-		nt, err := sl.Net(m)
+		nt, err := sc.Loss.Net(m, image)
 		if err != nil {
 			return dense(m)
 		}
