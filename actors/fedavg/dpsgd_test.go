@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"maple/algorithms/canary"
 	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/fedavg/reference"
@@ -235,7 +236,7 @@ func TestDPSGDDiracCanaryAddsExactlyC(t *testing.T) {
 		set.Y[i] = math.Copysign(1, r.NormFloat64())
 	}
 	l := loss.Loss{Kind: loss.Logistic, Rho: 0.05}
-	if free := fedavg.UntouchedFeatures(set); len(free) != 1 || free[0] != dim-1 {
+	if free := canary.UntouchedFeatures(set); len(free) != 1 || free[0] != dim-1 {
 		t.Fatalf("untouched features %v", free)
 	}
 	const C = 0.7
@@ -243,8 +244,8 @@ func TestDPSGDDiracCanaryAddsExactlyC(t *testing.T) {
 		cfg := fedavg.Config{Agents: 1, Participation: fedavg.Full, StepSize: 0.3,
 			Epochs: fedavg.Range{Min: steps, Max: steps}, Batch: fedavg.Range{Min: 5, Max: 5},
 			Client: dpSGD{Clip: C, NoiseMultiplier: 1.3, Sampling: "poisson", Delta: 1e-5, Relation: "add-remove", Accountant: "pld"},
-			SampleCanaries: &fedavg.CanaryExamples{Kind: fedavg.GradientCanary, Included: []bool{in}, Observe: true,
-				Directions: []fedavg.Direction{{Index: []int{dim - 1}, Value: []float64{1}}}}}
+			SampleCanaries: &canary.Examples{Kind: canary.Gradient, Included: []bool{in}, Observe: true,
+				Directions: []canary.Direction{{Index: []int{dim - 1}, Value: []float64{1}}}}}
 		a := fedavg.NewAgent(&cfg, set, l, fedavg.AgentStreams(&cfg, func(p string) *rand.Rand { return rng.New(5, "agent/0", p) }))
 		out, err := a.Train(make([]float64, dim), []float64{0.1, -0.2, 0.3, 0.4}, nil, 0)
 		if err != nil {

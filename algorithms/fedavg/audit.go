@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/floats"
+
+	"maple/algorithms/canary"
 )
 
 // The canary clients of an audit of DP-FedAvg (privacy.audit with canary
@@ -75,19 +77,8 @@ func (c *Config) CanaryOf(agent int, r *rand.Rand, dim int) Canary {
 	default:
 		return Canary{}
 	}
-	can.Direction = RandomDirection(r, dim)
+	can.Direction = canary.RandomDirection(r, dim)
 	return can
-}
-
-// RandomDirection draws a direction uniform on the unit sphere of dimension
-// dim from r.
-func RandomDirection(r *rand.Rand, dim int) []float64 {
-	u := make([]float64, dim)
-	for j := range u {
-		u[j] = r.NormFloat64()
-	}
-	floats.Scale(1/floats.Norm(u, 2), u)
-	return u
 }
 
 // canary writes a canary's reply into dst and reports whether the agent is

@@ -29,6 +29,7 @@ import (
 	"math"
 	"strconv"
 
+	"maple/algorithms/canary"
 	"maple/algorithms/compress"
 	"maple/internal/enum"
 	"maple/internal/params"
@@ -163,7 +164,7 @@ type Config struct {
 	// SampleCanaries, if set, are the canary examples agent 0's dataset
 	// holds for an audit of the sample-level guarantee of a PrivateClient
 	// (canaryexamples.go).
-	SampleCanaries *CanaryExamples
+	SampleCanaries *canary.Examples
 	// Hold is how the engines hold the agents between their tasks (Pool):
 	// whole in memory, or parked compactly. It changes no number.
 	Hold Holding

@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"maple/algorithms/canary"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/rng"
 	"maple/privacy/accountant"
@@ -73,7 +74,7 @@ func applyAudit(a *scenarios.Audit, cfg *fedavg.Config, seed uint64, dim int, in
 	au := fedavg.Audit{Opposite: cfg.DP.Relation == accountant.ReplaceOne}
 	if a.Method == scenarios.AuditManyRun {
 		au.Single, au.In = true, in
-		au.Direction = fedavg.RandomDirection(rng.New(seed, "audit", fedavg.StreamCanary), dim)
+		au.Direction = canary.RandomDirection(rng.New(seed, "audit", fedavg.StreamCanary), dim)
 	} else {
 		au.Canaries = a.Canaries
 	}

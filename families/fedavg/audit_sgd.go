@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"maple/algorithms/canary"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/loss"
 	"maple/algorithms/rng"
@@ -118,7 +119,7 @@ func validateSampleAudit(v *scenarios.Validator, sc *scenarios.Scenario) {
 // canary's loss fell from w_0 (example).
 type sampleAuditor struct {
 	a     *scenarios.Audit
-	can   *fedavg.CanaryExamples
+	can   *canary.Examples
 	term  loss.Loss // the loss without its regularizer
 	clip  float64   // C
 	sigma float64   // zC
@@ -167,18 +168,18 @@ func newSampleAuditor(j *run.Job, cfg *fedavg.Config, p *inputs.Problem, w0 []fl
 	}
 	var free []int
 	if p.Loss.GLM() {
-		free = fedavg.UntouchedFeatures(set) // the model's coordinates are the features
+		free = canary.UntouchedFeatures(set) // the model's coordinates are the features
 	}
 	C := client.ClipNorm()
 	upper := client.Step(set.Len()+m, cfg.Batch.Max)
-	can := &fedavg.CanaryExamples{Included: included, Observe: a.View == viewWhiteBox,
+	can := &canary.Examples{Included: included, Observe: a.View == viewWhiteBox,
 		Opposite: upper.Mechanism.Relation == accountant.ReplaceOne}
 	if a.Canary == canaryGradient {
-		can.Kind = fedavg.GradientCanary
-		can.Directions, can.Dirac = fedavg.NewGradientCanaries(r, m, len(w0), free, C)
+		can.Kind = canary.Gradient
+		can.Directions, can.Dirac = canary.NewGradients(r, m, len(w0), free, C)
 	} else {
-		can.Kind = fedavg.ExampleCanary
-		can.Set, can.Dirac = fedavg.NewExampleCanaries(r, m, set, p.Loss, w0, free, C)
+		can.Kind = canary.Example
+		can.Set, can.Dirac = canary.NewExamples(r, m, set, p.Loss, w0, free, C)
 	}
 	cfg.SampleCanaries = can
 	au := &sampleAuditor{a: a, can: can, term: p.Loss, clip: C, sigma: upper.Mechanism.NoiseMultiplier * C,
@@ -187,7 +188,7 @@ func newSampleAuditor(j *run.Job, cfg *fedavg.Config, p *inputs.Problem, w0 []fl
 		grad: make([]float64, len(w0)), scratch: make([]float64, len(w0))}
 	au.term.Rho = 0
 	au.rows[0] = make([]float64, m)
-	if can.Observe && can.Kind == fedavg.GradientCanary {
+	if can.Observe && can.Kind == canary.Gradient {
 		au.rounds = make([][]float64, m)
 	}
 	return au
@@ -211,7 +212,7 @@ func (au *sampleAuditor) observe(round int, v []float64) {
 	for s := range au.steps {
 		w, g := v[s*stride:s*stride+au.dim], v[s*stride+au.dim:(s+1)*stride]
 		for c := range au.score {
-			if au.can.Kind == fedavg.GradientCanary {
+			if au.can.Kind == canary.Gradient {
 				x := au.can.Directions[c].Dot(g)
 				au.score[c] += au.llr(x, au.clip)
 				au.rounds[c] = append(au.rounds[c], x)
@@ -246,7 +247,7 @@ func (au *sampleAuditor) release(round int, w []float64) {
 	switch {
 	case au.a.View == viewFinal:
 		for c := range au.score {
-			if au.can.Kind == fedavg.GradientCanary {
+			if au.can.Kind == canary.Gradient {
 				u := au.can.Directions[c]
 				au.score[c] = u.Dot(au.w0) - u.Dot(w)
 			} else {
@@ -328,9 +329,9 @@ func (au *sampleAuditor) details() map[string]any {
 		"upper_bound":     "the sample-level ε of agent 0's own dataset (its real examples and every canary, in or out): the ledger's sample_epsilon column assumes the largest rate of all agents without the canaries, B/N_min, and is the larger",
 	}
 	switch {
-	case au.can.Kind == fedavg.GradientCanary && au.can.Dirac:
+	case au.can.Kind == canary.Gradient && au.can.Dirac:
 		d["canary"] = "an example whose clipped gradient is C·e_j at every model, e_j a coordinate none of agent 0's examples touches (a Dirac canary)"
-	case au.can.Kind == fedavg.GradientCanary:
+	case au.can.Kind == canary.Gradient:
 		d["canary"] = fmt.Sprintf("an example whose clipped gradient is C·u at every model, u a random direction (±1/√k on k = %d coordinates): agent 0's data leave fewer coordinates untouched than there are canaries, or the model's coordinates are not its features", len(au.can.Directions[0].Index))
 	case au.can.Dirac:
 		d["canary"] = "an example a·e_j on a feature none of agent 0's examples has, with the label of a random real example, a the least power of two at which its gradient at the initial model reaches 2C"
