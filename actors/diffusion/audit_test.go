@@ -9,6 +9,7 @@ import (
 	"maple/actors/msg"
 	"maple/algorithms/data"
 	"maple/algorithms/diffusion"
+	"maple/privacy/audit"
 	"maple/privacy/pairmask"
 	"maple/topology"
 )
@@ -33,7 +34,7 @@ func (o *scoreObserver) Observe(from actors.ID, round int, key string, v []float
 
 // auditedScores runs s with an auditor of view on the actor engine and
 // returns its score after every iteration.
-func auditedScores(t *testing.T, s Setup, alt *data.Set, view diffusion.AuditView) []float64 {
+func auditedScores(t *testing.T, s Setup, alt *data.Set, view audit.View) []float64 {
 	t.Helper()
 	a, err := diffusion.NewAuditor(s.Config, diffusion.Problem{A: s.A, Sets: s.Sets, Loss: s.Loss, W0: s.W0}, alt, view, diffusion.SeedStreams(seed))
 	if err != nil {
@@ -63,7 +64,7 @@ func TestAuditTapScoresAsTheReference(t *testing.T) {
 	g := network(t)
 	alts, _ := data.Regression(data.RegressionConfig{Agents: agents, SamplesMin: 20, SamplesMax: 30, Dim: dim, CovScale: 0.5, NoiseVarMin: 0.1, NoiseVarMax: 1}, 7)
 	for _, sc := range []diffusion.Scheme{diffusion.None, diffusion.Random, diffusion.GraphHomomorphic, diffusion.LocalGraphHomomorphic} {
-		for _, view := range []diffusion.AuditView{diffusion.WireView, diffusion.NetworkView} {
+		for _, view := range []audit.View{audit.WireView, audit.NetworkView} {
 			t.Run(sc.String()+"/"+view.String(), func(t *testing.T) {
 				cfg := diffusion.Config{Strategy: diffusion.CTA, StepSize: 0.1, Privacy: privacy(sc)}
 				if sc == diffusion.LocalGraphHomomorphic {

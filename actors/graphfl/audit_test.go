@@ -9,6 +9,7 @@ import (
 	"maple/actors/msg"
 	"maple/algorithms/data"
 	"maple/algorithms/graphfl"
+	"maple/privacy/audit"
 	"maple/privacy/pairmask"
 )
 
@@ -22,7 +23,7 @@ func TestAuditTapScoresAsTheReference(t *testing.T) {
 		{}, {Scheme: graphfl.Random, Std: 0.1}, {Scheme: graphfl.RandomBroadcast, Std: 0.1},
 		{Scheme: graphfl.GraphHomomorphic, Std: 0.1}, {Scheme: graphfl.LocalGraphHomomorphic, Std: 0.1, Keys: pairmask.Secure},
 	} {
-		for _, view := range []graphfl.AuditView{graphfl.WireView, graphfl.NetworkView} {
+		for _, view := range []audit.View{audit.WireView, audit.NetworkView} {
 			t.Run(sc.Scheme.String()+"/"+view.String(), func(t *testing.T) {
 				s := setup(t, network(t))
 				s.Config.Privacy = sc

@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"maple/algorithms/data"
-	"maple/internal/enum"
 	"maple/privacy/audit"
 	"maple/privacy/homomorphic"
 	"maple/privacy/noise"
@@ -30,39 +29,19 @@ import (
 // 1 in its numbering) and the one maple's accountant states its bound for.
 const Victim = 0
 
-// AuditView is what the auditor observes.
-type AuditView int
-
-const (
-	// WireView is every message on the victim's outgoing links, as the
-	// trace records them: the observer of Definition 1 (paper 001 eq. 27),
-	// who sees agent 0's noisy messages and nothing else. It does not see
-	// what agent 0 receives, so it predicts agent 0's values under D and D′
-	// by running the noise-free recursion on each: the mean of agent 0's
-	// value under a quadratic loss with the full gradient (the recursion is
-	// then linear in the zero-mean noise), an approximation otherwise.
-	WireView AuditView = iota
-	// NetworkView is every message on every link: the white-box observer of
-	// the ratio chain of paper 001 eq. 30, which conditions on the whole
-	// history. From the messages agent 0 receives it replays agent 0's
-	// recursion under D and under D′ — the exact conditional means of its
-	// messages — and the other agents' (whose messages have the same
-	// conditional law under both datasets, so that the ratio of agent 0's
-	// messages is the exact likelihood ratio of the whole view).
-	NetworkView
-)
-
-var auditViewNames = enum.Of[AuditView]("audit view", "wire", "network")
-
-// String returns the scenario-file name of the view.
-func (v AuditView) String() string { return auditViewNames.String(v) }
-
-// ParseAuditView returns the view named s.
-func ParseAuditView(s string) (AuditView, error) { return auditViewNames.Parse(s) }
-
-// AuditViewNames lists the scenario-file names of the views, the default
-// first.
-func AuditViewNames() []string { return auditViewNames.Names() }
+// The views (audit.View) in this family: audit.WireView is every message on
+// agent 0's outgoing links, as the trace records them — the observer of
+// Definition 1 (paper 001 eq. 27), who sees agent 0's noisy messages and
+// nothing else and predicts agent 0's values under D and D′ by running the
+// noise-free recursion on each: the mean of agent 0's value under a
+// quadratic loss with the full gradient (the recursion is then linear in the
+// zero-mean noise), an approximation otherwise. audit.NetworkView is every
+// message on every link: the white-box observer of the ratio chain of paper
+// 001 eq. 30, which conditions on the whole history. From the messages agent
+// 0 receives it replays agent 0's recursion under D and under D′ — the exact
+// conditional means of its messages — and the other agents' (whose messages
+// have the same conditional law under both datasets, so that the ratio of
+// agent 0's messages is the exact likelihood ratio of the whole view).
 
 // auditModel is how the view's messages from the victim relate to its value
 // y in one communicating stage.
@@ -99,7 +78,7 @@ type reveal struct {
 // scores an iteration once all of its shares are in, reading them in a fixed
 // order, so that both engines give the same scores bit for bit.
 type Auditor struct {
-	view   AuditView
+	view   audit.View
 	cfg    Config
 	net    *Network
 	dim    int
@@ -108,13 +87,10 @@ type Auditor struct {
 	model  auditModel
 	laws   []audit.Noise
 	rev    reveal
-	edge   [][]int // edge[m][p]: the index of link m → p in a round's buffers, or −1 out of view
-	edges  int
+	edge   audit.Links // the links of the view, numbered for a round's buffers
 
 	pending map[int]*auditRound
-	next    int             // the next iteration to score
-	cum     []float64       // cum[i]: the score after iteration i
-	shifts  [][]float64     // per iteration scored and communicating stage, μ₁ − μ₀ (Divergence, Sensitivity)
+	ledger  audit.Ledger    // the scores, and μ₁ − μ₀ per iteration scored and communicating stage
 	mu      [2][3][]float64 // the victim's predicted value of each stage under D and D′
 	yhat    [3][]float64    // the revealed value of each stage (network replay)
 	obs     [][]float64     // the messages scored, one per law
@@ -142,20 +118,20 @@ type predictor interface {
 // on it, and the auditor knows it). It refuses what it cannot replay: a
 // combination step other than the linear one, a time-varying graph, and,
 // under the network view, noise on the self term, which no message shows.
-func NewAuditor(cfg Config, prob Problem, alt *data.Set, view AuditView, streams Streams) (*Auditor, error) {
+func NewAuditor(cfg Config, prob Problem, alt *data.Set, view audit.View, streams Streams) (*Auditor, error) {
 	net, err := NewNetwork(prob.A, cfg)
 	if err != nil {
 		return nil, err
 	}
 	P := net.Agents()
 	switch {
-	case view != WireView && view != NetworkView:
+	case view != audit.WireView && view != audit.NetworkView:
 		return nil, fmt.Errorf("invalid audit view %v", view)
 	case !cfg.linear():
 		return nil, fmt.Errorf("the audit replays the linear combination, not %T", cfg.Combine)
 	case prob.Dynamics != nil:
 		return nil, errors.New("the audit replays a fixed graph, not a time-varying one")
-	case view == NetworkView && cfg.Privacy.SelfNoise:
+	case view == audit.NetworkView && cfg.Privacy.SelfNoise:
 		return nil, errors.New("the network view's replay needs every agent's self term, which self noise hides from every message")
 	case !net.Communicates():
 		return nil, errors.New("no stage communicates: there is no message to audit")
@@ -168,13 +144,12 @@ func NewAuditor(cfg Config, prob Problem, alt *data.Set, view AuditView, streams
 		return nil, fmt.Errorf("the neighbouring dataset: %w", err)
 	}
 	a := &Auditor{view: view, cfg: cfg, net: net, dim: len(prob.W0), links: slices.Clone(net.receivers[Victim]),
-		pending: map[int]*auditRound{}, next: 1, cum: []float64{0}}
+		edge: audit.NewLinks(view, Victim, net.receivers), pending: map[int]*auditRound{}, ledger: audit.NewLedger()}
 	for _, j := range stageOrder {
 		if net.uses[j] {
 			a.stages = append(a.stages, j)
 		}
 	}
-	a.layoutEdges()
 	for h := range a.mu {
 		for _, j := range a.stages {
 			a.mu[h][j] = make([]float64, a.dim)
@@ -185,31 +160,12 @@ func NewAuditor(cfg Config, prob Problem, alt *data.Set, view AuditView, streams
 	}
 	a.chooseModel()
 	a.obs = make([][]float64, len(a.laws))
-	if view == WireView {
+	if view == audit.WireView {
 		a.predict, err = newNoiseFree(cfg, prob, alt, streams)
 	} else {
 		a.predict = newReplay(a, prob, alt, streams)
 	}
 	return a, err
-}
-
-// layoutEdges numbers the links of the view.
-func (a *Auditor) layoutEdges() {
-	P := a.net.Agents()
-	a.edge = make([][]int, P)
-	for m := range P {
-		a.edge[m] = make([]int, P)
-		for p := range a.edge[m] {
-			a.edge[m][p] = -1
-		}
-		if a.view == WireView && m != Victim {
-			continue
-		}
-		for _, p := range a.net.receivers[m] {
-			a.edge[m][p] = a.edges
-			a.edges++
-		}
-	}
 }
 
 // chooseModel decides how the victim's messages of the view relate to its
@@ -250,7 +206,7 @@ func (a *Auditor) chooseModel() {
 				return
 			}
 		}
-		if a.view == NetworkView {
+		if a.view == audit.NetworkView {
 			a.model = revealed // from a receiver's aggregate, by the replay
 			return
 		}
@@ -263,13 +219,10 @@ func (a *Auditor) chooseModel() {
 }
 
 // Expected returns the number of shares the view holds in one iteration.
-func (a *Auditor) Expected() int { return a.edges * len(a.stages) }
+func (a *Auditor) Expected() int { return a.edge.Len() * len(a.stages) }
 
 // InView reports whether the link from → to is in the auditor's view.
-func (a *Auditor) InView(from, to int) bool {
-	P := a.net.Agents()
-	return from >= 0 && from < P && to >= 0 && to < P && a.edge[from][to] >= 0
-}
+func (a *Auditor) InView(from, to int) bool { return a.edge.Index(from, to) >= 0 }
 
 // Observe hands the auditor the share of stage j that agent from sent agent
 // to in iteration i. Shares of links out of its view are ignored; it keeps a
@@ -280,7 +233,7 @@ func (a *Auditor) Observe(i, j, from, to int, v []float64) error {
 		return nil
 	}
 	switch {
-	case i < a.next:
+	case i <= a.Scored():
 		return fmt.Errorf("audit: share %d → %d of iteration %d, which is already scored", from, to, i)
 	case j < 0 || j > 2 || !a.net.uses[j]:
 		return fmt.Errorf("audit: share of stage %d, which does not communicate", j)
@@ -291,40 +244,35 @@ func (a *Auditor) Observe(i, j, from, to int, v []float64) error {
 	if r == nil {
 		r = &auditRound{}
 		for _, s := range a.stages {
-			r.msgs[s] = make([][]float64, a.edges)
+			r.msgs[s] = make([][]float64, a.edge.Len())
 		}
 		a.pending[i] = r
 	}
-	e := a.edge[from][to]
+	e := a.edge.Index(from, to)
 	if r.msgs[j][e] != nil {
 		return fmt.Errorf("audit: second share of stage %d from %d to %d in iteration %d", j, from, to, i)
 	}
 	r.msgs[j][e] = slices.Clone(v)
 	r.have++
 	for {
-		r := a.pending[a.next]
+		next := a.Scored() + 1
+		r := a.pending[next]
 		if r == nil || r.have < a.Expected() {
 			return nil
 		}
-		delete(a.pending, a.next)
-		a.score(a.next, r)
-		a.next++
+		delete(a.pending, next)
+		a.score(next, r)
 	}
 }
 
 // Scored returns the last iteration scored (0 before the first).
-func (a *Auditor) Scored() int { return a.next - 1 }
+func (a *Auditor) Scored() int { return a.ledger.Scored() }
 
 // Score returns the score after iteration i (0 at iteration 0): the sum over
 // iterations 1…i of the log-likelihood ratio of the victim's messages in the
 // view under D′ against D, or, where the view reveals the victim's value,
 // of ½(‖ŷ − μ₀‖² − ‖ŷ − μ₁‖²). It panics if i is not scored yet.
-func (a *Auditor) Score(i int) float64 {
-	if i < 0 || i >= len(a.cum) {
-		panic(fmt.Sprintf("audit: iteration %d is not scored (scored up to %d)", i, a.Scored()))
-	}
-	return a.cum[i]
-}
+func (a *Auditor) Score(i int) float64 { return a.ledger.Score(i, "iteration") }
 
 // Divergence returns, summed over the iterations scored, the
 // Kullback–Leibler divergence of the view's law of the victim's messages
@@ -340,11 +288,7 @@ func (a *Auditor) Divergence() float64 {
 	case a.model == revealed && a.Scored() > 0:
 		return math.NaN()
 	}
-	var div float64
-	for _, d := range a.shifts {
-		div += audit.IndependentDivergence(a.laws, d)
-	}
-	return div
+	return a.ledger.Divergence(a.laws)
 }
 
 // Sensitivity returns the largest ‖μ₁ − μ₀‖₂ over the iterations and
@@ -352,13 +296,7 @@ func (a *Auditor) Divergence() float64 {
 // apart — under the network view, the conditional sensitivity of agent 0's
 // messages that the chain of eq. 30 bounds by B + B′ + ‖w^o − w′^o‖ (its own
 // error) on its high-probability event.
-func (a *Auditor) Sensitivity() float64 {
-	var m float64
-	for _, d := range a.shifts {
-		m = max(m, floats.Norm(d, 2))
-	}
-	return m
-}
+func (a *Auditor) Sensitivity() float64 { return a.ledger.Sensitivity() }
 
 // Draws returns the number of independent draws of agent 0's value its
 // messages in the view carry per iteration, each weighted by how much it
@@ -386,7 +324,7 @@ func (a *Auditor) Draws() float64 {
 // uses the noise-free predictions: a valid statistic, not the optimal one.
 func (a *Auditor) Exact() bool {
 	s := a.cfg.Privacy.Scheme
-	return a.view == NetworkView || s == LocalGraphHomomorphic || s == None
+	return a.view == audit.NetworkView || s == LocalGraphHomomorphic || s == None
 }
 
 // Statistic describes the score in words, for the run's summary.
@@ -421,7 +359,7 @@ func (a *Auditor) score(i int, r *auditRound) {
 	var s float64
 	for _, j := range a.stages {
 		mu0, mu1 := a.mu[0][j], a.mu[1][j]
-		obs := func(k int) []float64 { return r.msgs[j][a.edge[Victim][a.links[k]]] }
+		obs := func(k int) []float64 { return r.msgs[j][a.edge.Index(Victim, a.links[k])] }
 		switch a.model {
 		case revealed:
 			y := a.yhat[j]
@@ -438,11 +376,9 @@ func (a *Auditor) score(i int, r *auditRound) {
 			}
 			s += audit.IndependentScore(a.laws, a.obs, mu0, mu1)
 		}
-		d := make([]float64, a.dim)
-		floats.SubTo(d, mu1, mu0)
-		a.shifts = append(a.shifts, d)
+		a.ledger.Shift(mu0, mu1)
 	}
-	a.cum = append(a.cum, a.cum[i-1]+s)
+	a.ledger.Add(s)
 }
 
 // noiseFree predicts the victim's values by running the recursion without
@@ -551,7 +487,7 @@ func (rp *replay) stage(j int, r *auditRound, Y, Z [][]float64, mu *[2][3][]floa
 	P := a.net.Agents()
 	copy(mu[0][j], Y[Victim])
 	copy(mu[1][j], Y[P])
-	msg := func(m, p int) []float64 { return r.msgs[j][a.edge[m][p]] }
+	msg := func(m, p int) []float64 { return r.msgs[j][a.edge.Index(m, p)] }
 	pr := &a.cfg.Privacy
 	if pr.Scheme == LocalGraphHomomorphic {
 		// Σ_ℓ a_ℓk x_ℓ = Σ_ℓ a_ℓk y_ℓ at a masked receiver k: the victim's

@@ -90,7 +90,7 @@ func TestNetworkReplayIsTheRun(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			prob := Problem{A: A, Sets: sets, Loss: l, W0: w0}
-			a, err := NewAuditor(c.cfg, prob, alt, NetworkView, SeedStreams(7))
+			a, err := NewAuditor(c.cfg, prob, alt, audit.NetworkView, SeedStreams(7))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -173,13 +173,13 @@ func TestOneIterationScoreMeanIsTheDivergence(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		privacy Privacy
-		view    AuditView
+		view    audit.View
 		want    float64 // the closed form, or 0: only compared with the means
 	}{
-		{"random/network", Privacy{Scheme: Random, Mechanism: noise.Laplace, Std: std}, NetworkView, float64(len(links)) * laplaceKL(std/math.Sqrt2)},
-		{"random/wire", Privacy{Scheme: Random, Mechanism: noise.Laplace, Std: std}, WireView, float64(len(links)) * laplaceKL(std/math.Sqrt2)},
-		{"graph-homomorphic-gaussian/wire", Privacy{Scheme: GraphHomomorphic, Mechanism: noise.Gaussian, Std: std}, WireView, floats.Dot(d, d) / (2 * std * std)},
-		{"local-graph-homomorphic/wire", Privacy{Scheme: LocalGraphHomomorphic, Mechanism: noise.Laplace, Std: std, Keys: pairmask.Oracle}, WireView, 0},
+		{"random/network", Privacy{Scheme: Random, Mechanism: noise.Laplace, Std: std}, audit.NetworkView, float64(len(links)) * laplaceKL(std/math.Sqrt2)},
+		{"random/wire", Privacy{Scheme: Random, Mechanism: noise.Laplace, Std: std}, audit.WireView, float64(len(links)) * laplaceKL(std/math.Sqrt2)},
+		{"graph-homomorphic-gaussian/wire", Privacy{Scheme: GraphHomomorphic, Mechanism: noise.Gaussian, Std: std}, audit.WireView, floats.Dot(d, d) / (2 * std * std)},
+		{"local-graph-homomorphic/wire", Privacy{Scheme: LocalGraphHomomorphic, Mechanism: noise.Laplace, Std: std, Keys: pairmask.Oracle}, audit.WireView, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := Config{Strategy: ATC, StepSize: mu, Privacy: c.privacy}
@@ -299,7 +299,7 @@ func TestRevealingViewsSeparateEveryRun(t *testing.T) {
 			for seed := range uint64(20) {
 				in := seed%2 == 1
 				prob := Problem{A: A, Sets: sets, Loss: l, W0: make([]float64, 2)}
-				a, err := NewAuditor(cfg, prob, alt, NetworkView, SeedStreams(seed))
+				a, err := NewAuditor(cfg, prob, alt, audit.NetworkView, SeedStreams(seed))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -336,7 +336,7 @@ func TestRatioFormRevealsTheValueOnTheWire(t *testing.T) {
 	A, sets, alt, l := ratioRing(t)
 	cfg := Config{Strategy: ATC, StepSize: 0.1, Privacy: Privacy{Scheme: GraphHomomorphic, Mechanism: noise.Laplace, Std: 1, Form: homomorphic.Ratio}}
 	prob := Problem{A: A, Sets: sets, Loss: l, W0: make([]float64, 2)}
-	a, err := NewAuditor(cfg, prob, alt, WireView, SeedStreams(2))
+	a, err := NewAuditor(cfg, prob, alt, audit.WireView, SeedStreams(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,14 +364,14 @@ func TestAuditorRefusesWhatItCannotReplay(t *testing.T) {
 	A, sets, l := regressionNetwork(t, topology.Metropolis)
 	prob := Problem{A: A, Sets: sets, Loss: l, W0: make([]float64, 3)}
 	self := Config{Strategy: ATC, StepSize: 0.1, Privacy: Privacy{Scheme: Random, Std: 0.1, SelfNoise: true}}
-	if _, err := NewAuditor(self, prob, neighbour(t), NetworkView, SeedStreams(1)); err == nil {
+	if _, err := NewAuditor(self, prob, neighbour(t), audit.NetworkView, SeedStreams(1)); err == nil {
 		t.Error("self noise under the network view: accepted")
 	}
-	if _, err := NewAuditor(self, prob, neighbour(t), WireView, SeedStreams(1)); err != nil {
+	if _, err := NewAuditor(self, prob, neighbour(t), audit.WireView, SeedStreams(1)); err != nil {
 		t.Errorf("self noise under the wire view: %v", err)
 	}
 	short := &data.Set{Dim: 2, X: []float64{1, 2}, Y: []float64{1}}
-	if _, err := NewAuditor(Config{Strategy: ATC, StepSize: 0.1}, prob, short, WireView, SeedStreams(1)); err == nil {
+	if _, err := NewAuditor(Config{Strategy: ATC, StepSize: 0.1}, prob, short, audit.WireView, SeedStreams(1)); err == nil {
 		t.Error("a neighbouring dataset of another dimension: accepted")
 	}
 }

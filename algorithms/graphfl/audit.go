@@ -13,7 +13,6 @@ import (
 	"maple/algorithms/data"
 	"maple/algorithms/fedavg"
 	"maple/algorithms/rng"
-	"maple/internal/enum"
 	"maple/privacy/audit"
 	"maple/privacy/homomorphic"
 	"maple/privacy/noise"
@@ -33,37 +32,18 @@ import (
 // whose client 0 holds the dataset the canary replaces.
 const Victim = 0
 
-// AuditView is what the auditor observes.
-type AuditView int
-
-const (
-	// WireView is every message on server 0's outgoing links to other
-	// servers, as the trace records them: the observer of Definition 1. It
-	// does not see what server 0 receives, so it predicts server 0's
-	// aggregates under D and D′ by running the noise-free recursion on each
-	// (with the run's sampling and batches): their means for a quadratic
-	// loss, an approximation otherwise.
-	WireView AuditView = iota
-	// NetworkView is every message between servers (the clients' links are
-	// not in it: the guarantee is about the servers' exchange). From the
-	// messages each server receives the auditor replays every federated
-	// unit — its sampling, its clients' local steps, its aggregate and its
-	// combination —, server 0's under D and under D′: the exact conditional
-	// means of server 0's messages given the history.
-	NetworkView
-)
-
-var auditViewNames = enum.Of[AuditView]("audit view", "wire", "network")
-
-// String returns the scenario-file name of the view.
-func (v AuditView) String() string { return auditViewNames.String(v) }
-
-// ParseAuditView returns the view named s.
-func ParseAuditView(s string) (AuditView, error) { return auditViewNames.Parse(s) }
-
-// AuditViewNames lists the scenario-file names of the views, the default
-// first.
-func AuditViewNames() []string { return auditViewNames.Names() }
+// The views (audit.View) in this family: audit.WireView is every message on
+// server 0's outgoing links to other servers, as the trace records them —
+// the observer of Definition 1 —, who does not see what server 0 receives
+// and so predicts server 0's aggregates under D and D′ by running the
+// noise-free recursion on each (with the run's sampling and batches): their
+// means for a quadratic loss, an approximation otherwise.
+// audit.NetworkView is every message between servers (the clients' links are
+// not in it: the guarantee is about the servers' exchange). From the
+// messages each server receives the auditor replays every federated unit —
+// its sampling, its clients' local steps, its aggregate and its combination
+// —, server 0's under D and under D′: the exact conditional means of server
+// 0's messages given the history.
 
 // Auditor scores one run: after each round i, the sum over rounds 1…i of the
 // log-likelihood ratio of server 0's messages in the view under D′ against D
@@ -73,7 +53,7 @@ func AuditViewNames() []string { return auditViewNames.Names() }
 // messages are in, reading them in a fixed order, so that both engines give
 // the same scores bit for bit.
 type Auditor struct {
-	view   AuditView
+	view   audit.View
 	cfg    Config
 	net    *Network
 	dim    int
@@ -83,14 +63,11 @@ type Auditor struct {
 	plain  int // the link whose message is server 0's plain aggregate, or −1
 	pair   [2]int
 	coef   [2]float64
-	edge   [][]int // edge[m][p]: the index of link m → p in a round's buffer, or −1 out of view
-	edges  int
+	edge   audit.Links // the links of the view, numbered for a round's buffer
 
 	pending map[int][][]float64
 	have    map[int]int
-	next    int
-	cum     []float64
-	shifts  [][]float64
+	ledger  audit.Ledger // the scores, and μ₁ − μ₀ per round scored
 	mu      [2][]float64
 	yhat    []float64
 	obs     [][]float64
@@ -105,20 +82,20 @@ type Auditor struct {
 // noise: the guarantee does not rest on them). It refuses client-level
 // noise, which the servers' messages do not show, and, under the network
 // view, noise on the self term.
-func NewAuditor(ctx context.Context, cfg Config, prob Problem, alt *data.Set, view AuditView, runSeed uint64, rounds int) (*Auditor, error) {
+func NewAuditor(ctx context.Context, cfg Config, prob Problem, alt *data.Set, view audit.View, runSeed uint64, rounds int) (*Auditor, error) {
 	net, err := NewNetwork(prob.A, cfg)
 	if err != nil {
 		return nil, err
 	}
 	P, K := net.Servers(), cfg.Clients.Agents
 	switch {
-	case view != WireView && view != NetworkView:
+	case view != audit.WireView && view != audit.NetworkView:
 		return nil, fmt.Errorf("invalid audit view %v", view)
 	case P < 2:
 		return nil, errors.New("one server exchanges nothing: there is no message to audit")
 	case cfg.Clients.NoiseStd > 0:
 		return nil, errors.New("the audit is of the servers' exchange; client-level noise, which no server message shows, is not audited")
-	case view == NetworkView && cfg.Privacy.SelfNoise:
+	case view == audit.NetworkView && cfg.Privacy.SelfNoise:
 		return nil, errors.New("the network view's replay needs every server's self term, which self noise hides from every message")
 	case len(prob.Sets) != P*K:
 		return nil, fmt.Errorf("%d datasets for %d servers of %d clients", len(prob.Sets), P, K)
@@ -126,28 +103,14 @@ func NewAuditor(ctx context.Context, cfg Config, prob Problem, alt *data.Set, vi
 		return nil, errors.New("the neighbouring dataset is empty or of another dimension")
 	}
 	a := &Auditor{view: view, cfg: cfg, net: net, dim: len(prob.W0), links: slices.Clone(net.receivers[Victim]),
-		pending: map[int][][]float64{}, have: map[int]int{}, next: 1, cum: []float64{0},
+		edge: audit.NewLinks(view, Victim, net.receivers), pending: map[int][][]float64{}, have: map[int]int{}, ledger: audit.NewLedger(),
 		yhat: make([]float64, len(prob.W0))}
 	for h := range a.mu {
 		a.mu[h] = make([]float64, a.dim)
 	}
-	a.edge = make([][]int, P)
-	for m := range P {
-		a.edge[m] = make([]int, P)
-		for p := range P {
-			a.edge[m][p] = -1
-		}
-		if view == WireView && m != Victim {
-			continue
-		}
-		for _, p := range net.receivers[m] {
-			a.edge[m][p] = a.edges
-			a.edges++
-		}
-	}
 	a.chooseModel()
 	a.obs = make([][]float64, len(a.laws))
-	if view == WireView {
+	if view == audit.WireView {
 		err = a.noiseFree(ctx, prob, alt, runSeed, rounds)
 	} else {
 		a.replay(prob, alt, runSeed)
@@ -191,7 +154,7 @@ func (a *Auditor) chooseModel() {
 				return
 			}
 		}
-		if a.view == NetworkView {
+		if a.view == audit.NetworkView {
 			a.reveal = true // from a receiver's aggregate, by the replay
 			return
 		}
@@ -203,13 +166,10 @@ func (a *Auditor) chooseModel() {
 }
 
 // Expected returns the number of messages the view holds in one round.
-func (a *Auditor) Expected() int { return a.edges }
+func (a *Auditor) Expected() int { return a.edge.Len() }
 
 // InView reports whether the link from → to between servers is in the view.
-func (a *Auditor) InView(from, to int) bool {
-	P := a.net.Servers()
-	return from >= 0 && from < P && to >= 0 && to < P && a.edge[from][to] >= 0
-}
+func (a *Auditor) InView(from, to int) bool { return a.edge.Index(from, to) >= 0 }
 
 // Observe hands the auditor the message server from sent server to in round
 // i. Messages of links out of its view are ignored; it keeps a copy of v.
@@ -220,45 +180,39 @@ func (a *Auditor) Observe(i, from, to int, v []float64) error {
 		return nil
 	}
 	switch {
-	case i < a.next:
+	case i <= a.Scored():
 		return fmt.Errorf("audit: message %d → %d of round %d, which is already scored", from, to, i)
 	case len(v) != a.dim:
 		return fmt.Errorf("audit: message of dimension %d, models have %d", len(v), a.dim)
 	}
 	msgs := a.pending[i]
 	if msgs == nil {
-		msgs = make([][]float64, a.edges)
+		msgs = make([][]float64, a.edge.Len())
 		a.pending[i] = msgs
 	}
-	e := a.edge[from][to]
+	e := a.edge.Index(from, to)
 	if msgs[e] != nil {
 		return fmt.Errorf("audit: second message from %d to %d in round %d", from, to, i)
 	}
 	msgs[e] = slices.Clone(v)
 	a.have[i]++
-	for a.have[a.next] == a.edges {
-		msgs := a.pending[a.next]
-		delete(a.pending, a.next)
-		delete(a.have, a.next)
-		if err := a.score(a.next, msgs); err != nil {
+	for next := a.Scored() + 1; a.have[next] == a.edge.Len(); next = a.Scored() + 1 {
+		msgs := a.pending[next]
+		delete(a.pending, next)
+		delete(a.have, next)
+		if err := a.score(next, msgs); err != nil {
 			return err
 		}
-		a.next++
 	}
 	return nil
 }
 
 // Scored returns the last round scored (0 before the first).
-func (a *Auditor) Scored() int { return a.next - 1 }
+func (a *Auditor) Scored() int { return a.ledger.Scored() }
 
 // Score returns the score after round i (0 at round 0). It panics if round i
 // is not scored yet.
-func (a *Auditor) Score(i int) float64 {
-	if i < 0 || i >= len(a.cum) {
-		panic(fmt.Sprintf("audit: round %d is not scored (scored up to %d)", i, a.Scored()))
-	}
-	return a.cum[i]
-}
+func (a *Auditor) Score(i int) float64 { return a.ledger.Score(i, "round") }
 
 // Exact reports whether the predictions of server 0's aggregates are the
 // exact conditional means given the view, so that the score is the exact
@@ -268,7 +222,7 @@ func (a *Auditor) Score(i int) float64 {
 // noise).
 func (a *Auditor) Exact() bool {
 	s := a.cfg.Privacy.Scheme
-	return a.view == NetworkView || s == LocalGraphHomomorphic || s == None
+	return a.view == audit.NetworkView || s == LocalGraphHomomorphic || s == None
 }
 
 // Divergence returns, summed over the rounds scored, the Kullback–Leibler
@@ -284,11 +238,7 @@ func (a *Auditor) Divergence() float64 {
 	case a.reveal && a.Scored() > 0:
 		return math.NaN()
 	}
-	var div float64
-	for _, d := range a.shifts {
-		div += audit.IndependentDivergence(a.laws, d)
-	}
-	return div
+	return a.ledger.Divergence(a.laws)
 }
 
 // Draws returns the number of independent draws of server 0's aggregate its
@@ -307,13 +257,7 @@ func (a *Auditor) Draws() float64 {
 // Sensitivity returns the largest ‖μ₁ − μ₀‖₂ over the rounds scored: how far
 // server 0's predicted aggregates under D and D′ moved apart (under the
 // network view, the conditional sensitivity of its messages).
-func (a *Auditor) Sensitivity() float64 {
-	var m float64
-	for _, d := range a.shifts {
-		m = max(m, floats.Norm(d, 2))
-	}
-	return m
-}
+func (a *Auditor) Sensitivity() float64 { return a.ledger.Sensitivity() }
 
 // Statistic describes the score in words, for the run's summary.
 func (a *Auditor) Statistic() string {
@@ -345,7 +289,7 @@ func (a *Auditor) score(i int, msgs [][]float64) error {
 	if err := a.predict(i, msgs); err != nil {
 		return err
 	}
-	obs := func(k int) []float64 { return msgs[a.edge[Victim][a.links[k]]] }
+	obs := func(k int) []float64 { return msgs[a.edge.Index(Victim, a.links[k])] }
 	mu0, mu1 := a.mu[0], a.mu[1]
 	var s float64
 	switch {
@@ -362,10 +306,8 @@ func (a *Auditor) score(i int, msgs [][]float64) error {
 		}
 		s = audit.IndependentScore(a.laws, a.obs, mu0, mu1)
 	}
-	d := make([]float64, a.dim)
-	floats.SubTo(d, mu1, mu0)
-	a.shifts = append(a.shifts, d)
-	a.cum = append(a.cum, a.cum[i-1]+s)
+	a.ledger.Shift(mu0, mu1)
+	a.ledger.Add(s)
 	return nil
 }
 
@@ -431,7 +373,7 @@ func (a *Auditor) replay(prob Problem, alt *data.Set, runSeed uint64) {
 	self, w := make([]float64, a.dim), make([]float64, a.dim)
 	pr := &a.cfg.Privacy
 	a.predict = func(i int, msgs [][]float64) error {
-		msg := func(m, p int) []float64 { return msgs[a.edge[m][p]] }
+		msg := func(m, p int) []float64 { return msgs[a.edge.Index(m, p)] }
 		for u, srv := range servers {
 			for slot, k := range srv.Begin() {
 				clients[u][k].Respond(replies[slot], srv.Model())

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"maple/algorithms/data"
+	"maple/privacy/audit"
 	"maple/topology"
 )
 
@@ -46,7 +47,7 @@ func TestServerReplayIsTheRun(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cfg := testConfig(6, None)
 			variants[name](&cfg)
-			a, err := NewAuditor(context.Background(), cfg, prob, alt, NetworkView, 5, 20)
+			a, err := NewAuditor(context.Background(), cfg, prob, alt, audit.NetworkView, 5, 20)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,8 +84,8 @@ func TestServerScoreMeanIsTheDivergence(t *testing.T) {
 	prob, alt := auditProblem(t)
 	for _, c := range []struct {
 		variant string
-		view    AuditView
-	}{{"random", NetworkView}, {"graph-homomorphic", NetworkView}, {"lgh-oracle-parity", WireView}} {
+		view    audit.View
+	}{{"random", audit.NetworkView}, {"graph-homomorphic", audit.NetworkView}, {"lgh-oracle-parity", audit.WireView}} {
 		t.Run(c.variant+"/"+c.view.String(), func(t *testing.T) {
 			cfg := testConfig(6, None)
 			variants[c.variant](&cfg)
@@ -143,7 +144,7 @@ func TestServerRevealingViewsSeparateEveryRun(t *testing.T) {
 				prob.A = ring
 			}
 			for seed := range uint64(20) {
-				a, err := NewAuditor(context.Background(), cfg, prob, alt, NetworkView, seed, 12)
+				a, err := NewAuditor(context.Background(), cfg, prob, alt, audit.NetworkView, seed, 12)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -172,15 +173,15 @@ func TestServerAuditorRefusals(t *testing.T) {
 	ctx := context.Background()
 	cfg := testConfig(6, None)
 	variants["noisy-models"](&cfg)
-	if _, err := NewAuditor(ctx, cfg, prob, alt, WireView, 1, 3); err == nil {
+	if _, err := NewAuditor(ctx, cfg, prob, alt, audit.WireView, 1, 3); err == nil {
 		t.Error("client noise: accepted")
 	}
 	cfg = testConfig(6, None)
 	variants["random-self-gaussian"](&cfg)
-	if _, err := NewAuditor(ctx, cfg, prob, alt, NetworkView, 1, 3); err == nil {
+	if _, err := NewAuditor(ctx, cfg, prob, alt, audit.NetworkView, 1, 3); err == nil {
 		t.Error("self noise under the network view: accepted")
 	}
-	if _, err := NewAuditor(ctx, cfg, prob, alt, WireView, 1, 3); err != nil {
+	if _, err := NewAuditor(ctx, cfg, prob, alt, audit.WireView, 1, 3); err != nil {
 		t.Errorf("self noise on the wire: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"maple/algorithms/diffusion"
 	"maple/algorithms/rng"
 	"maple/privacy/accountant"
+	"maple/privacy/audit"
 	"maple/rundir"
 	"maple/scenarios"
 	"maple/scenarios/inputs"
@@ -33,14 +34,14 @@ const auditCanary = "dataset"
 var auditSupport = &scenarios.AuditSupport{
 	Methods:  []string{scenarios.AuditManyRun},
 	Canaries: []string{auditCanary},
-	Views:    diffusion.AuditViewNames(),
+	Views:    audit.ViewNames(),
 }
 
 // auditViews describes each view for the summary: what the auditor sees and
 // what it computes from it.
-var auditViews = map[diffusion.AuditView]string{
-	diffusion.WireView:    "wire: every message on agent 0's outgoing links, as the trace records them (the observer of paper 001's Definition 1); it does not see what agent 0 receives, so it predicts agent 0's values under D and D′ with the noise-free recursion on each",
-	diffusion.NetworkView: "network: every message on every link (white-box, the history the ratio chain of eq. 30 conditions on); it replays every agent's recursion from the messages it receives, agent 0's under D and under D′: the exact conditional means of agent 0's messages",
+var auditViews = map[audit.View]string{
+	audit.WireView:    "wire: every message on agent 0's outgoing links, as the trace records them (the observer of paper 001's Definition 1); it does not see what agent 0 receives, so it predicts agent 0's values under D and D′ with the noise-free recursion on each",
+	audit.NetworkView: "network: every message on every link (white-box, the history the ratio chain of eq. 30 conditions on); it replays every agent's recursion from the messages it receives, agent 0's under D and under D′: the exact conditional means of agent 0's messages",
 }
 
 // validatePrivacyAudit refuses what the auditor cannot replay, naming the
@@ -56,7 +57,7 @@ func validatePrivacyAudit(v *scenarios.Validator, sc *scenarios.Scenario, d *Dif
 		v.Fail("algorithm.diffusion.combine", "%s replays the linear combination, not %s", f, d.Combine.Kind)
 	case sc.Loss.Optimum == "none":
 		v.Fail("loss.optimum", "%s inserts the neighbouring dataset of the accountant, which maple builds with its optimum; loss.optimum none has none", f)
-	case sc.Privacy.SelfNoise && sc.Privacy.Audit.View == diffusion.NetworkView.String():
+	case sc.Privacy.SelfNoise && sc.Privacy.Audit.View == audit.NetworkView.String():
 		v.Fail("privacy.self_noise", "the network view replays every agent's self term, which self noise hides from every message; audit it with view wire")
 	}
 }
@@ -81,7 +82,7 @@ func dataSeed(sc *scenarios.Scenario, runSeed uint64) uint64 {
 // the datasets the run trains on: D′ for agent 0 when the canary is in.
 func newAuditRun(j *run.Job, p *inputs.Problem, cfg diffusion.Config, prob diffusion.Problem) (*auditRun, []*data.Set, error) {
 	c := j.Curve
-	view, err := diffusion.ParseAuditView(j.Audit().View)
+	view, err := audit.ParseView(j.Audit().View)
 	if err != nil {
 		return nil, nil, c.Errorf(scenarios.FieldAudit+".view", "%v", err)
 	}
@@ -117,7 +118,7 @@ func (ar *auditRun) record(j *run.Job, t *rundir.Table, agents, dim int) error {
 	j.RecordAudit(run.AuditRecord{Scores: run.AtRows(t, a.Score)})
 	upper := ar.upper(sc, t, agents, dim)
 	j.RecordAuditUpper(upper)
-	view, _ := diffusion.ParseAuditView(sc.Privacy.Audit.View)
+	view, _ := audit.ParseView(sc.Privacy.Audit.View)
 	d := map[string]any{
 		"victim":           diffusion.Victim,
 		"canary":           "dataset: agent 0's whole dataset replaced by D′, another draw of the generator (the accountant's neighbouring dataset), in the odd runs",
@@ -130,7 +131,7 @@ func (ar *auditRun) record(j *run.Job, t *rundir.Table, agents, dim int) error {
 		"accountant":       upper.Accountant,
 		"epsilon_final":    rundir.Number(upper.Epsilon[len(upper.Epsilon)-1]),
 	}
-	if j.Run == 0 || view == diffusion.NetworkView {
+	if j.Run == 0 || view == audit.NetworkView {
 		// The wire view's predictions are the noise-free recursions, the
 		// same in every run, and so is its divergence: run 0 says it (it
 		// can take a numerical integral per link and coordinate).

@@ -10,6 +10,7 @@ import (
 	"maple/algorithms/graphfl"
 	"maple/algorithms/rng"
 	"maple/privacy/accountant"
+	"maple/privacy/audit"
 	"maple/rundir"
 	"maple/scenarios"
 	"maple/scenarios/inputs"
@@ -32,13 +33,13 @@ const auditCanary = "dataset"
 var auditSupport = &scenarios.AuditSupport{
 	Methods:  []string{scenarios.AuditManyRun},
 	Canaries: []string{auditCanary},
-	Views:    graphfl.AuditViewNames(),
+	Views:    audit.ViewNames(),
 }
 
 // auditViews describes each view for the summary.
-var auditViews = map[graphfl.AuditView]string{
-	graphfl.WireView:    "wire: every message on server 0's links to the other servers, as the trace records them (the observer of Definition 1); it does not see what server 0 receives, so it predicts server 0's aggregates under D and D′ with the noise-free recursion on each, with the run's sampling and batches",
-	graphfl.NetworkView: "network: every message between servers (white-box over the exchange, the history the proof's ratio chain conditions on); it replays every federated unit and combines each server's model from the messages it receives, server 0's under D and under D′: the exact conditional means of server 0's messages",
+var auditViews = map[audit.View]string{
+	audit.WireView:    "wire: every message on server 0's links to the other servers, as the trace records them (the observer of Definition 1); it does not see what server 0 receives, so it predicts server 0's aggregates under D and D′ with the noise-free recursion on each, with the run's sampling and batches",
+	audit.NetworkView: "network: every message between servers (white-box over the exchange, the history the proof's ratio chain conditions on); it replays every federated unit and combines each server's model from the messages it receives, server 0's under D and under D′: the exact conditional means of server 0's messages",
 }
 
 // validatePrivacyAudit refuses what the auditor cannot see or replay,
@@ -52,7 +53,7 @@ func validatePrivacyAudit(v *scenarios.Validator, sc *scenarios.Scenario) {
 		v.Fail(f, "audits the servers' exchange (eq. 3.58); client-level noise (%s), which no message between servers shows, is not audited", clientNoise(sc))
 	case sc.Loss.Optimum == "none":
 		v.Fail("loss.optimum", "%s inserts the neighbouring dataset of the accountant, which maple builds with its optimum; loss.optimum none has none", f)
-	case sc.Privacy.SelfNoise && sc.Privacy.Audit.View == graphfl.NetworkView.String():
+	case sc.Privacy.SelfNoise && sc.Privacy.Audit.View == audit.NetworkView.String():
 		v.Fail("privacy.self_noise", "the network view replays every server's self term, which self noise hides from every message; audit it with view wire")
 	}
 }
@@ -69,7 +70,7 @@ type auditRun struct {
 func newAuditRun(j *run.Job, p *inputs.Problem, cfg graphfl.Config, prob graphfl.Problem) (*auditRun, []*data.Set, error) {
 	c := j.Curve
 	sc := c.Scenario
-	view, err := graphfl.ParseAuditView(j.Audit().View)
+	view, err := audit.ParseView(j.Audit().View)
 	if err != nil {
 		return nil, nil, c.Errorf(scenarios.FieldAudit+".view", "%v", err)
 	}
@@ -109,7 +110,7 @@ func (ar *auditRun) record(j *run.Job, t *rundir.Table, net *inputs.Network, dim
 	j.RecordAudit(run.AuditRecord{Scores: run.AtRows(t, a.Score)})
 	upper := ar.upper(sc, t, net, dim)
 	j.RecordAuditUpper(upper)
-	view, _ := graphfl.ParseAuditView(sc.Privacy.Audit.View)
+	view, _ := audit.ParseView(sc.Privacy.Audit.View)
 	d := map[string]any{
 		"victim":           "server 0, whose client 0 holds the canary",
 		"canary":           "dataset: client (0, 0)'s whole dataset replaced by D′, another draw of the generator (the accountant's neighbouring dataset), in the odd runs",
@@ -122,7 +123,7 @@ func (ar *auditRun) record(j *run.Job, t *rundir.Table, net *inputs.Network, dim
 		"accountant":       upper.Accountant,
 		"epsilon_final":    rundir.Number(upper.Epsilon[len(upper.Epsilon)-1]),
 	}
-	if j.Run == 0 || view == graphfl.NetworkView {
+	if j.Run == 0 || view == audit.NetworkView {
 		// The wire view's predictions are the same in every run, and so is
 		// its divergence: run 0 says it.
 		d["divergence"] = rundir.Number(a.Divergence())
