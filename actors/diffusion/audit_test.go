@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"maple/actors"
+	"maple/actors/audittap"
 	"maple/actors/msg"
 	"maple/algorithms/data"
 	"maple/algorithms/diffusion"
@@ -22,7 +23,7 @@ type scoreObserver struct {
 }
 
 func (o *scoreObserver) Observe(from actors.ID, round int, key string, v []float64) {
-	if from == o.tap && key == KeyAuditScore {
+	if from == o.tap && key == audittap.Key {
 		if int(v[0]) != len(o.scores)+1 {
 			panic("scores out of order")
 		}
@@ -47,9 +48,7 @@ func auditedScores(t *testing.T, s Setup, alt *data.Set, view audit.View) []floa
 	if err != nil {
 		t.Fatal(err)
 	}
-	tap := &AuditTap{Auditor: a, First: sched + 1}
-	obs.tap = r.Spawn(AuditTapName, tap)
-	r.Wiretap(obs.tap, tap.Tap())
+	obs.tap = NewAuditTap(a, sched+1).Spawn(r)
 	if err := r.Execute(sched, &msg.Start{}); err != nil {
 		t.Fatal(err)
 	}

@@ -39,8 +39,7 @@ func TestAuditTapScoresAsTheReference(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				tap := &AuditTap{Auditor: a, First: sched + 1}
-				r.Wiretap(r.Spawn(AuditTapName, tap), tap.Tap())
+				NewAuditTap(a, sched+1).Spawn(r)
 				if err := r.Execute(sched, &msg.Start{}); err != nil {
 					t.Fatal(err)
 				}

@@ -102,8 +102,7 @@ func newAuditRun(j *run.Job, p *inputs.Problem, cfg diffusion.Config, prob diffu
 
 // spawn adds the auditor's tap to an actor run whose agents start at first.
 func (ar *auditRun) spawn(r *actors.Run, first actors.ID) {
-	tap := &adiffusion.AuditTap{Auditor: ar.auditor, First: first}
-	r.Wiretap(r.Spawn(adiffusion.AuditTapName, tap), tap.Tap())
+	adiffusion.NewAuditTap(ar.auditor, first).Spawn(r)
 }
 
 // record records the run's scores and the accountant's bound they are

@@ -94,8 +94,7 @@ func newAuditRun(j *run.Job, p *inputs.Problem, cfg graphfl.Config, prob graphfl
 
 // spawn adds the auditor's tap to an actor run whose servers start at first.
 func (ar *auditRun) spawn(r *actors.Run, first actors.ID) {
-	tap := &agraphfl.AuditTap{Auditor: ar.auditor, First: first}
-	r.Wiretap(r.Spawn(agraphfl.AuditTapName, tap), tap.Tap())
+	agraphfl.NewAuditTap(ar.auditor, first).Spawn(r)
 }
 
 // record records the run's scores and the accountant's bound they are
