@@ -18,6 +18,7 @@ import (
 	"maple/actors/msg"
 	"maple/algorithms/diffusion"
 	"maple/algorithms/systems"
+	"maple/families/internal/dpaudit"
 	"maple/privacy/homomorphic"
 	"maple/privacy/noise"
 	"maple/rundir"
@@ -37,7 +38,7 @@ func init() {
 			Defaults: diffusionDefaults,
 			Validate: validateDiffusion,
 			Systems:  diffusionSystems,
-			Audit:    auditSupport,
+			Audit:    dpaudit.Support,
 		},
 		Check:    checkDiffusion,
 		Columns:  diffusionColumns,

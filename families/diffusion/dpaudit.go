@@ -1,14 +1,13 @@
 package diffusion
 
 import (
-	"fmt"
 	"math"
 
 	"maple/actors"
 	adiffusion "maple/actors/diffusion"
 	"maple/algorithms/data"
 	"maple/algorithms/diffusion"
-	"maple/algorithms/rng"
+	"maple/families/internal/dpaudit"
 	"maple/privacy/accountant"
 	"maple/privacy/audit"
 	"maple/rundir"
@@ -26,22 +25,16 @@ import (
 // algorithm.diffusion.audit (audit.go), which measures a reconstruction
 // error, not ε.
 
-// auditCanary is the canary kind: agent 0's dataset replaced by the
-// neighbouring one.
-const auditCanary = "dataset"
-
-// auditSupport is what the family offers to privacy.audit.
-var auditSupport = &scenarios.AuditSupport{
-	Methods:  []string{scenarios.AuditManyRun},
-	Canaries: []string{auditCanary},
-	Views:    audit.ViewNames(),
-}
-
-// auditViews describes each view for the summary: what the auditor sees and
-// what it computes from it.
-var auditViews = map[audit.View]string{
-	audit.WireView:    "wire: every message on agent 0's outgoing links, as the trace records them (the observer of paper 001's Definition 1); it does not see what agent 0 receives, so it predicts agent 0's values under D and D′ with the noise-free recursion on each",
-	audit.NetworkView: "network: every message on every link (white-box, the history the ratio chain of eq. 30 conditions on); it replays every agent's recursion from the messages it receives, agent 0's under D and under D′: the exact conditional means of agent 0's messages",
+// auditWording names what the audit is about in the run's details.
+var auditWording = dpaudit.Wording{
+	Victim: diffusion.Victim,
+	Canary: "dataset: agent 0's whole dataset replaced by D′, another draw of the generator (the accountant's neighbouring dataset), in the odd runs",
+	Views: map[audit.View]string{
+		audit.WireView:    "wire: every message on agent 0's outgoing links, as the trace records them (the observer of paper 001's Definition 1); it does not see what agent 0 receives, so it predicts agent 0's values under D and D′ with the noise-free recursion on each",
+		audit.NetworkView: "network: every message on every link (white-box, the history the ratio chain of eq. 30 conditions on); it replays every agent's recursion from the messages it receives, agent 0's under D and under D′: the exact conditional means of agent 0's messages",
+	},
+	Value: "agent 0's value",
+	Round: "iteration",
 }
 
 // validatePrivacyAudit refuses what the auditor cannot replay, naming the
@@ -64,40 +57,23 @@ func validatePrivacyAudit(v *scenarios.Validator, sc *scenarios.Scenario, d *Dif
 
 // auditRun is a run's audit: the neighbouring dataset and its auditor.
 type auditRun struct {
-	alt     *data.Set
-	dist    float64 // ‖w^o − w′^o‖
+	dpaudit.Run
 	auditor *diffusion.Auditor
-}
-
-// dataSeed returns the seed of the run's data, as the runner draws them: the
-// run's, or run 0's when the data are drawn once for every run.
-func dataSeed(sc *scenarios.Scenario, runSeed uint64) uint64 {
-	if sc.Data.Regenerate == "once" {
-		return rng.RunSeed(sc.Seed, 0)
-	}
-	return runSeed
 }
 
 // newAuditRun builds the run's neighbouring dataset and auditor, and returns
 // the datasets the run trains on: D′ for agent 0 when the canary is in.
 func newAuditRun(j *run.Job, p *inputs.Problem, cfg diffusion.Config, prob diffusion.Problem) (*auditRun, []*data.Set, error) {
-	c := j.Curve
-	view, err := audit.ParseView(j.Audit().View)
-	if err != nil {
-		return nil, nil, c.Errorf(scenarios.FieldAudit+".view", "%v", err)
-	}
-	sets, dist, err := inputs.NeighbourOptimum(j.Context(), c, j.Dir, dataSeed(c.Scenario, j.RunSeed), p)
+	view, dp, sets, err := dpaudit.New(j, p)
 	if err != nil {
 		return nil, nil, err
 	}
-	ar := &auditRun{alt: sets[diffusion.Victim], dist: dist}
-	if ar.auditor, err = diffusion.NewAuditor(cfg, prob, ar.alt, view, diffusion.SeedStreams(j.RunSeed)); err != nil {
-		return nil, nil, c.Errorf(scenarios.FieldAudit, "%v", err)
+	ar := &auditRun{Run: *dp}
+	if ar.auditor, err = diffusion.NewAuditor(cfg, prob, ar.Alt, view, diffusion.SeedStreams(j.RunSeed)); err != nil {
+		return nil, nil, j.Curve.Errorf(scenarios.FieldAudit, "%v", err)
 	}
-	if j.CanaryIn() {
-		return ar, sets, nil
-	}
-	return ar, p.Sets, nil
+	ar.Auditor = ar.auditor
+	return ar, sets, nil
 }
 
 // spawn adds the auditor's tap to an actor run whose agents start at first.
@@ -106,42 +82,11 @@ func (ar *auditRun) spawn(r *actors.Run, first actors.ID) {
 }
 
 // record records the run's scores and the accountant's bound they are
-// compared with, and describes the audit in the run's details (the summary
-// shows run 0's; every run's divergence is what its expected score is).
+// compared with, and describes the audit in the run's details (every run's
+// divergence is what its expected score is).
 func (ar *auditRun) record(j *run.Job, t *rundir.Table, agents, dim int) error {
 	sc := j.Curve.Scenario
-	a := ar.auditor
-	if a.Scored() != sc.Iterations {
-		return fmt.Errorf("the auditor scored %d of %d iterations", a.Scored(), sc.Iterations)
-	}
-	j.RecordAudit(run.AuditRecord{Scores: run.AtRows(t, a.Score)})
-	upper := ar.upper(sc, t, agents, dim)
-	j.RecordAuditUpper(upper)
-	view, _ := audit.ParseView(sc.Privacy.Audit.View)
-	d := map[string]any{
-		"victim":           diffusion.Victim,
-		"canary":           "dataset: agent 0's whole dataset replaced by D′, another draw of the generator (the accountant's neighbouring dataset), in the odd runs",
-		"view":             auditViews[view],
-		"statistic":        a.Statistic(),
-		"exact":            a.Exact(),
-		"score_final":      a.Score(sc.Iterations),
-		"optimum_distance": ar.dist,
-		"sensitivity_max":  a.Sensitivity(),
-		"accountant":       upper.Accountant,
-		"epsilon_final":    rundir.Number(upper.Epsilon[len(upper.Epsilon)-1]),
-	}
-	if j.Run == 0 || view == audit.NetworkView {
-		// The wire view's predictions are the noise-free recursions, the
-		// same in every run, and so is its divergence: run 0 says it (it
-		// can take a numerical integral per link and coordinate).
-		d["divergence"] = rundir.Number(a.Divergence())
-	}
-	if chain, how := ar.chain(sc, agents, dim); how != "" {
-		d["chain_epsilon_final"], d["chain"] = rundir.Number(chain), how
-		d["chain_sensitivity_bound"] = sc.Privacy.Accountant.B + sc.Privacy.Accountant.BPrime + ar.dist
-	}
-	j.Stats.Details["privacy_audit"] = d
-	return nil
+	return ar.Record(j, t, auditWording, ar.upper(sc, t, agents, dim), sc.Privacy.Scheme != "none", dim)
 }
 
 // upper returns maple's accountant of the audited guarantee after each row:
@@ -159,7 +104,7 @@ func (ar *auditRun) upper(sc *scenarios.Scenario, t *rundir.Table, agents, dim i
 		eps = func(int) float64 { return math.Inf(1) }
 	case sc.Privacy.Mechanism == "gaussian":
 		u.Accountant, u.Delta = "analytic Gaussian mechanism of the P noisy messages per iteration, sensitivity B + B′ + √P‖w^o − w′^o‖ (maple's accountant)", acc.Delta
-		bound := accountant.SensitivityBound(agents, acc.B, acc.BPrime, ar.dist)
+		bound := accountant.SensitivityBound(agents, acc.B, acc.BPrime, ar.Dist)
 		eps = func(i int) float64 {
 			return accountant.GaussianEpsilon(accountant.GaussianComposedMu(bound, sigma, agents*i), acc.Delta)
 		}
@@ -168,36 +113,9 @@ func (ar *auditRun) upper(sc *scenarios.Scenario, t *rundir.Table, agents, dim i
 		factor := accountant.NormFactor(norm, dim)
 		u.Accountant = "paper 001 eq. 31, (√2P/σ_g)(B + B′ + √P‖w^o − w′^o‖)·i (maple's accountant)"
 		eps = func(i int) float64 {
-			return factor * accountant.DecentralizedEpsilon(agents, sigma, acc.B, acc.BPrime, ar.dist, i)
+			return factor * accountant.DecentralizedEpsilon(agents, sigma, acc.B, acc.BPrime, ar.Dist, i)
 		}
 	}
 	u.Epsilon = run.EpsilonAtRows(t, eps)
 	return u
-}
-
-// chain returns the ratio chain of paper 001 eq. 30 stopped before its last
-// step, for the view's actual noise, and how it was computed: per iteration,
-// the Laplace mechanism of each independent draw agent 0's messages carry
-// (K links under random noise, one draw under graph-homomorphic noise, the
-// masks of weight a_0k under local graph-homomorphic ones), with agent 0's
-// sensitivity bound B + B′ + ‖w^o − w′^o‖ (its own error, not the network's,
-// on the same high-probability event) and ℓ1 (exact for per-coordinate
-// Laplace noise), composed over the iterations; for Gaussian noise the same
-// draws composed as one Gaussian mechanism. It is "" where the view reveals
-// agent 0's value (no finite ε applies) or there is no noise.
-func (ar *auditRun) chain(sc *scenarios.Scenario, agents, dim int) (float64, string) {
-	acc := sc.Privacy.Accountant
-	draws := ar.auditor.Draws()
-	if acc == nil || sc.Privacy.Scheme == "none" || math.IsInf(draws, 1) {
-		return 0, ""
-	}
-	T := sc.Iterations
-	sigma := math.Sqrt(sc.Privacy.Variance)
-	bound := acc.B + acc.BPrime + ar.dist
-	if sc.Privacy.Mechanism == "gaussian" {
-		mu := math.Sqrt(draws*float64(T)) * bound / sigma
-		return accountant.GaussianEpsilon(mu, acc.Delta), fmt.Sprintf("%g independent Gaussian draws of agent 0's value per iteration, sensitivity B + B′ + ‖w^o − w′^o‖ = %g, composed over %d iterations (analytic Gaussian mechanism at δ = %g)", draws, bound, T, acc.Delta)
-	}
-	eps := draws * math.Sqrt(float64(dim)) * math.Sqrt2 / sigma * bound * float64(T)
-	return eps, fmt.Sprintf("%g independent Laplace draws of agent 0's value per iteration (weighted), sensitivity √M·(B + B′ + ‖w^o − w′^o‖) = %g in ℓ1, composed over %d iterations", draws, math.Sqrt(float64(dim))*bound, T)
 }

@@ -21,6 +21,7 @@ import (
 	"maple/algorithms/fedavg"
 	"maple/algorithms/graphfl"
 	"maple/families/internal/clients"
+	"maple/families/internal/dpaudit"
 	"maple/internal/params"
 	"maple/privacy/noise"
 	"maple/privacy/pairmask"
@@ -44,7 +45,7 @@ func init() {
 			Nodes: func(sc *scenarios.Scenario) (int, string) {
 				return graphflParams(sc).Servers, "algorithm.graphfl.servers"
 			},
-			Audit: auditSupport,
+			Audit: dpaudit.Support,
 		},
 		Check:    checkGraphFL,
 		Columns:  graphflColumns,
