@@ -90,7 +90,7 @@ type Auditor struct {
 	edge   audit.Links // the links of the view, numbered for a round's buffers
 
 	pending map[int]*auditRound
-	ledger  audit.Ledger    // the scores, and μ₁ − μ₀ per iteration scored and communicating stage
+	tally   audit.Tally     // the scores, and μ₁ − μ₀ per iteration scored and communicating stage
 	mu      [2][3][]float64 // the victim's predicted value of each stage under D and D′
 	yhat    [3][]float64    // the revealed value of each stage (network replay)
 	obs     [][]float64     // the messages scored, one per law
@@ -144,7 +144,7 @@ func NewAuditor(cfg Config, prob Problem, alt *data.Set, view audit.View, stream
 		return nil, fmt.Errorf("the neighbouring dataset: %w", err)
 	}
 	a := &Auditor{view: view, cfg: cfg, net: net, dim: len(prob.W0), links: slices.Clone(net.receivers[Victim]),
-		edge: audit.NewLinks(view, Victim, net.receivers), pending: map[int]*auditRound{}, ledger: audit.NewLedger()}
+		edge: audit.NewLinks(view, Victim, net.receivers), pending: map[int]*auditRound{}, tally: audit.NewTally()}
 	for _, j := range stageOrder {
 		if net.uses[j] {
 			a.stages = append(a.stages, j)
@@ -266,13 +266,13 @@ func (a *Auditor) Observe(i, j, from, to int, v []float64) error {
 }
 
 // Scored returns the last iteration scored (0 before the first).
-func (a *Auditor) Scored() int { return a.ledger.Scored() }
+func (a *Auditor) Scored() int { return a.tally.Scored() }
 
 // Score returns the score after iteration i (0 at iteration 0): the sum over
 // iterations 1…i of the log-likelihood ratio of the victim's messages in the
 // view under D′ against D, or, where the view reveals the victim's value,
 // of ½(‖ŷ − μ₀‖² − ‖ŷ − μ₁‖²). It panics if i is not scored yet.
-func (a *Auditor) Score(i int) float64 { return a.ledger.Score(i, "iteration") }
+func (a *Auditor) Score(i int) float64 { return a.tally.Score(i, "iteration") }
 
 // Divergence returns, summed over the iterations scored, the
 // Kullback–Leibler divergence of the view's law of the victim's messages
@@ -288,7 +288,7 @@ func (a *Auditor) Divergence() float64 {
 	case a.model == revealed && a.Scored() > 0:
 		return math.NaN()
 	}
-	return a.ledger.Divergence(a.laws)
+	return a.tally.Divergence(a.laws)
 }
 
 // Sensitivity returns the largest ‖μ₁ − μ₀‖₂ over the iterations and
@@ -296,7 +296,7 @@ func (a *Auditor) Divergence() float64 {
 // apart — under the network view, the conditional sensitivity of agent 0's
 // messages that the chain of eq. 30 bounds by B + B′ + ‖w^o − w′^o‖ (its own
 // error) on its high-probability event.
-func (a *Auditor) Sensitivity() float64 { return a.ledger.Sensitivity() }
+func (a *Auditor) Sensitivity() float64 { return a.tally.Sensitivity() }
 
 // Draws returns the number of independent draws of agent 0's value its
 // messages in the view carry per iteration, each weighted by how much it
@@ -376,9 +376,9 @@ func (a *Auditor) score(i int, r *auditRound) {
 			}
 			s += audit.IndependentScore(a.laws, a.obs, mu0, mu1)
 		}
-		a.ledger.Shift(mu0, mu1)
+		a.tally.Shift(mu0, mu1)
 	}
-	a.ledger.Add(s)
+	a.tally.Add(s)
 }
 
 // noiseFree predicts the victim's values by running the recursion without

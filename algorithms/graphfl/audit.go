@@ -67,7 +67,7 @@ type Auditor struct {
 
 	pending map[int][][]float64
 	have    map[int]int
-	ledger  audit.Ledger // the scores, and μ₁ − μ₀ per round scored
+	tally   audit.Tally // the scores, and μ₁ − μ₀ per round scored
 	mu      [2][]float64
 	yhat    []float64
 	obs     [][]float64
@@ -103,7 +103,7 @@ func NewAuditor(ctx context.Context, cfg Config, prob Problem, alt *data.Set, vi
 		return nil, errors.New("the neighbouring dataset is empty or of another dimension")
 	}
 	a := &Auditor{view: view, cfg: cfg, net: net, dim: len(prob.W0), links: slices.Clone(net.receivers[Victim]),
-		edge: audit.NewLinks(view, Victim, net.receivers), pending: map[int][][]float64{}, have: map[int]int{}, ledger: audit.NewLedger(),
+		edge: audit.NewLinks(view, Victim, net.receivers), pending: map[int][][]float64{}, have: map[int]int{}, tally: audit.NewTally(),
 		yhat: make([]float64, len(prob.W0))}
 	for h := range a.mu {
 		a.mu[h] = make([]float64, a.dim)
@@ -208,11 +208,11 @@ func (a *Auditor) Observe(i, from, to int, v []float64) error {
 }
 
 // Scored returns the last round scored (0 before the first).
-func (a *Auditor) Scored() int { return a.ledger.Scored() }
+func (a *Auditor) Scored() int { return a.tally.Scored() }
 
 // Score returns the score after round i (0 at round 0). It panics if round i
 // is not scored yet.
-func (a *Auditor) Score(i int) float64 { return a.ledger.Score(i, "round") }
+func (a *Auditor) Score(i int) float64 { return a.tally.Score(i, "round") }
 
 // Exact reports whether the predictions of server 0's aggregates are the
 // exact conditional means given the view, so that the score is the exact
@@ -238,7 +238,7 @@ func (a *Auditor) Divergence() float64 {
 	case a.reveal && a.Scored() > 0:
 		return math.NaN()
 	}
-	return a.ledger.Divergence(a.laws)
+	return a.tally.Divergence(a.laws)
 }
 
 // Draws returns the number of independent draws of server 0's aggregate its
@@ -257,7 +257,7 @@ func (a *Auditor) Draws() float64 {
 // Sensitivity returns the largest ‖μ₁ − μ₀‖₂ over the rounds scored: how far
 // server 0's predicted aggregates under D and D′ moved apart (under the
 // network view, the conditional sensitivity of its messages).
-func (a *Auditor) Sensitivity() float64 { return a.ledger.Sensitivity() }
+func (a *Auditor) Sensitivity() float64 { return a.tally.Sensitivity() }
 
 // Statistic describes the score in words, for the run's summary.
 func (a *Auditor) Statistic() string {
@@ -306,8 +306,8 @@ func (a *Auditor) score(i int, msgs [][]float64) error {
 		}
 		s = audit.IndependentScore(a.laws, a.obs, mu0, mu1)
 	}
-	a.ledger.Shift(mu0, mu1)
-	a.ledger.Add(s)
+	a.tally.Shift(mu0, mu1)
+	a.tally.Add(s)
 	return nil
 }
 

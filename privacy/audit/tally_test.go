@@ -49,10 +49,10 @@ func TestLinksNumberTheView(t *testing.T) {
 	}
 }
 
-func TestLedgerSumsScoresAndShifts(t *testing.T) {
-	l := NewLedger()
+func TestTallySumsScoresAndShifts(t *testing.T) {
+	l := NewTally()
 	if l.Scored() != 0 || l.Score(0, "round") != 0 || l.Sensitivity() != 0 {
-		t.Fatalf("an empty ledger: scored %d, score %g, sensitivity %g", l.Scored(), l.Score(0, "round"), l.Sensitivity())
+		t.Fatalf("an empty tally: scored %d, score %g, sensitivity %g", l.Scored(), l.Score(0, "round"), l.Sensitivity())
 	}
 	l.Shift([]float64{1, 1}, []float64{4, 5}) // shift (3, 4): norm 5
 	l.Add(0.5)

@@ -11,7 +11,7 @@ import (
 // This file is what the differential-privacy auditors of the message-passing
 // families (decentralized diffusion, graph federated learning) share: which
 // messages they watch (View, Links) and the running score of a run with the
-// predicted shifts it rests on (Ledger). The families decide how their
+// predicted shifts it rests on (Tally). The families decide how their
 // victim's messages relate to its value and predict that value.
 
 // View is what a differential-privacy auditor observes.
@@ -83,55 +83,55 @@ func (l Links) Index(from, to int) int {
 	return l.index[from][to]
 }
 
-// Ledger is the running score of one audited run: after each round i the
+// Tally is the running score of one audited run: after each round i the
 // sum over rounds 1 … i of the round's score, and the shifts μ₁ − μ₀ of the
 // predicted values it was computed with, from which the divergence and the
 // sensitivity of the run follow.
-type Ledger struct {
+type Tally struct {
 	cum    []float64 // cum[i]: the score after round i
 	shifts [][]float64
 }
 
-// NewLedger returns the ledger of a run not yet scored.
-func NewLedger() Ledger { return Ledger{cum: []float64{0}} }
+// NewTally returns the tally of a run not yet scored.
+func NewTally() Tally { return Tally{cum: []float64{0}} }
 
 // Shift records μ₁ − μ₀ of one prediction of the round being scored.
-func (l *Ledger) Shift(mu0, mu1 []float64) {
+func (t *Tally) Shift(mu0, mu1 []float64) {
 	d := make([]float64, len(mu0))
 	floats.SubTo(d, mu1, mu0)
-	l.shifts = append(l.shifts, d)
+	t.shifts = append(t.shifts, d)
 }
 
 // Add scores the next round s.
-func (l *Ledger) Add(s float64) { l.cum = append(l.cum, l.cum[len(l.cum)-1]+s) }
+func (t *Tally) Add(s float64) { t.cum = append(t.cum, t.cum[len(t.cum)-1]+s) }
 
 // Scored returns the last round scored (0 before the first).
-func (l *Ledger) Scored() int { return len(l.cum) - 1 }
+func (t *Tally) Scored() int { return len(t.cum) - 1 }
 
 // Score returns the score after round i (0 at round 0). It panics if round
 // i is not scored yet; unit names the rounds in the message.
-func (l *Ledger) Score(i int, unit string) float64 {
-	if i < 0 || i >= len(l.cum) {
-		panic(fmt.Sprintf("audit: %s %d is not scored (scored up to %d)", unit, i, l.Scored()))
+func (t *Tally) Score(i int, unit string) float64 {
+	if i < 0 || i >= len(t.cum) {
+		panic(fmt.Sprintf("audit: %s %d is not scored (scored up to %d)", unit, i, t.Scored()))
 	}
-	return l.cum[i]
+	return t.cum[i]
 }
 
 // Divergence returns Σ over the shifts of IndependentDivergence(laws, shift):
 // the Kullback–Leibler divergence of observations of the given laws when
 // every prediction moves by its shift.
-func (l *Ledger) Divergence(laws []Noise) float64 {
+func (t *Tally) Divergence(laws []Noise) float64 {
 	var div float64
-	for _, d := range l.shifts {
+	for _, d := range t.shifts {
 		div += IndependentDivergence(laws, d)
 	}
 	return div
 }
 
 // Sensitivity returns the largest ‖μ₁ − μ₀‖₂ over the shifts.
-func (l *Ledger) Sensitivity() float64 {
+func (t *Tally) Sensitivity() float64 {
 	var m float64
-	for _, d := range l.shifts {
+	for _, d := range t.shifts {
 		m = max(m, floats.Norm(d, 2))
 	}
 	return m
