@@ -43,34 +43,6 @@ const Victim = 0
 // have the same conditional law under both datasets, so that the ratio of
 // agent 0's messages is the exact likelihood ratio of the whole view).
 
-// auditModel is how the view's messages from the victim relate to its value
-// y in one communicating stage.
-type auditModel int
-
-const (
-	// revealed: the view determines y exactly (no noise, a plain link, two
-	// graph-homomorphic links with different coefficients, local
-	// graph-homomorphic masks under the network view); the score is
-	// ½(‖ŷ − μ₀‖² − ‖ŷ − μ₁‖²) of the revealed ŷ. Where μ₀ and μ₁ are exact
-	// (Auditor.Exact) the likelihood ratio is ±∞ and the score has its sign.
-	revealed auditModel = iota
-	// independent: one independent draw per link, of law laws[k].
-	independent
-	// shared: one draw g, multiplied by the same coefficient on every link;
-	// laws[0] is the law of that product.
-	shared
-)
-
-// reveal says how the view determines the victim's value: from its message
-// on link plain, from two graph-homomorphic links a and b with coefficients
-// ca ≠ cb, or from a receiver's local graph-homomorphic aggregate (the
-// network replay).
-type reveal struct {
-	plain  int // index into links, or −1
-	a, b   int
-	ca, cb float64
-}
-
 // Auditor scores one run of the recursion: after each iteration i, the sum
 // over iterations 1…i of the log-likelihood ratio of the view's messages
 // from the victim under D′ against D (higher: the canary is in). It is a
@@ -82,11 +54,9 @@ type Auditor struct {
 	cfg    Config
 	net    *Network
 	dim    int
-	links  []int // the victim's receivers, ascending
-	stages []int // the communicating stages, in the order they run
-	model  auditModel
-	laws   []audit.Noise
-	rev    reveal
+	links  []int       // the victim's receivers, ascending
+	stages []int       // the communicating stages, in the order they run
+	model  audit.Model // how the victim's messages of a stage relate to its value
 	edge   audit.Links // the links of the view, numbered for a round's buffers
 
 	pending map[int]*auditRound
@@ -159,7 +129,6 @@ func NewAuditor(cfg Config, prob Problem, alt *data.Set, view audit.View, stream
 		a.yhat[j] = make([]float64, a.dim)
 	}
 	a.chooseModel()
-	a.obs = make([][]float64, len(a.laws))
 	if view == audit.WireView {
 		a.predict, err = newNoiseFree(cfg, prob, alt, streams)
 	} else {
@@ -169,10 +138,15 @@ func NewAuditor(cfg Config, prob Problem, alt *data.Set, view audit.View, stream
 }
 
 // chooseModel decides how the victim's messages of the view relate to its
-// value.
+// value: in the clear without noise or to a receiver that cannot mask, one
+// draw per link under random noise, multiples of one draw under
+// graph-homomorphic noise (two different multiples reveal the value:
+// ŷ = (c_b·x_a − c_a·x_b)/(c_b − c_a), spec §3.2, privacy caveat of the
+// ratio form), local graph-homomorphic masks of weight a_0k per link under
+// the wire view, and the value a receiver's aggregate reveals, by the
+// replay, under the network view.
 func (a *Auditor) chooseModel() {
 	pr := &a.cfg.Privacy
-	a.rev = reveal{plain: -1}
 	law := func() audit.Noise {
 		if pr.Mechanism == noise.Gaussian {
 			return audit.GaussianNoise(pr.Std)
@@ -181,40 +155,36 @@ func (a *Auditor) chooseModel() {
 	}
 	switch pr.Scheme {
 	case None:
-		a.model, a.rev.plain = revealed, 0
+		a.model = audit.PlainModel(0)
 	case Random:
-		a.model = independent
-		for range a.links {
-			a.laws = append(a.laws, law())
+		laws := make([]audit.Noise, len(a.links))
+		for k := range laws {
+			laws[k] = law()
 		}
+		a.model = audit.IndependentModel(laws)
 	case GraphHomomorphic:
-		c0 := homomorphic.EdgeCoefficient(a.net.a, pr.Form, Victim, a.links[0])
-		a.model, a.laws = shared, []audit.Noise{law().Scaled(c0)}
-		for k, r := range a.links[1:] {
-			if c := homomorphic.EdgeCoefficient(a.net.a, pr.Form, Victim, r); c != c0 {
-				// Two multiples of one draw: ŷ = (c_b·x_a − c_a·x_b)/(c_b − c_a)
-				// (spec §3.2, privacy caveat of the ratio form).
-				a.model, a.laws = revealed, nil
-				a.rev.a, a.rev.b, a.rev.ca, a.rev.cb = 0, k+1, c0, c
-				break
-			}
+		coef := make([]float64, len(a.links))
+		for k, r := range a.links {
+			coef[k] = homomorphic.EdgeCoefficient(a.net.a, pr.Form, Victim, r)
 		}
+		a.model = audit.MultiplesModel(law(), coef)
 	case LocalGraphHomomorphic:
 		for k, r := range a.links {
 			if !a.net.plan.Maskable(r) {
-				a.model, a.rev.plain = revealed, k
+				a.model = audit.PlainModel(k)
 				return
 			}
 		}
 		if a.view == audit.NetworkView {
-			a.model = revealed // from a receiver's aggregate, by the replay
+			a.model = audit.ReplayedModel()
 			return
 		}
-		a.model = independent
-		for _, r := range a.links {
+		laws := make([]audit.Noise, len(a.links))
+		for k, r := range a.links {
 			as, _ := a.net.plan.Assignment(Victim, r)
-			a.laws = append(a.laws, audit.LaplaceSumNoise(len(as.Partners), pr.Std, 1/a.net.Weight(Victim, r)))
+			laws[k] = audit.LaplaceSumNoise(len(as.Partners), pr.Std, 1/a.net.Weight(Victim, r))
 		}
+		a.model = audit.IndependentModel(laws)
 	}
 }
 
@@ -283,12 +253,12 @@ func (a *Auditor) Score(i int) float64 { return a.tally.Score(i, "iteration") }
 // singular), NaN otherwise (the law of the revealed value is not modelled).
 func (a *Auditor) Divergence() float64 {
 	switch {
-	case a.model == revealed && a.Scored() > 0 && a.Exact():
+	case a.model.Revealed() && a.Scored() > 0 && a.Exact():
 		return math.Inf(1)
-	case a.model == revealed && a.Scored() > 0:
+	case a.model.Revealed() && a.Scored() > 0:
 		return math.NaN()
 	}
-	return a.tally.Divergence(a.laws)
+	return a.tally.Divergence(a.model.Laws())
 }
 
 // Sensitivity returns the largest ‖μ₁ − μ₀‖₂ over the iterations and
@@ -308,11 +278,7 @@ func (a *Auditor) Sensitivity() float64 { return a.tally.Sensitivity() }
 // and of (σ/σ_k)² for Gaussian noise (the ratio of the laws' μ²). It is +Inf
 // where the view reveals the value.
 func (a *Auditor) Draws() float64 {
-	if a.model == revealed {
-		return math.Inf(1)
-	}
-	w := audit.Draws(a.laws, a.cfg.Privacy.Std)
-	return w * float64(len(a.stages))
+	return a.model.Draws(a.cfg.Privacy.Std) * float64(len(a.stages)) // +Inf stays +Inf: a run communicates
 }
 
 // Exact reports whether the auditor's predictions of agent 0's values under
@@ -330,12 +296,12 @@ func (a *Auditor) Exact() bool {
 // Statistic describes the score in words, for the run's summary.
 func (a *Auditor) Statistic() string {
 	switch {
-	case a.model == revealed && a.Exact():
+	case a.model.Revealed() && a.Exact():
 		return "the view reveals agent 0's value ŷ exactly (" + a.revealedBy() + "), whose conditional law under either dataset is a point: the likelihood ratio is infinite, and the score ½(‖ŷ − μ(D)‖² − ‖ŷ − μ(D′)‖²), summed over the iterations, has its sign"
-	case a.model == revealed:
+	case a.model.Revealed():
 		return "the view reveals agent 0's value ŷ exactly (" + a.revealedBy() + "), but not the noise agent 0 received, on which ŷ depends: the score is ½(‖ŷ − μ(D)‖² − ‖ŷ − μ(D′)‖²) with the noise-free predictions μ, summed over the iterations"
-	case a.model == shared:
-		return fmt.Sprintf("log-likelihood ratio of agent 0's one %v draw per stage, which every link carries (summed over the iterations)", a.laws[0])
+	case a.model.Shared():
+		return fmt.Sprintf("log-likelihood ratio of agent 0's one %v draw per stage, which every link carries (summed over the iterations)", a.model.Laws()[0])
 	}
 	return "log-likelihood ratio of the independent noise on each of agent 0's links (summed over the links and the iterations)"
 }
@@ -345,10 +311,11 @@ func (a *Auditor) revealedBy() string {
 	switch {
 	case a.cfg.Privacy.Scheme == None:
 		return "its messages carry no noise"
-	case a.rev.plain >= 0:
-		return fmt.Sprintf("agent %d cannot mask, so agent 0 sends it its plain value", a.links[a.rev.plain])
+	case a.model.Plain() >= 0:
+		return fmt.Sprintf("agent %d cannot mask, so agent 0 sends it its plain value", a.links[a.model.Plain()])
 	case a.cfg.Privacy.Scheme == GraphHomomorphic:
-		return fmt.Sprintf("its messages to agents %d and %d carry one draw times %g and %g: ŷ = (c₂x₁ − c₁x₂)/(c₂ − c₁)", a.links[a.rev.a], a.links[a.rev.b], a.rev.ca, a.rev.cb)
+		pair, coef := a.model.Pair()
+		return fmt.Sprintf("its messages to agents %d and %d carry one draw times %g and %g: ŷ = (c₂x₁ − c₁x₂)/(c₂ − c₁)", a.links[pair[0]], a.links[pair[1]], coef[0], coef[1])
 	}
 	return fmt.Sprintf("agent %d's incoming messages: its partners' masks cancel agent 0's in Σ_ℓ a_ℓk x_ℓ, and the other agents' values are replayed from their own incoming messages", a.links[0])
 }
@@ -360,22 +327,7 @@ func (a *Auditor) score(i int, r *auditRound) {
 	for _, j := range a.stages {
 		mu0, mu1 := a.mu[0][j], a.mu[1][j]
 		obs := func(k int) []float64 { return r.msgs[j][a.edge.Index(Victim, a.links[k])] }
-		switch a.model {
-		case revealed:
-			y := a.yhat[j]
-			switch {
-			case a.rev.plain >= 0:
-				y = obs(a.rev.plain)
-			case a.cfg.Privacy.Scheme == GraphHomomorphic:
-				audit.SolveMultiples(y, obs(a.rev.a), obs(a.rev.b), a.rev.ca, a.rev.cb)
-			}
-			s += audit.RevealedScore(y, mu0, mu1)
-		default: // independent, or shared (one law, the first link)
-			for k := range a.laws {
-				a.obs[k] = obs(k)
-			}
-			s += audit.IndependentScore(a.laws, a.obs, mu0, mu1)
-		}
+		s += a.model.Score(obs, a.yhat[j], mu0, mu1)
 		a.tally.Shift(mu0, mu1)
 	}
 	a.tally.Add(s)
@@ -521,10 +473,11 @@ func (rp *replay) stage(j int, r *auditRound, Y, Z [][]float64, mu *[2][3][]floa
 			c := homomorphic.EdgeCoefficient(a.net.a, pr.Form, q, rcv)
 			cs := homomorphic.SelfCoefficient(a.net.a, q)
 			x, y := msg(q, rcv), Y[p]
-			if q == Victim && a.model == revealed {
-				rcv = a.links[a.rev.a]
-				c, x, y = a.rev.ca, msg(q, rcv), yhat[j]
-				audit.SolveMultiples(y, x, msg(q, a.links[a.rev.b]), a.rev.ca, a.rev.cb)
+			if q == Victim && a.model.Revealed() {
+				pair, coef := a.model.Pair()
+				rcv = a.links[pair[0]]
+				c, x, y = coef[0], msg(q, rcv), yhat[j]
+				audit.SolveMultiples(y, x, msg(q, a.links[pair[1]]), coef[0], coef[1])
 			}
 			for k := range rp.self {
 				rp.self[k] += cs * (x[k] - y[k]) / c

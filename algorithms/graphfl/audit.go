@@ -53,24 +53,19 @@ const Victim = 0
 // messages are in, reading them in a fixed order, so that both engines give
 // the same scores bit for bit.
 type Auditor struct {
-	view   audit.View
-	cfg    Config
-	net    *Network
-	dim    int
-	links  []int // server 0's receivers, ascending
-	laws   []audit.Noise
-	reveal bool
-	plain  int // the link whose message is server 0's plain aggregate, or −1
-	pair   [2]int
-	coef   [2]float64
-	edge   audit.Links // the links of the view, numbered for a round's buffer
+	view  audit.View
+	cfg   Config
+	net   *Network
+	dim   int
+	links []int       // server 0's receivers, ascending
+	model audit.Model // how server 0's messages relate to its aggregate
+	edge  audit.Links // the links of the view, numbered for a round's buffer
 
 	pending map[int][][]float64
 	have    map[int]int
 	tally   audit.Tally // the scores, and μ₁ − μ₀ per round scored
 	mu      [2][]float64
 	yhat    []float64
-	obs     [][]float64
 	predict func(i int, msgs [][]float64) error
 }
 
@@ -109,7 +104,6 @@ func NewAuditor(ctx context.Context, cfg Config, prob Problem, alt *data.Set, vi
 		a.mu[h] = make([]float64, a.dim)
 	}
 	a.chooseModel()
-	a.obs = make([][]float64, len(a.laws))
 	if view == audit.WireView {
 		err = a.noiseFree(ctx, prob, alt, runSeed, rounds)
 	} else {
@@ -118,10 +112,15 @@ func NewAuditor(ctx context.Context, cfg Config, prob Problem, alt *data.Set, vi
 	return a, err
 }
 
-// chooseModel decides how server 0's messages relate to its aggregate.
+// chooseModel decides how server 0's messages relate to its aggregate: in
+// the clear without noise or to a server that cannot mask, one draw per link
+// under random noise, one draw on every link under broadcast noise,
+// multiples of one draw under graph-homomorphic noise (two different
+// multiples reveal the aggregate), local graph-homomorphic masks of weight
+// a_0k per link under the wire view, and the aggregate a receiver's
+// combination reveals, by the replay, under the network view.
 func (a *Auditor) chooseModel() {
 	pr := &a.cfg.Privacy
-	a.plain = -1
 	law := func() audit.Noise {
 		if pr.Mechanism == noise.Gaussian {
 			return audit.GaussianNoise(pr.Std)
@@ -130,38 +129,38 @@ func (a *Auditor) chooseModel() {
 	}
 	switch pr.Scheme {
 	case None:
-		a.reveal, a.plain = true, 0
+		a.model = audit.PlainModel(0)
 	case Random:
-		for range a.links {
-			a.laws = append(a.laws, law())
+		laws := make([]audit.Noise, len(a.links))
+		for k := range laws {
+			laws[k] = law()
 		}
+		a.model = audit.IndependentModel(laws)
 	case RandomBroadcast:
-		a.laws = []audit.Noise{law()} // one draw on every link
+		a.model = audit.IndependentModel([]audit.Noise{law()}) // one draw on every link, read on the first
 	case GraphHomomorphic:
-		c0 := homomorphic.EdgeCoefficient(a.net.a, pr.Form, Victim, a.links[0])
-		a.laws = []audit.Noise{law().Scaled(c0)}
-		for k, r := range a.links[1:] {
-			if c := homomorphic.EdgeCoefficient(a.net.a, pr.Form, Victim, r); c != c0 {
-				a.laws, a.reveal = nil, true
-				a.pair, a.coef = [2]int{0, k + 1}, [2]float64{c0, c}
-				break
-			}
+		coef := make([]float64, len(a.links))
+		for k, r := range a.links {
+			coef[k] = homomorphic.EdgeCoefficient(a.net.a, pr.Form, Victim, r)
 		}
+		a.model = audit.MultiplesModel(law(), coef)
 	case LocalGraphHomomorphic:
 		for k, r := range a.links {
 			if !a.net.plan.Maskable(r) {
-				a.reveal, a.plain = true, k
+				a.model = audit.PlainModel(k)
 				return
 			}
 		}
 		if a.view == audit.NetworkView {
-			a.reveal = true // from a receiver's aggregate, by the replay
+			a.model = audit.ReplayedModel()
 			return
 		}
-		for _, r := range a.links {
+		laws := make([]audit.Noise, len(a.links))
+		for k, r := range a.links {
 			as, _ := a.net.plan.Assignment(Victim, r)
-			a.laws = append(a.laws, audit.LaplaceSumNoise(len(as.Partners), pr.Std, 1/a.net.Weight(Victim, r)))
+			laws[k] = audit.LaplaceSumNoise(len(as.Partners), pr.Std, 1/a.net.Weight(Victim, r))
 		}
+		a.model = audit.IndependentModel(laws)
 	}
 }
 
@@ -233,12 +232,12 @@ func (a *Auditor) Exact() bool {
 // reveals it and they are not.
 func (a *Auditor) Divergence() float64 {
 	switch {
-	case a.reveal && a.Scored() > 0 && a.Exact():
+	case a.model.Revealed() && a.Scored() > 0 && a.Exact():
 		return math.Inf(1)
-	case a.reveal && a.Scored() > 0:
+	case a.model.Revealed() && a.Scored() > 0:
 		return math.NaN()
 	}
-	return a.tally.Divergence(a.laws)
+	return a.tally.Divergence(a.model.Laws())
 }
 
 // Draws returns the number of independent draws of server 0's aggregate its
@@ -248,10 +247,7 @@ func (a *Auditor) Divergence() float64 {
 // local graph-homomorphic masks. It is +Inf where the view reveals the
 // aggregate.
 func (a *Auditor) Draws() float64 {
-	if a.reveal {
-		return math.Inf(1)
-	}
-	return audit.Draws(a.laws, a.cfg.Privacy.Std)
+	return a.model.Draws(a.cfg.Privacy.Std)
 }
 
 // Sensitivity returns the largest ‖μ₁ − μ₀‖₂ over the rounds scored: how far
@@ -262,12 +258,12 @@ func (a *Auditor) Sensitivity() float64 { return a.tally.Sensitivity() }
 // Statistic describes the score in words, for the run's summary.
 func (a *Auditor) Statistic() string {
 	switch {
-	case a.reveal && a.Exact():
+	case a.model.Revealed() && a.Exact():
 		return "the view reveals server 0's aggregate ŷ exactly (" + a.revealedBy() + "), whose conditional law under either dataset is a point: the likelihood ratio is infinite, and the score ½(‖ŷ − μ(D)‖² − ‖ŷ − μ(D′)‖²), summed over the rounds, has its sign"
-	case a.reveal:
+	case a.model.Revealed():
 		return "the view reveals server 0's aggregate ŷ exactly (" + a.revealedBy() + "), but not the noise server 0 received, on which ŷ depends: the score is ½(‖ŷ − μ(D)‖² − ‖ŷ − μ(D′)‖²) with the noise-free predictions μ, summed over the rounds"
-	case len(a.laws) == 1 && len(a.links) > 1:
-		return fmt.Sprintf("log-likelihood ratio of server 0's one %v draw per round, which every link carries (summed over the rounds)", a.laws[0])
+	case len(a.model.Laws()) == 1 && len(a.links) > 1:
+		return fmt.Sprintf("log-likelihood ratio of server 0's one %v draw per round, which every link carries (summed over the rounds)", a.model.Laws()[0])
 	}
 	return "log-likelihood ratio of the independent noise on each of server 0's links (summed over the links and the rounds)"
 }
@@ -276,10 +272,11 @@ func (a *Auditor) revealedBy() string {
 	switch {
 	case a.cfg.Privacy.Scheme == None:
 		return "its messages carry no noise"
-	case a.plain >= 0:
-		return fmt.Sprintf("server %d cannot mask, so server 0 sends it its plain aggregate", a.links[a.plain])
+	case a.model.Plain() >= 0:
+		return fmt.Sprintf("server %d cannot mask, so server 0 sends it its plain aggregate", a.links[a.model.Plain()])
 	case a.cfg.Privacy.Scheme == GraphHomomorphic:
-		return fmt.Sprintf("its messages to servers %d and %d carry one draw times %g and %g", a.links[a.pair[0]], a.links[a.pair[1]], a.coef[0], a.coef[1])
+		pair, coef := a.model.Pair()
+		return fmt.Sprintf("its messages to servers %d and %d carry one draw times %g and %g", a.links[pair[0]], a.links[pair[1]], coef[0], coef[1])
 	}
 	return fmt.Sprintf("server %d's incoming messages: its partners' masks cancel server 0's in Σ_ℓ a_ℓk x_ℓ, and the other servers' aggregates are replayed", a.links[0])
 }
@@ -291,21 +288,7 @@ func (a *Auditor) score(i int, msgs [][]float64) error {
 	}
 	obs := func(k int) []float64 { return msgs[a.edge.Index(Victim, a.links[k])] }
 	mu0, mu1 := a.mu[0], a.mu[1]
-	var s float64
-	switch {
-	case a.reveal && a.plain >= 0:
-		s = audit.RevealedScore(obs(a.plain), mu0, mu1)
-	case a.reveal && a.cfg.Privacy.Scheme == GraphHomomorphic:
-		audit.SolveMultiples(a.yhat, obs(a.pair[0]), obs(a.pair[1]), a.coef[0], a.coef[1])
-		s = audit.RevealedScore(a.yhat, mu0, mu1)
-	case a.reveal: // the replay revealed it
-		s = audit.RevealedScore(a.yhat, mu0, mu1)
-	default:
-		for k := range a.laws {
-			a.obs[k] = obs(k)
-		}
-		s = audit.IndependentScore(a.laws, a.obs, mu0, mu1)
-	}
+	s := a.model.Score(obs, a.yhat, mu0, mu1)
 	a.tally.Shift(mu0, mu1)
 	a.tally.Add(s)
 	return nil
@@ -386,7 +369,7 @@ func (a *Auditor) replay(prob Problem, alt *data.Set, runSeed uint64) {
 		}
 		copy(a.mu[0], psi[Victim])
 		copy(a.mu[1], psi[P])
-		if pr.Scheme == LocalGraphHomomorphic && a.reveal && a.plain < 0 {
+		if pr.Scheme == LocalGraphHomomorphic && a.model.Revealed() && a.model.Plain() < 0 {
 			// Σ_ℓ a_ℓk x_ℓ = Σ_ℓ a_ℓk ψ_ℓ at a masked receiver k: server 0's
 			// aggregate is x_0k + (1/a_0k) Σ_{ℓ≠0} a_ℓk (x_ℓk − ψ_ℓ).
 			k := a.links[0]
@@ -417,9 +400,10 @@ func (a *Auditor) replay(prob Problem, alt *data.Set, runSeed uint64) {
 				c := homomorphic.EdgeCoefficient(a.net.a, pr.Form, q, r)
 				cs := homomorphic.SelfCoefficient(a.net.a, q)
 				x, y := msg(q, r), psi[u]
-				if q == Victim && a.reveal {
-					c, x, y = a.coef[0], msg(q, a.links[a.pair[0]]), a.yhat
-					audit.SolveMultiples(y, x, msg(q, a.links[a.pair[1]]), a.coef[0], a.coef[1])
+				if q == Victim && a.model.Revealed() {
+					pair, coef := a.model.Pair()
+					c, x, y = coef[0], msg(q, a.links[pair[0]]), a.yhat
+					audit.SolveMultiples(y, x, msg(q, a.links[pair[1]]), coef[0], coef[1])
 				}
 				for j := range self {
 					self[j] += cs * (x[j] - y[j]) / c

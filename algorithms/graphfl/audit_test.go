@@ -148,7 +148,7 @@ func TestServerRevealingViewsSeparateEveryRun(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !a.reveal {
+				if !a.model.Revealed() {
 					t.Fatalf("the view does not reveal server 0's aggregate: %s", a.Statistic())
 				}
 				run, in := prob, seed%2 == 1

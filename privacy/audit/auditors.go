@@ -8,11 +8,12 @@ import (
 	"maple/internal/enum"
 )
 
-// This file is what the differential-privacy auditors of the message-passing
-// families (decentralized diffusion, graph federated learning) share: which
-// messages they watch (View, Links) and the running score of a run with the
-// predicted shifts it rests on (Tally). The families decide how their
-// victim's messages relate to its value and predict that value.
+// This file and model.go are what the differential-privacy auditors of the
+// message-passing families (decentralized diffusion, graph federated
+// learning) share: which messages they watch (View, Links), how the
+// victim's messages relate to its value (Model) and the running score of a
+// run with the predicted shifts it rests on (Tally). The families choose
+// the model from their schemes and predict the victim's value.
 
 // View is what a differential-privacy auditor observes.
 type View int
