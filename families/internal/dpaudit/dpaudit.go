@@ -130,9 +130,9 @@ func (ar *Run) Record(j *run.Job, t *rundir.Table, w Wording, upper run.AuditUpp
 		"epsilon_final":    rundir.Number(upper.Epsilon[len(upper.Epsilon)-1]),
 	}
 	if j.Run == 0 || view == audit.NetworkView {
-		// The wire view's predictions are the noise-free recursions, the
-		// same in every run, and so is its divergence: run 0 says it (it
-		// can take a numerical integral per link and coordinate).
+		// The summary reports run 0's details; the wire view's divergence
+		// can take a numerical integral per link and coordinate, so the
+		// other runs skip it.
 		d["divergence"] = rundir.Number(a.Divergence())
 	}
 	if chain, how := ar.chain(sc, w, noised, dim); how != "" {
