@@ -117,7 +117,7 @@ func (c *Context) Finish() { c.cell.run.finished = true }
 
 // Warn records a warning about the run (for example an edge that cannot be
 // masked); warnings are logged and listed in the run's summary.
-func (c *Context) Warn(message string) { c.cell.run.warn(c.cell.name + ": " + message) }
+func (c *Context) Warn(message string) { c.cell.run.warn(c.cell.label() + ": " + message) }
 
 // Name returns the name of actor id ("server", "agent/3", …).
 func (c *Context) Name(id ID) string { return c.cell.run.Name(id) }
@@ -125,7 +125,7 @@ func (c *Context) Name(id ID) string { return c.cell.run.Name(id) }
 // Logger returns a logger tagged with the actor's name.
 func (c *Context) Logger() *zap.Logger {
 	if c.cell.logger == nil {
-		c.cell.logger = c.cell.run.opts.Logger.With(zap.String("actor", c.cell.name))
+		c.cell.logger = c.cell.run.opts.Logger.With(zap.String("actor", c.cell.label()))
 	}
 	return c.cell.logger
 }
@@ -135,7 +135,7 @@ func (c *Context) Logger() *zap.Logger {
 type cell struct {
 	run        *Run
 	id         ID
-	name       string
+	name       string // a lazy actor's is worked out when first asked (label)
 	behaviour  Behaviour
 	pid        *actor.PID
 	registered bool // pid is in the process registry
@@ -153,6 +153,17 @@ type cell struct {
 	resume  []parkedStream // where a lazy actor's streams stood when it was parked
 }
 
+// label returns the actor's name. A lazy actor's is worked out the first
+// time it is asked while the actor is awake: most wakes never need it (it
+// names the actor in traces, logs, warnings, failures and stream keys).
+func (c *cell) label() string {
+	if c.name == "" && c.lazy {
+		rg := c.run.lazyOf(c.id)
+		c.name = rg.l.Name(int(c.id - rg.first))
+	}
+	return c.name
+}
+
 func (c *cell) stream(purpose string) *rand.Rand {
 	r, ok := c.streams[purpose]
 	if !ok {
@@ -161,7 +172,7 @@ func (c *cell) stream(purpose string) *rand.Rand {
 		}
 		src := c.resumed(purpose)
 		if src == nil {
-			src = rng.Source(c.run.opts.RunSeed, c.name, purpose)
+			src = rng.Source(c.run.opts.RunSeed, c.label(), purpose)
 		}
 		r = rand.New(src)
 		c.streams[purpose], c.sources[purpose] = r, src
@@ -170,5 +181,5 @@ func (c *cell) stream(purpose string) *rand.Rand {
 }
 
 func (c *cell) failure(env *Envelope, err error, stack string) *Failure {
-	return &Failure{Actor: c.name, Round: env.Round, Message: MessageName(env.Body), Cause: err, Stack: stack}
+	return &Failure{Actor: c.label(), Round: env.Round, Message: MessageName(env.Body), Cause: err, Stack: stack}
 }

@@ -115,7 +115,7 @@ func (r *Run) wake(rg *lazyRange, id ID) *cell {
 		c = &cell{run: r}
 		r.host(c)
 	}
-	c.id, c.name, c.lazy, c.placed = id, rg.l.Name(i), true, rg.placed
+	c.id, c.lazy, c.placed = id, true, rg.placed
 	c.behaviour, c.device = rg.l.Wake(i)
 	if p := rg.parked[id]; p != nil {
 		delete(rg.parked, id)
@@ -136,7 +136,7 @@ func (r *Run) release(c *cell) {
 	}
 	rg := r.lazyOf(c.id)
 	rg.l.Park(int(c.id-rg.first), c.behaviour)
-	p := &parkedCell{clock: c.clock}
+	p := parkedCell{clock: c.clock}
 	for purpose, src := range c.sources {
 		p.streams = append(p.streams, parkedStream{purpose, rng.Save(src)})
 	}
@@ -147,7 +147,9 @@ func (r *Run) release(c *cell) {
 	}
 	slices.SortFunc(p.streams, func(a, b parkedStream) int { return strings.Compare(a.purpose, b.purpose) })
 	if p.clock != 0 || len(p.streams) > 0 {
-		rg.parked[c.id] = p
+		parked := new(parkedCell) // most parked actors have nothing to keep: no allocation for them
+		*parked = p
+		rg.parked[c.id] = parked
 	}
 	rg.maxClock = max(rg.maxClock, c.clock)
 	delete(rg.live, c.id)
@@ -174,7 +176,7 @@ func (r *Run) lazyName(id ID) (string, bool) {
 		return "", false
 	}
 	if c := rg.live[id]; c != nil {
-		return c.name, true
+		return c.label(), true
 	}
 	return rg.l.Name(int(id - rg.first)), true
 }

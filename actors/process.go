@@ -23,12 +23,12 @@ import (
 func (c *cell) SendUserMessage(_ *actor.PID, message any) {
 	env, ok := message.(*Envelope)
 	if !ok {
-		c.run.fail(&Failure{Actor: c.name, Round: -1, Message: fmt.Sprintf("%T", message),
+		c.run.fail(&Failure{Actor: c.label(), Round: -1, Message: fmt.Sprintf("%T", message),
 			Cause: fmt.Errorf("not an envelope of the run")})
 		return
 	}
 	if c.stopped {
-		c.run.fail(&Failure{Actor: c.name, Round: env.Round, Message: MessageName(env.Body),
+		c.run.fail(&Failure{Actor: c.label(), Round: env.Round, Message: MessageName(env.Body),
 			Cause: fmt.Errorf("message from %s to a stopped actor", c.run.Name(env.From))})
 		return
 	}

@@ -240,7 +240,7 @@ func (r *Run) Execute(to ID, m proto.Message) error {
 			continue
 		}
 		if c.stopped {
-			r.fail(&Failure{Actor: c.name, Round: env.Round, Message: MessageName(env.Body),
+			r.fail(&Failure{Actor: c.label(), Round: env.Round, Message: MessageName(env.Body),
 				Cause: fmt.Errorf("message from %s to a stopped actor", r.Name(env.From))})
 			break
 		}
@@ -327,7 +327,7 @@ func (r *Run) stalled() error {
 	for _, c := range r.cells {
 		if w, ok := c.behaviour.(Waiter); ok {
 			if what := w.Waiting(); what != "" {
-				s.Waiting = append(s.Waiting, c.name+": "+what)
+				s.Waiting = append(s.Waiting, c.label()+": "+what)
 			}
 		}
 	}
