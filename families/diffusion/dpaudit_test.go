@@ -1,8 +1,6 @@
 package diffusion
 
 import (
-	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,41 +29,7 @@ output: {every: 3, plot: false}
 // table (rows 0, 3, 6, 9, 12), 0 at iteration 0; the ε of eq. 31 grows
 // linearly in the iteration (∞ without noise); the canary is in the odd runs.
 func TestPrivacyAuditIsTheSameOnBothEngines(t *testing.T) {
-	for _, scheme := range []string{"none", "random", "graph-homomorphic", "local-graph-homomorphic"} {
-		for _, view := range []string{"wire", "network"} {
-			for _, mech := range []string{"laplace", "gaussian"} {
-				if mech == "gaussian" && (scheme == "local-graph-homomorphic" || scheme == "none") {
-					continue
-				}
-				name := scheme + "/" + view + "/" + mech
-				sets := []string{"privacy.scheme=" + scheme, "privacy.audit.view=" + view, "privacy.mechanism=" + mech}
-				a, err := familytest.AuditRuns(t, audited, run.Actors, sets...)
-				if err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				r, err := familytest.AuditRuns(t, audited, run.Reference, sets...)
-				if err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				if d := familytest.SameAudits(a, r); d != "" {
-					t.Errorf("%s: the engines differ: %s", name, d)
-				}
-				for k := range a {
-					familytest.CheckClaimShape(t, name, a[k], 5, scheme, mech, "eq. 31")
-				}
-			}
-		}
-	}
-}
-
-// auditDetails returns a run's privacy_audit details.
-func auditDetails(t *testing.T, r familytest.AuditRun) map[string]any {
-	t.Helper()
-	var d map[string]any
-	if err := json.Unmarshal(r.Details["privacy_audit"], &d); err != nil {
-		t.Fatal(err)
-	}
-	return d
+	familytest.CheckDatasetAuditOnBothEngines(t, audited, []string{"none", "random", "graph-homomorphic", "local-graph-homomorphic"}, 5, "eq. 31")
 }
 
 // Under the network view the score is the exact log-likelihood ratio, so
@@ -74,35 +38,7 @@ func auditDetails(t *testing.T, r familytest.AuditRun) map[string]any {
 // score − (±divergence) must be within 4 standard errors of 0. This checks,
 // through the runner, that the canary runs train on D′ and the others on D.
 func TestNetworkScoresAreCentredOnTheDivergence(t *testing.T) {
-	src := strings.Replace(audited, "runs: 4", "runs: 40", 1)
-	for _, scheme := range []string{"random", "graph-homomorphic"} {
-		runs, err := familytest.AuditRuns(t, src, run.Reference, "privacy.scheme="+scheme, "privacy.audit.view=network")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var sum, sum2, gap float64
-		for _, r := range runs {
-			d := auditDetails(t, r)
-			div := d["divergence"].(float64)
-			s := r.Scores[len(r.Scores)-1]
-			if d["exact"] != true {
-				t.Fatalf("%s: the network view is not exact: %v", scheme, d["statistic"])
-			}
-			if !r.In {
-				div, gap = -div, gap-s
-			} else {
-				gap += s
-			}
-			sum += s - div
-			sum2 += (s - div) * (s - div)
-		}
-		n := float64(len(runs))
-		mean := sum / n
-		se := math.Sqrt((sum2/n - mean*mean) / n)
-		if math.Abs(mean) > 4*se || !(gap > 0) {
-			t.Errorf("%s: score − expected score %v ± %v; in − out %v", scheme, mean, se, gap/(n/2))
-		}
-	}
+	familytest.CheckNetworkScoresAreCentred(t, strings.Replace(audited, "runs: 4", "runs: 40", 1), []string{"random", "graph-homomorphic"})
 }
 
 // What the auditor cannot replay is refused by name, exit 2.
@@ -144,7 +80,7 @@ func TestRatioFormScenarioSeparatesEveryRun(t *testing.T) {
 		t.Fatalf("%d runs, want 6 of each of the 4 curves", len(runs))
 	}
 	for _, r := range runs {
-		d := auditDetails(t, r)
+		d := familytest.AuditDetails(t, r)
 		reveals := strings.Contains(d["statistic"].(string), "reveals agent 0's value")
 		if ratio := strings.HasPrefix(r.Curve, "ratio,"); reveals != ratio {
 			t.Errorf("%s: %v", r.Curve, d["statistic"])

@@ -1,8 +1,6 @@
 package graphfl
 
 import (
-	"encoding/json"
-	"math"
 	"strings"
 	"testing"
 
@@ -33,31 +31,7 @@ output: {every: 3, plot: false}
 // round 0; eq. 3.58's ε grows linearly in the round (∞ without noise); the
 // canary is in the odd runs.
 func TestPrivacyAuditIsTheSameOnBothEngines(t *testing.T) {
-	for _, scheme := range []string{"none", "random", "random-broadcast", "graph-homomorphic", "local-graph-homomorphic"} {
-		for _, view := range []string{"wire", "network"} {
-			for _, mech := range []string{"laplace", "gaussian"} {
-				if mech == "gaussian" && (scheme == "local-graph-homomorphic" || scheme == "none") {
-					continue
-				}
-				name := scheme + "/" + view + "/" + mech
-				sets := []string{"privacy.scheme=" + scheme, "privacy.audit.view=" + view, "privacy.mechanism=" + mech}
-				a, err := familytest.AuditRuns(t, audited, run.Actors, sets...)
-				if err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				r, err := familytest.AuditRuns(t, audited, run.Reference, sets...)
-				if err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				if d := familytest.SameAudits(a, r); d != "" {
-					t.Errorf("%s: the engines differ: %s", name, d)
-				}
-				for k := range a {
-					familytest.CheckClaimShape(t, name, a[k], 4, scheme, mech, "eq. 3.58")
-				}
-			}
-		}
-	}
+	familytest.CheckDatasetAuditOnBothEngines(t, audited, []string{"none", "random", "random-broadcast", "graph-homomorphic", "local-graph-homomorphic"}, 4, "eq. 3.58")
 }
 
 // Under the network view the score is the exact log-likelihood ratio, so
@@ -66,34 +40,7 @@ func TestPrivacyAuditIsTheSameOnBothEngines(t *testing.T) {
 // score − (±divergence) must be within 4 standard errors of 0, and the runs
 // with the canary must score higher on average.
 func TestNetworkScoresAreCentredOnTheDivergence(t *testing.T) {
-	src := strings.Replace(audited, "runs: 4", "runs: 40", 1)
-	for _, scheme := range []string{"random", "graph-homomorphic"} {
-		runs, err := familytest.AuditRuns(t, src, run.Reference, "privacy.scheme="+scheme, "privacy.audit.view=network")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var sum, sum2, gap float64
-		for _, r := range runs {
-			var d map[string]any
-			if err := json.Unmarshal(r.Details["privacy_audit"], &d); err != nil {
-				t.Fatal(err)
-			}
-			div, s := d["divergence"].(float64), r.Scores[len(r.Scores)-1]
-			if !r.In {
-				div, gap = -div, gap-s
-			} else {
-				gap += s
-			}
-			sum += s - div
-			sum2 += (s - div) * (s - div)
-		}
-		n := float64(len(runs))
-		mean := sum / n
-		se := math.Sqrt((sum2/n - mean*mean) / n)
-		if math.Abs(mean) > 4*se || !(gap > 0) {
-			t.Errorf("%s: score − expected score %v ± %v; in − out %v", scheme, mean, se, gap/(n/2))
-		}
-	}
+	familytest.CheckNetworkScoresAreCentred(t, strings.Replace(audited, "runs: 4", "runs: 40", 1), []string{"random", "graph-homomorphic"})
 }
 
 // What the auditor cannot see or replay is refused by name, exit 2.
