@@ -1,14 +1,13 @@
 package diffusion
 
 import (
-	"crypto/ecdh"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -25,6 +24,7 @@ import (
 	"maple/algorithms/rng"
 	"maple/privacy/homomorphic"
 	"maple/privacy/pairmask"
+	"maple/privacy/pairmask/pairmasktest"
 	"maple/topology"
 )
 
@@ -241,36 +241,14 @@ func (s shareNorms) meanAbsDiff(o shareNorms) float64 {
 }
 
 // keyMaterial recomputes, from the agents' key streams, what must never leave
-// an agent: every private key and every pairwise X25519 secret, hex-encoded,
-// and the public keys that may.
+// a agent — every private key and every pairwise X25519 secret — and the
+// public keys that may.
 func keyMaterial(t *testing.T) (secrets []string, public map[string]string) {
-	t.Helper()
-	privs := make([]*ecdh.PrivateKey, agents)
-	public = map[string]string{}
-	for p := range privs {
-		r := rng.New(seed, diffusion.AgentName(p), diffusion.StreamKey)
-		var b [32]byte
-		for i := 0; i < 32; i += 8 {
-			binary.LittleEndian.PutUint64(b[i:], r.Uint64())
-		}
-		priv, err := ecdh.X25519().NewPrivateKey(b[:])
-		if err != nil {
-			t.Fatal(err)
-		}
-		privs[p] = priv
-		secrets = append(secrets, hex.EncodeToString(b[:]))
-		public[diffusion.AgentName(p)] = hex.EncodeToString(priv.PublicKey().Bytes())
+	names := make([]string, agents)
+	for p := range names {
+		names[p] = diffusion.AgentName(p)
 	}
-	for l := range privs {
-		for m := l + 1; m < len(privs); m++ {
-			s, err := privs[l].ECDH(privs[m].PublicKey())
-			if err != nil {
-				t.Fatal(err)
-			}
-			secrets = append(secrets, hex.EncodeToString(s))
-		}
-	}
-	return secrets, public
+	return pairmasktest.KeyMaterial(t, names, func(name string) *rand.Rand { return rng.New(seed, name, diffusion.StreamKey) })
 }
 
 // A traced secure LGH run shows the protocol as messages — role

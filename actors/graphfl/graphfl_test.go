@@ -1,12 +1,11 @@
 package graphfl
 
 import (
-	"crypto/ecdh"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -24,6 +23,7 @@ import (
 	"maple/algorithms/rng"
 	"maple/privacy/noise"
 	"maple/privacy/pairmask"
+	"maple/privacy/pairmask/pairmasktest"
 	"maple/topology"
 )
 
@@ -163,37 +163,15 @@ func TestActorRunMatchesReference(t *testing.T) {
 	}
 }
 
-// keyMaterial recomputes, from the servers' key streams, what must never
-// leave a server: every private key and every pairwise X25519 secret,
-// hex-encoded, and the public keys that may.
+// keyMaterial recomputes, from the servers' key streams, what must never leave
+// a server — every private key and every pairwise X25519 secret — and the
+// public keys that may.
 func keyMaterial(t *testing.T) (secrets []string, public map[string]string) {
-	t.Helper()
-	privs := make([]*ecdh.PrivateKey, servers)
-	public = map[string]string{}
-	for p := range privs {
-		r := rng.New(seed, graphfl.ServerName(p, servers), graphfl.StreamKey)
-		var b [32]byte
-		for i := 0; i < 32; i += 8 {
-			binary.LittleEndian.PutUint64(b[i:], r.Uint64())
-		}
-		priv, err := ecdh.X25519().NewPrivateKey(b[:])
-		if err != nil {
-			t.Fatal(err)
-		}
-		privs[p] = priv
-		secrets = append(secrets, hex.EncodeToString(b[:]))
-		public[graphfl.ServerName(p, servers)] = hex.EncodeToString(priv.PublicKey().Bytes())
+	names := make([]string, servers)
+	for p := range names {
+		names[p] = graphfl.ServerName(p, servers)
 	}
-	for l := range privs {
-		for m := l + 1; m < len(privs); m++ {
-			s, err := privs[l].ECDH(privs[m].PublicKey())
-			if err != nil {
-				t.Fatal(err)
-			}
-			secrets = append(secrets, hex.EncodeToString(s))
-		}
-	}
-	return secrets, public
+	return pairmasktest.KeyMaterial(t, names, func(name string) *rand.Rand { return rng.New(seed, name, graphfl.StreamKey) })
 }
 
 // A traced run with local graph-homomorphic masks between servers and noisy
