@@ -63,7 +63,6 @@ type Auditor struct {
 	tally   audit.Tally     // the scores, and μ₁ − μ₀ per iteration scored and communicating stage
 	mu      [2][3][]float64 // the victim's predicted value of each stage under D and D′
 	yhat    [3][]float64    // the revealed value of each stage (network replay)
-	obs     [][]float64     // the messages scored, one per law
 	predict predictor
 }
 
