@@ -2,7 +2,6 @@ package diffusion
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -265,28 +264,10 @@ func (l *lgh) onRole(m *Message) error {
 	return nil
 }
 
-// checkRole validates a role announcement.
+// checkRole validates a role announcement, as a pairmask.Node does.
 func (l *lgh) checkRole(m *Message) error {
 	a := l.a
-	switch {
-	case m.Role == Unmasked:
-		if len(m.Partners) > 0 {
-			return fmt.Errorf("agent %d: unmasked role from agent %d lists partners %v", a.id, m.Peer, m.Partners)
-		}
-		return nil
-	case m.Role != pairmask.Plus && m.Role != pairmask.Minus:
-		return fmt.Errorf("agent %d: invalid role %d from agent %d", a.id, m.Role, m.Peer)
-	case m.Weight < 0 || m.Weight > 1 || math.IsNaN(m.Weight) || (m.Weight == 0 && !a.net.symmetric):
-		return fmt.Errorf("agent %d: agent %d announced the weight %g; a masking receiver must announce a weight in (0, 1] unless A is symmetric", a.id, m.Peer, m.Weight)
-	case len(m.Partners) == 0 || !slices.IsSorted(m.Partners):
-		return fmt.Errorf("agent %d: agent %d announced the partners %v; they must be non-empty and ascending", a.id, m.Peer, m.Partners)
-	}
-	for i, p := range m.Partners {
-		if p < 0 || p >= a.net.Agents() || p == a.id || p == m.Peer || (i > 0 && p == m.Partners[i-1]) {
-			return fmt.Errorf("agent %d: agent %d announced an invalid partner list %v", a.id, m.Peer, m.Partners)
-		}
-	}
-	return nil
+	return pairmask.CheckAnnouncement(m.Role, m.Weight, m.Partners, a.id, m.Peer, a.net.Agents(), a.net.symmetric, "agent")
 }
 
 // senderRole returns the role of sender s at this receiver.

@@ -236,22 +236,30 @@ func (n *Node) onAnnounce(m *SetupMessage, send func(*SetupMessage)) error {
 
 // checkAnnounce validates a role announcement.
 func (n *Node) checkAnnounce(m *SetupMessage) error {
+	return CheckAnnouncement(m.Role, m.Weight, m.Partners, n.id, m.Peer, n.plan.Nodes(), n.symmetric, "node")
+}
+
+// CheckAnnouncement validates the announcement that receiver peer sent
+// node self (of nodes nodes): a role, the weight a_{self,peer} (0 only when
+// A is symmetric) and the partners, ascending, distinct, neither end. noun
+// names the nodes in the error ("node", "agent").
+func CheckAnnouncement(role Role, weight float64, partners []int, self, peer, nodes int, symmetric bool, noun string) error {
 	switch {
-	case m.Role == Unmasked:
-		if len(m.Partners) > 0 {
-			return fmt.Errorf("node %d: unmasked role from node %d lists partners %v", n.id, m.Peer, m.Partners)
+	case role == Unmasked:
+		if len(partners) > 0 {
+			return fmt.Errorf("%s %d: unmasked role from %s %d lists partners %v", noun, self, noun, peer, partners)
 		}
 		return nil
-	case m.Role != Plus && m.Role != Minus:
-		return fmt.Errorf("node %d: invalid role %d from node %d", n.id, m.Role, m.Peer)
-	case m.Weight < 0 || m.Weight > 1 || math.IsNaN(m.Weight) || (m.Weight == 0 && !n.symmetric):
-		return fmt.Errorf("node %d: node %d announced the weight %g; a masking receiver must announce a weight in (0, 1] unless A is symmetric", n.id, m.Peer, m.Weight)
-	case len(m.Partners) == 0 || !slices.IsSorted(m.Partners):
-		return fmt.Errorf("node %d: node %d announced the partners %v; they must be non-empty and ascending", n.id, m.Peer, m.Partners)
+	case role != Plus && role != Minus:
+		return fmt.Errorf("%s %d: invalid role %d from %s %d", noun, self, role, noun, peer)
+	case weight < 0 || weight > 1 || math.IsNaN(weight) || (weight == 0 && !symmetric):
+		return fmt.Errorf("%s %d: %s %d announced the weight %g; a masking receiver must announce a weight in (0, 1] unless A is symmetric", noun, self, noun, peer, weight)
+	case len(partners) == 0 || !slices.IsSorted(partners):
+		return fmt.Errorf("%s %d: %s %d announced the partners %v; they must be non-empty and ascending", noun, self, noun, peer, partners)
 	}
-	for i, p := range m.Partners {
-		if p < 0 || p >= n.plan.Nodes() || p == n.id || p == m.Peer || (i > 0 && p == m.Partners[i-1]) {
-			return fmt.Errorf("node %d: node %d announced an invalid partner list %v", n.id, m.Peer, m.Partners)
+	for i, p := range partners {
+		if p < 0 || p >= nodes || p == self || p == peer || (i > 0 && p == partners[i-1]) {
+			return fmt.Errorf("%s %d: %s %d announced an invalid partner list %v", noun, self, noun, peer, partners)
 		}
 	}
 	return nil
