@@ -68,11 +68,10 @@ func newAuditRun(j *run.Job, p *inputs.Problem, cfg diffusion.Config, prob diffu
 	if err != nil {
 		return nil, nil, err
 	}
-	ar := &auditRun{Run: *dp}
+	ar := &auditRun{Run: dp}
 	if ar.auditor, err = diffusion.NewAuditor(cfg, prob, ar.Alt, view, diffusion.SeedStreams(j.RunSeed)); err != nil {
 		return nil, nil, j.Curve.Errorf(scenarios.FieldAudit, "%v", err)
 	}
-	ar.Auditor = ar.auditor
 	return ar, sets, nil
 }
 
@@ -86,7 +85,7 @@ func (ar *auditRun) spawn(r *actors.Run, first actors.ID) {
 // divergence is what its expected score is).
 func (ar *auditRun) record(j *run.Job, t *rundir.Table, agents, dim int) error {
 	sc := j.Curve.Scenario
-	return ar.Record(j, t, auditWording, ar.upper(sc, t, agents, dim), sc.Privacy.Scheme != "none", dim)
+	return ar.Record(j, t, ar.auditor, auditWording, ar.upper(sc, t, agents, dim), sc.Privacy.Scheme != "none", dim)
 }
 
 // upper returns maple's accountant of the audited guarantee after each row:

@@ -65,11 +65,10 @@ func newAuditRun(j *run.Job, p *inputs.Problem, cfg graphfl.Config, prob graphfl
 	if err != nil {
 		return nil, nil, err
 	}
-	ar := &auditRun{Run: *dp}
+	ar := &auditRun{Run: dp}
 	if ar.auditor, err = graphfl.NewAuditor(j.Context(), cfg, prob, ar.Alt, view, j.RunSeed, j.Curve.Scenario.Iterations); err != nil {
 		return nil, nil, j.Curve.Errorf(scenarios.FieldAudit, "%v", err)
 	}
-	ar.Auditor = ar.auditor
 	return ar, sets, nil
 }
 
@@ -82,7 +81,7 @@ func (ar *auditRun) spawn(r *actors.Run, first actors.ID) {
 // compared with, and describes the audit in the run's details.
 func (ar *auditRun) record(j *run.Job, t *rundir.Table, net *inputs.Network, dim int) error {
 	sc := j.Curve.Scenario
-	return ar.Record(j, t, auditWording, ar.upper(sc, t, net, dim), serverScheme(sc) != graphfl.None, dim)
+	return ar.Record(j, t, ar.auditor, auditWording, ar.upper(sc, t, net, dim), serverScheme(sc) != graphfl.None, dim)
 }
 
 // upper returns maple's accountant of the audited guarantee after each row,

@@ -67,27 +67,25 @@ type Wording struct {
 	Round string
 }
 
-// Run is one run's audit: the victim's neighbouring dataset, the distance
-// of the optima it moves, and the family's auditor.
+// Run is one run's neighbouring dataset: the victim's D′ and the distance
+// of the optima it moves.
 type Run struct {
 	// Alt is the victim's neighbouring dataset D′.
 	Alt *data.Set
 	// Dist is ‖w^o − w′^o‖.
 	Dist float64
-	// Auditor scores the run; the family sets it.
-	Auditor Auditor
 }
 
 // New reads the job's view and builds its neighbouring datasets, D′ for
 // the victim (dataset 0), from the seed of the run's data: the run's, or run
 // 0's when the data are drawn once for every run. It returns the view, the
-// run's audit without its auditor, and the datasets the run trains on (D′
-// for the victim when the canary is in).
-func New(j *run.Job, p *inputs.Problem) (audit.View, *Run, []*data.Set, error) {
+// neighbouring dataset, and the datasets the run trains on (D′ for the
+// victim when the canary is in).
+func New(j *run.Job, p *inputs.Problem) (audit.View, Run, []*data.Set, error) {
 	c := j.Curve
 	view, err := audit.ParseView(j.Audit().View)
 	if err != nil {
-		return 0, nil, nil, c.Errorf(scenarios.FieldAudit+".view", "%v", err)
+		return 0, Run{}, nil, c.Errorf(scenarios.FieldAudit+".view", "%v", err)
 	}
 	seed := j.RunSeed
 	if c.Scenario.Data.Regenerate == "once" {
@@ -95,22 +93,21 @@ func New(j *run.Job, p *inputs.Problem) (audit.View, *Run, []*data.Set, error) {
 	}
 	sets, dist, err := inputs.NeighbourOptimum(j.Context(), c, j.Dir, seed, p)
 	if err != nil {
-		return 0, nil, nil, err
+		return 0, Run{}, nil, err
 	}
-	ar := &Run{Alt: sets[0], Dist: dist}
+	ar := Run{Alt: sets[0], Dist: dist}
 	if j.CanaryIn() {
 		return view, ar, sets, nil
 	}
 	return view, ar, p.Sets, nil
 }
 
-// Record records the run's scores and the accountant's bound upper they are
-// compared with, and describes the audit in the run's details (the summary
-// shows run 0's). noised says the victim's messages carry privacy noise
-// (for the ratio chain); dim is the model's dimension.
-func (ar *Run) Record(j *run.Job, t *rundir.Table, w Wording, upper run.AuditUpper, noised bool, dim int) error {
+// Record records the scores of the run's auditor a and the accountant's
+// bound upper they are compared with, and describes the audit in the run's
+// details (the summary shows run 0's). noised says the victim's messages
+// carry privacy noise (for the ratio chain); dim is the model's dimension.
+func (ar Run) Record(j *run.Job, t *rundir.Table, a Auditor, w Wording, upper run.AuditUpper, noised bool, dim int) error {
 	sc := j.Curve.Scenario
-	a := ar.Auditor
 	if a.Scored() != sc.Iterations {
 		return fmt.Errorf("the auditor scored %d of %d %ss", a.Scored(), sc.Iterations, w.Round)
 	}
@@ -135,7 +132,7 @@ func (ar *Run) Record(j *run.Job, t *rundir.Table, w Wording, upper run.AuditUpp
 		// other runs skip it.
 		d["divergence"] = rundir.Number(a.Divergence())
 	}
-	if chain, how := ar.chain(sc, w, noised, dim); how != "" {
+	if chain, how := ar.chain(sc, a.Draws(), w, noised, dim); how != "" {
 		d["chain_epsilon_final"], d["chain"] = rundir.Number(chain), how
 		d["chain_sensitivity_bound"] = sc.Privacy.Accountant.B + sc.Privacy.Accountant.BPrime + ar.Dist
 	}
@@ -146,16 +143,15 @@ func (ar *Run) Record(j *run.Job, t *rundir.Table, w Wording, upper run.AuditUpp
 // chain returns the ratio chain of the papers' proofs (paper 001 eq. 30,
 // seed 002's Theorem 3) stopped before its last step, for the view's actual
 // noise, and how it was computed: per round, the Laplace mechanism of each
-// independent draw the victim's messages carry (Auditor.Draws), with the
-// victim's sensitivity bound B + B′ + ‖w^o − w′^o‖ (its own error, not the
+// of the draws independent draws the victim's messages carry
+// (Auditor.Draws), with the victim's sensitivity bound B + B′ + ‖w^o − w′^o‖ (its own error, not the
 // network's, on the same high-probability event) and ℓ1 (exact for
 // per-coordinate Laplace noise), composed over the rounds; for Gaussian
 // noise the same draws composed as one Gaussian mechanism. It is "" where
 // the view reveals the victim's value (no finite ε applies) or there is no
 // noise.
-func (ar *Run) chain(sc *scenarios.Scenario, w Wording, noised bool, dim int) (float64, string) {
+func (ar Run) chain(sc *scenarios.Scenario, draws float64, w Wording, noised bool, dim int) (float64, string) {
 	acc := sc.Privacy.Accountant
-	draws := ar.Auditor.Draws()
 	if acc == nil || !noised || math.IsInf(draws, 1) {
 		return 0, ""
 	}
