@@ -67,7 +67,7 @@ func TestTallySumsScoresAndShifts(t *testing.T) {
 	// Gaussian noise of σ = 2: KL of a shift d is d²/(2σ²) per coordinate,
 	// so (9 + 16 + 1)/8 over the two shifts.
 	laws := []Noise{GaussianNoise(2)}
-	if got, want := l.Divergence(laws), 26.0/8; math.Abs(got-want) > 1e-15 {
+	if got, want := l.Divergence(laws), 26.0/8; got != want { // every term and sum is a short binary fraction: exact
 		t.Errorf("divergence %g, want %g", got, want)
 	}
 	defer func() {
