@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -95,30 +94,15 @@ type docLink struct {
 // blocks.
 func markdownLinks(t *testing.T, path string) []docLink {
 	t.Helper()
-	f, err := os.Open(path)
+	lines, err := proseLines(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	var links []docLink
-	fenced := false
-	s := bufio.NewScanner(f)
-	s.Buffer(nil, 1<<20)
-	for n := 1; s.Scan(); n++ {
-		line := s.Text()
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
-			fenced = !fenced
-			continue
-		}
-		if fenced {
-			continue
-		}
+	for i, line := range lines {
 		for _, m := range markdownLink.FindAllStringSubmatch(line, -1) {
-			links = append(links, docLink{target: m[1], line: n})
+			links = append(links, docLink{target: m[1], line: i + 1})
 		}
-	}
-	if err := s.Err(); err != nil {
-		t.Fatalf("%s: %v", path, err)
 	}
 	return links
 }
@@ -127,35 +111,47 @@ func markdownLinks(t *testing.T, path string) []docLink {
 // (ATX headings, outside fenced code blocks), the second and later
 // headings with the same anchor numbered -1, -2, … as GitHub numbers them.
 func headingAnchors(path string) (map[string]bool, error) {
-	data, err := os.ReadFile(path)
+	lines, err := proseLines(path)
 	if err != nil {
 		return nil, err
 	}
 	anchors, seen := map[string]bool{}, map[string]int{}
-	fenced := false
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
-			fenced = !fenced
-			continue
-		}
+	for _, line := range lines {
 		text, ok := strings.CutPrefix(line, "#")
-		if fenced || !ok {
+		if text = strings.TrimLeft(text, "#"); !ok || !strings.HasPrefix(text, " ") {
 			continue
 		}
-		text = strings.TrimLeft(text, "#")
-		if !strings.HasPrefix(text, " ") {
-			continue
+		base := anchor(text)
+		a := base
+		if n := seen[base]; n > 0 {
+			a = fmt.Sprintf("%s-%d", base, n)
 		}
-		a := anchor(text)
-		if n := seen[a]; n > 0 {
-			seen[a]++
-			a = fmt.Sprintf("%s-%d", a, n)
-		} else {
-			seen[a] = 1
-		}
+		seen[base]++
 		anchors[a] = true
 	}
 	return anchors, nil
+}
+
+// proseLines returns the lines of a Markdown file, those of fenced code
+// blocks (and their fences) emptied, so that line i+1 of the file is
+// lines[i].
+func proseLines(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(string(data), "\n")
+	fenced := false
+	for i, line := range lines {
+		fence := strings.HasPrefix(strings.TrimSpace(line), "```")
+		if fence {
+			fenced = !fenced
+		}
+		if fence || fenced {
+			lines[i] = ""
+		}
+	}
+	return lines, nil
 }
 
 // anchor is GitHub's anchor of a heading: lower case, every character but
