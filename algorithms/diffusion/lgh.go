@@ -18,19 +18,18 @@ type lgh struct {
 	a       *Agent
 	mode    pairmask.Mode
 	paper   pairmask.PaperParams
-	keys    *pairmask.KeyPair               // secure mode; never leaves the agent
-	links   []link                          // parallel to the agent's receivers
-	relayed []bool                          // per sender: its public key was relayed (secure)
-	mask    []float64                       // one pair mask, reused
-	public  []float64                       // paper public values, reused
-	delta   []float64                       // the masks of one share, for the residual report
-	out     []float64                       // a residual report, reused
-	streams Streams                         // for the oracle secrets of re-keyed pairs
-	keyOf   [][]byte                        // per sender: its public key (secure), for re-keying
-	share   []float64                       // a re-keyed share, reused
-	old     []float64                       // the masks a re-keyed share replaces
-	round   int                             // the iteration of the message being handled
-	agreed  map[string]*pairmask.MaskStream // secure: the mask stream shared with each public key's owner
+	keys    *pairmask.Agreements // secure mode; never leaves the agent
+	links   []link               // parallel to the agent's receivers
+	relayed []bool               // per sender: its public key was relayed (secure)
+	mask    []float64            // one pair mask, reused
+	public  []float64            // paper public values, reused
+	delta   []float64            // the masks of one share, for the residual report
+	out     []float64            // a residual report, reused
+	streams Streams              // for the oracle secrets of re-keyed pairs
+	keyOf   [][]byte             // per sender: its public key (secure), for re-keying
+	share   []float64            // a re-keyed share, reused
+	old     []float64            // the masks a re-keyed share replaces
+	round   int                  // the iteration of the message being handled
 }
 
 // link is the agent's relation, as a sender, to one receiver.
@@ -73,7 +72,7 @@ func newLGH(a *Agent, streams Streams) (*lgh, error) {
 		if err != nil {
 			return nil, err
 		}
-		l.keys = kp
+		l.keys = pairmask.NewAgreements(kp)
 	case pairmask.Paper:
 		if err := l.paper.Validate(); err != nil {
 			return nil, err
@@ -327,7 +326,7 @@ func (l *lgh) onRelayedKey(m *Message) error {
 	if p.stream != nil {
 		return fmt.Errorf("agent %d: second public key of agent %d relayed by agent %d", l.a.id, m.Other, m.Peer)
 	}
-	if p.stream, err = l.stream(m.Key); err != nil {
+	if p.stream, err = l.keys.Stream(m.Key); err != nil {
 		return fmt.Errorf("agent %d: public key of agent %d relayed by agent %d: %w", l.a.id, m.Other, m.Peer, err)
 	}
 	return nil
@@ -610,30 +609,6 @@ func (l *lgh) onMaskRequest(m *Message) error {
 	return nil
 }
 
-// stream returns the mask stream of the pair this agent forms with the
-// owner of the public key peer: the X25519 agreement and the HKDF
-// extraction are done the first time a relayed key or a re-key names that
-// key and kept, since the same agents are partners at several receivers, and
-// failures re-pair them again and again, and the agreement is most of the
-// set-up's cost. A stream keys every mask by its slot (receiver, iteration,
-// stage), so one serves the pair at every receiver. The streams stay in the
-// agent, as its key does.
-func (l *lgh) stream(peer []byte) (*pairmask.MaskStream, error) {
-	if ms, ok := l.agreed[string(peer)]; ok {
-		return ms, nil
-	}
-	secret, err := l.keys.Shared(peer)
-	if err != nil {
-		return nil, err
-	}
-	if l.agreed == nil {
-		l.agreed = map[string]*pairmask.MaskStream{}
-	}
-	ms := pairmask.NewMaskStream(secret)
-	l.agreed[string(peer)] = ms
-	return ms, nil
-}
-
 // onRekey masks this sender's stage share to receiver k afresh, with the new
 // partners k assigned among its live senders (masks of slot stage + 3), and
 // sends it.
@@ -664,7 +639,7 @@ func (l *lgh) onRekey(m *Message) error {
 		}
 		var stream *pairmask.MaskStream
 		if l.mode == pairmask.Secure {
-			if stream, err = l.stream(m.Keys[i]); err != nil {
+			if stream, err = l.keys.Stream(m.Keys[i]); err != nil {
 				return fmt.Errorf("agent %d: public key of agent %d relayed by agent %d: %w", a.id, id, m.Peer, err)
 			}
 		} else {

@@ -387,13 +387,9 @@ func (rm *referenceMasks) sources(P, dim int, streams Streams) error {
 	case pairmask.Secure:
 		return rm.agreeKeys(P, streams)
 	case pairmask.Oracle:
-		rm.secure = make([][]*pairmask.MaskStream, P)
-		for l := range P {
-			rm.secure[l] = make([]*pairmask.MaskStream, P)
-			for m := l + 1; m < P; m++ {
-				rm.secure[l][m] = pairmask.NewMaskStream(pairmask.OracleSecret(streams(OracleStream(l, m))))
-			}
-		}
+		var err error
+		rm.secure, err = pairmask.PairStreams(P, nil, func(l, m int) *rand.Rand { return streams(OracleStream(l, m)) })
+		return err
 	default:
 		rm.paper = make([][]*rand.Rand, P)
 		rm.keys = make([][][]pairmask.PaperKeys, P)
@@ -426,18 +422,9 @@ func (rm *referenceMasks) agreeKeys(P int, streams Streams) error {
 		}
 		pairs[p] = kp
 	}
-	rm.secure = make([][]*pairmask.MaskStream, P)
-	for l := range P {
-		rm.secure[l] = make([]*pairmask.MaskStream, P)
-		for m := l + 1; m < P; m++ {
-			s, err := pairs[l].Shared(pairs[m].PublicBytes())
-			if err != nil {
-				return err
-			}
-			rm.secure[l][m] = pairmask.NewMaskStream(s)
-		}
-	}
-	return nil
+	var err error
+	rm.secure, err = pairmask.PairStreams(P, pairs, nil)
+	return err
 }
 
 // partners returns the opposite set of sender l at receiver k.

@@ -184,7 +184,7 @@ type referenceMasks struct {
 
 func newReferenceMasks(net *Network, dim int, streams Streams) (*referenceMasks, error) {
 	P, pr := net.Servers(), &net.cfg.Privacy
-	rm := &referenceMasks{net: net, streams: make([][]*pairmask.MaskStream, P), mask: make([]float64, dim)}
+	rm := &referenceMasks{net: net, mask: make([]float64, dim)}
 	var keys []*pairmask.KeyPair
 	if pr.Keys == pairmask.Secure {
 		for p := range P {
@@ -201,20 +201,10 @@ func newReferenceMasks(net *Network, dim int, streams Streams) (*referenceMasks,
 			keys = append(keys, kp)
 		}
 	}
-	for l := range P {
-		rm.streams[l] = make([]*pairmask.MaskStream, P)
-		for m := l + 1; m < P; m++ {
-			var s pairmask.Secret
-			if keys != nil {
-				var err error
-				if s, err = keys[l].Shared(keys[m].PublicBytes()); err != nil {
-					return nil, err
-				}
-			} else {
-				s = pairmask.OracleSecret(streams(OracleStream(l, m)))
-			}
-			rm.streams[l][m] = pairmask.NewMaskStream(s)
-		}
+	var err error
+	rm.streams, err = pairmask.PairStreams(P, keys, func(l, m int) *rand.Rand { return streams(OracleStream(l, m)) })
+	if err != nil {
+		return nil, err
 	}
 	return rm, nil
 }

@@ -89,9 +89,9 @@ type Node struct {
 	mode      Mode
 	weight    func(m, p int) float64
 	symmetric bool
-	keys      *KeyPair
-	links     []nodeLink // parallel to plan.Receivers(id)
-	relayed   []bool     // per sender: its public key was relayed
+	keys      *Agreements // secure mode
+	links     []nodeLink  // parallel to plan.Receivers(id)
+	relayed   []bool      // per sender: its public key was relayed
 	announced bool
 	mask      []float64
 	counts    SetupCounts
@@ -139,7 +139,7 @@ func NewNode(plan *Plan, id int, mode Mode, weight func(m, p int) float64, symme
 		if err != nil {
 			return nil, err
 		}
-		n.keys = kp
+		n.keys = NewAgreements(kp)
 	case Oracle:
 		if s.Pair == nil {
 			return nil, errors.New("pairmask: oracle mode needs the pair streams")
@@ -300,11 +300,11 @@ func (n *Node) onRelayedKey(m *SetupMessage) error {
 	if p.stream != nil {
 		return fmt.Errorf("node %d: second public key of node %d relayed by node %d", n.id, m.Origin, m.Peer)
 	}
-	secret, err := n.keys.Shared(m.Key)
+	stream, err := n.keys.Stream(m.Key)
 	if err != nil {
 		return fmt.Errorf("node %d: public key of node %d relayed by node %d: %w", n.id, m.Origin, m.Peer, err)
 	}
-	p.stream = NewMaskStream(secret)
+	p.stream = stream
 	return nil
 }
 

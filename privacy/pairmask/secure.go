@@ -76,6 +76,71 @@ func (k *KeyPair) Shared(peerPublic []byte) (Secret, error) {
 // reaches a log.
 func (KeyPair) Format(f fmt.State, _ rune) { fmt.Fprint(f, "[X25519 key pair]") }
 
+// Agreements is a node's key pair with the mask streams it has agreed, one
+// per peer public key: the X25519 agreement and the HKDF extraction are done
+// the first time a key is named and then kept, since the same two nodes are
+// partners at several receivers (and re-paired after failures) and the
+// agreement is most of the set-up's cost. A stream keys every mask by its
+// slot (receiver, iteration, stage), so one serves the pair at every
+// receiver. Like the key pair, the streams never leave the node.
+type Agreements struct {
+	keys    *KeyPair
+	streams map[string]*MaskStream
+}
+
+// NewAgreements returns the agreements of key pair k, none made yet.
+func NewAgreements(k *KeyPair) *Agreements {
+	return &Agreements{keys: k, streams: map[string]*MaskStream{}}
+}
+
+// PublicBytes returns the key pair's public key (KeyPair.PublicBytes).
+func (a *Agreements) PublicBytes() []byte { return a.keys.PublicBytes() }
+
+// Stream returns the mask stream shared with the owner of peerPublic,
+// agreeing it the first time (KeyPair.Shared, whose errors it returns).
+func (a *Agreements) Stream(peerPublic []byte) (*MaskStream, error) {
+	if ms, ok := a.streams[string(peerPublic)]; ok {
+		return ms, nil
+	}
+	secret, err := a.keys.Shared(peerPublic)
+	if err != nil {
+		return nil, err
+	}
+	ms := NewMaskStream(secret)
+	a.streams[string(peerPublic)] = ms
+	return ms, nil
+}
+
+// Format prints "[X25519 agreements]" whatever the verb: they hold key
+// material.
+func (Agreements) Format(f fmt.State, _ rune) { fmt.Fprint(f, "[X25519 agreements]") }
+
+// PairStreams returns the mask stream of every pair of n nodes, [ℓ][m] for
+// ℓ < m (nil elsewhere), as a simulation that sees every node computes them:
+// in the secure mode from the nodes' key pairs (the X25519 agreement of
+// keys[ℓ] with keys[m]'s public key), in the oracle mode (keys nil) from the
+// pair's oracle stream pair(ℓ, m). Both ends of a pair derive the same stream,
+// so one per pair serves both.
+func PairStreams(n int, keys []*KeyPair, pair func(l, m int) *rand.Rand) ([][]*MaskStream, error) {
+	streams := make([][]*MaskStream, n)
+	for l := range n {
+		streams[l] = make([]*MaskStream, n)
+		for m := l + 1; m < n; m++ {
+			var s Secret
+			if keys != nil {
+				var err error
+				if s, err = keys[l].Shared(keys[m].PublicBytes()); err != nil {
+					return nil, err
+				}
+			} else {
+				s = OracleSecret(pair(l, m))
+			}
+			streams[l][m] = NewMaskStream(s)
+		}
+	}
+	return streams, nil
+}
+
 // Secret is a 32-byte secret shared by the two agents of a pair. Its bytes
 // cannot be read outside this package: it formats as "[secret]" with every fmt
 // verb, refuses JSON encoding, and keeps its bytes sealed so that printing a

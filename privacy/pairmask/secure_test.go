@@ -193,6 +193,50 @@ func TestSharedRejectsBadPeers(t *testing.T) {
 	}
 }
 
+// Agreements agree a stream once per peer key, the stream of KeyPair.Shared
+// (the same masks bit for bit), and keep no failed agreement.
+func TestAgreementsAgreeOncePerKey(t *testing.T) {
+	mine, peer, other := keyPair(t, 1), keyPair(t, 2), keyPair(t, 3)
+	ag := NewAgreements(mine)
+	if !bytes.Equal(ag.PublicBytes(), mine.PublicBytes()) {
+		t.Fatal("the agreements' public key is not the key pair's")
+	}
+	first, err := ag.Stream(peer.PublicBytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := ag.Stream(slices.Clone(peer.PublicBytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again != first {
+		t.Error("the same peer key was agreed twice")
+	}
+	third, err := ag.Stream(other.PublicBytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := Slot{Receiver: 4, Iteration: 2, Stage: 1}
+	got, want, fromOther := make([]float64, 5), make([]float64, 5), make([]float64, 5)
+	first.Fill(got, at, sigma)
+	NewMaskStream(shared(t, peer, mine)).Fill(want, at, sigma)
+	third.Fill(fromOther, at, sigma)
+	if !slices.Equal(got, want) {
+		t.Errorf("the agreed stream's mask %v is not the pair's %v", got, want)
+	}
+	if slices.Equal(got, fromOther) {
+		t.Error("two peers' streams give the same mask")
+	}
+	for range 2 {
+		if _, err := ag.Stream(make([]byte, 32)); err == nil {
+			t.Fatal("a low-order peer key was agreed")
+		}
+	}
+	if len(ag.streams) != 2 {
+		t.Errorf("%d streams kept, want the 2 agreed", len(ag.streams))
+	}
+}
+
 func TestOracleSecret(t *testing.T) {
 	g1, g2 := make([]float64, 8), make([]float64, 8)
 	at := Slot{Receiver: 0, Iteration: 3}
@@ -216,6 +260,10 @@ func TestSecretsDoNotPrint(t *testing.T) {
 	s := shared(t, kp, keyPair(t, 2))
 	ms := NewMaskStream(s)
 	ms.Fill(make([]float64, 1), Slot{}, sigma) // the derived key is now set
+	ag := NewAgreements(kp)
+	if _, err := ag.Stream(keyPair(t, 2).PublicBytes()); err != nil {
+		t.Fatal(err)
+	}
 	pk := NewPaperKeys(2)
 	pk.Draw(Plus, keyStream(3))
 	holder := struct {
@@ -228,10 +276,12 @@ func TestSecretsDoNotPrint(t *testing.T) {
 		pairVal    KeyPair
 		Exported2  MaskStream
 		ExportedKP KeyPair
-	}{s, s, ms, *ms, pk, kp, *kp, *ms, *kp}
+		agreed     *Agreements
+		AgreedVal  Agreements
+	}{s, s, ms, *ms, pk, kp, *kp, *ms, *kp, ag, *ag}
 
 	var out strings.Builder
-	for _, v := range []any{s, &s, kp, *kp, ms, *ms, pk, holder, &holder} {
+	for _, v := range []any{s, &s, kp, *kp, ms, *ms, pk, ag, *ag, holder, &holder} {
 		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%x", "%X", "%d", "%q"} {
 			fmt.Fprintf(&out, verb+"\n", v)
 		}
