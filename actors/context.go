@@ -28,9 +28,10 @@ type Observer interface {
 // Context is what a behaviour can see and do while it handles one message.
 // It is only valid during that call.
 type Context struct {
-	cell  *cell
-	env   *Envelope
-	round int
+	cell    *cell
+	env     *Envelope
+	round   int
+	recycle bool // the handler recycled the message (Recycle)
 }
 
 // Self returns the ID of the actor handling the message.

@@ -57,7 +57,7 @@ func (c *cell) Stop(pid *actor.PID) {
 // receive hands env to the behaviour. A returned error or a panic stops the
 // actor and fails the run with a Failure naming the actor, the round and the
 // message (a panic's with its stack); the envelope is recycled once
-// handled.
+// handled, and the message too if the handler recycled it (Recycle).
 func (c *cell) receive(env *Envelope) {
 	if c.run.failure != nil {
 		return
@@ -70,6 +70,9 @@ func (c *cell) receive(env *Envelope) {
 	if err := c.behaviour.Receive(&c.ctx, env.Body); err != nil {
 		c.failed(c.failure(env, err, ""))
 		return
+	}
+	if c.ctx.recycle {
+		c.run.keep(env.Body)
 	}
 	c.run.recycle(env)
 }

@@ -124,6 +124,7 @@ type Run struct {
 	warnings   []string
 	warned     map[string]bool
 	free       []*Envelope
+	recycled   []recycledMessages // messages handed back (Context.Recycle), emptied, by type
 	sub        *eventstream.Subscription
 	taps       []wiretap
 	plain      *actor.RootContext // delivers wiretap copies, outside the trace

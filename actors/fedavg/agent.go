@@ -69,6 +69,7 @@ func (a *Agent) Receive(ctx *actors.Context, m proto.Message) error {
 			return nil
 		}
 		a.Started, a.LastRound, a.LastSlot = true, round, slot
+		ctx.Recycle() // for the server's next task, once handled
 		return a.train(ctx, m)
 	case *msg.ImportanceProbe:
 		r, gradients := a.Core.Probe(m.GetWeights())
@@ -98,7 +99,7 @@ func (a *Agent) train(ctx *actors.Context, m *msg.GlobalModel) error {
 	}
 	// The reply is the agent's to give up: the server may keep its storage.
 	c, compressed := a.Core.Compress(reply, w0)
-	body := replyMessage(a.Share, m.GetSlot(), reply, c, compressed, out)
+	body := replyMessage(ctx, a.Share, m.GetSlot(), reply, c, compressed, out)
 	ctx.Observe(fedavg.ObsUplink, []float64{float64(proto.Size(body))})
 	ctx.Pass(a.Server, body)
 	return nil

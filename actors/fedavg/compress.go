@@ -1,6 +1,8 @@
 package fedavg
 
 import (
+	"maple/actors"
+
 	"google.golang.org/protobuf/proto"
 
 	"maple/actors/msg"
@@ -57,18 +59,31 @@ func compressedOf(cfg *fedavg.Config, m compressedReply) *compress.Compressed {
 	return &compress.Compressed{Index: m.GetIndex(), Values: m.GetValues(), Scale: m.GetScale(), Packed: m.GetPacked()}
 }
 
-// replyMessage returns the reply message of an agent: dense, or carrying
-// c when compressed.
-func replyMessage(share fedavg.Share, slot int32, reply []float64, c compress.Compressed, compressed bool, out fedavg.Outcome) proto.Message {
-	r := out.Report
+// replyMessage returns the reply message of an agent, one the run recycled
+// if it has one (actors.Fresh): a LocalUpdate when it shares updates, a
+// LocalModel otherwise.
+func replyMessage(ctx *actors.Context, share fedavg.Share, slot int32, reply []float64, c compress.Compressed, compressed bool, out fedavg.Outcome) proto.Message {
 	if share == fedavg.Updates {
-		m := &msg.LocalUpdate{Slot: slot, Update: reply, GradNorm: r.GradNorm, Sigma2: r.Sigma2, Alpha: r.Alpha, Side: out.ToServer}
-		if compressed {
-			m.Update, m.Index, m.Values, m.Scale, m.Packed = nil, c.Index, c.Values, c.Scale, c.Packed
-		}
-		return m
+		return fillUpdate(actors.Fresh[msg.LocalUpdate](ctx), slot, reply, c, compressed, out)
 	}
-	m := &msg.LocalModel{Slot: slot, Weights: reply, GradNorm: r.GradNorm, Sigma2: r.Sigma2, Alpha: r.Alpha, Side: out.ToServer}
+	return fillModel(actors.Fresh[msg.LocalModel](ctx), slot, reply, c, compressed, out)
+}
+
+// fillUpdate fills the empty m with an agent's reply: dense, or carrying c
+// when compressed.
+func fillUpdate(m *msg.LocalUpdate, slot int32, reply []float64, c compress.Compressed, compressed bool, out fedavg.Outcome) *msg.LocalUpdate {
+	r := out.Report
+	m.Slot, m.Update, m.GradNorm, m.Sigma2, m.Alpha, m.Side = slot, reply, r.GradNorm, r.Sigma2, r.Alpha, out.ToServer
+	if compressed {
+		m.Update, m.Index, m.Values, m.Scale, m.Packed = nil, c.Index, c.Values, c.Scale, c.Packed
+	}
+	return m
+}
+
+// fillModel is fillUpdate for a reply that is a model.
+func fillModel(m *msg.LocalModel, slot int32, reply []float64, c compress.Compressed, compressed bool, out fedavg.Outcome) *msg.LocalModel {
+	r := out.Report
+	m.Slot, m.Weights, m.GradNorm, m.Sigma2, m.Alpha, m.Side = slot, reply, r.GradNorm, r.Sigma2, r.Alpha, out.ToServer
 	if compressed {
 		m.Weights, m.Index, m.Values, m.Scale, m.Packed = nil, c.Index, c.Values, c.Scale, c.Packed
 	}

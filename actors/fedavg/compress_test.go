@@ -131,8 +131,11 @@ func TestCompressedWireSizesMatchProtobuf(t *testing.T) {
 				rep = fedavg.Report{GradNorm: r.Float64(), Sigma2: 0, Alpha: 3.5}
 			}
 			want := fedavg.CompressedReplyWireSize(slot, &c, len(side)) + fedavg.ReportWireSize(rep)
-			for _, share := range []fedavg.Share{fedavg.Models, fedavg.Updates} {
-				m := replyMessage(share, slot, nil, c, true, fedavg.Outcome{Report: rep, ToServer: side})
+			out := fedavg.Outcome{Report: rep, ToServer: side}
+			for share, m := range map[fedavg.Share]proto.Message{
+				fedavg.Models:  fillModel(new(msg.LocalModel), slot, nil, c, true, out),
+				fedavg.Updates: fillUpdate(new(msg.LocalUpdate), slot, nil, c, true, out),
+			} {
 				if got := proto.Size(m); got != want {
 					t.Errorf("%s, %v, dim %d, slot %d, side %d, report %+v: proto %d, reference %d", name, share, dim, slot, len(side), rep, got, want)
 				}

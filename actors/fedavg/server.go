@@ -49,8 +49,11 @@ type ServerParts struct {
 	// copy of the model of its own, passed (Context.Pass), and hands its
 	// reply over the same way; once a round is combined the server owns
 	// those replies' storage and copies the next models into it, so that a
-	// round allocates no vector once the first is over. The messages are
-	// the same; only their storage is reused.
+	// round allocates no vector once the first is over. The message
+	// structs circulate too, through the run (Context.Recycle, Fresh): the
+	// server recycles the replies and takes the tasks it sends from the
+	// run, the agents recycle the tasks and take their replies from it.
+	// The messages are the same; only their storage is reused.
 	circulate bool
 	held      [][]float64 // replies handed over since the last combination
 	spare     [][]float64 // storage of combined replies, for the next models
@@ -94,9 +97,11 @@ func (s *ServerParts) Handle(ctx *actors.Context, m proto.Message) (complete boo
 		return s.begin(ctx)
 	case *msg.LocalModel:
 		s.hold(ctx, m.GetWeights())
+		ctx.Recycle() // for an agent's next reply
 		return s.accept(ctx, m.GetSlot(), m.GetWeights(), compressedOf(s.Config, m), m.GetSide(), fedavg.Report{GradNorm: m.GetGradNorm(), Sigma2: m.GetSigma2(), Alpha: m.GetAlpha()})
 	case *msg.LocalUpdate:
 		s.hold(ctx, m.GetUpdate())
+		ctx.Recycle()
 		return s.accept(ctx, m.GetSlot(), m.GetUpdate(), compressedOf(s.Config, m), m.GetSide(), fedavg.Report{GradNorm: m.GetGradNorm(), Sigma2: m.GetSigma2(), Alpha: m.GetAlpha()})
 	case *msg.FedAvgDeadline:
 		if !s.open || ctx.Round() != s.round {
@@ -133,7 +138,9 @@ func (s *ServerParts) begin(ctx *actors.Context) (complete bool, err error) {
 			if n := len(s.spare); n > 0 {
 				v, s.spare = s.spare[n-1][:0], s.spare[:n-1]
 			}
-			ctx.Pass(s.Agents.ID(k), &msg.GlobalModel{Slot: int32(slot), Weights: append(v, s.Core.Model()...), P: s.Core.Probability(slot), Side: side})
+			g := actors.Fresh[msg.GlobalModel](ctx) // one an agent recycled, after the first round
+			g.Slot, g.Weights, g.P, g.Side = int32(slot), append(v, s.Core.Model()...), s.Core.Probability(slot), side
+			ctx.Pass(s.Agents.ID(k), g)
 		}
 	} else {
 		model := append([]float64(nil), s.Core.Model()...) // shared, immutable once sent
