@@ -99,8 +99,10 @@ func (s *asyncServer) Receive(ctx *actors.Context, m proto.Message) error {
 		s.core = fedavg.NewAsyncServer(s.Config, s.Core.Model(), ctx.Rand("participation"))
 		s.dispatch(ctx)
 	case *msg.LocalModel:
+		ctx.Recycle() // for an agent's next reply (its vector stays the server's to keep)
 		return s.arrive(ctx, m.GetSlot(), m.GetWeights(), compressedOf(s.Config, m))
 	case *msg.LocalUpdate:
+		ctx.Recycle()
 		return s.arrive(ctx, m.GetSlot(), m.GetUpdate(), compressedOf(s.Config, m))
 	case *msg.FedAvgTimeout:
 		if s.done {
