@@ -90,8 +90,8 @@ type docLink struct {
 	line   int
 }
 
-// codeSpan matches an inline code span on one line, `…` or ``…``: what
-// is inside is code, never a link.
+// codeSpan matches an inline code span on one line, its text between one
+// or two backquotes on each side: what is inside is code, never a link.
 var codeSpan = regexp.MustCompile("``[^`]*``|`[^`]*`")
 
 // markdownLinks returns the links of a Markdown file outside fenced code

@@ -41,7 +41,7 @@ func (s *Scheduler) Receive(ctx *Context, m proto.Message) error {
 		from := ctx.Sender()
 		switch {
 		case from < 0 || int(from) >= len(s.state) || s.state[from] == notTarget:
-			return fmt.Errorf("Done for round %d from %s, which is not a target", s.round, ctx.Name(from))
+			return fmt.Errorf("a Done for round %d from %s, which is not a target", s.round, ctx.Name(from))
 		case s.state[from] == answered:
 			return fmt.Errorf("second Done for round %d from %s", s.round, ctx.Name(from))
 		}
