@@ -100,13 +100,34 @@ func compressedRunWith(t *testing.T, cfg fedavg.Config, sets []*data.Set, l loss
 	return u, r.Execute(sched, &msg.Start{})
 }
 
-// The sizes the reference charges to bandwidth for compressed replies are
-// the protobuf library's, for replies of every compressor (from their
-// encoders, on vectors with entries of every magnitude, so that indices and
-// values take every varint length), both reply messages, any slot, side
-// vector and importance report.
-func TestCompressedWireSizesMatchProtobuf(t *testing.T) {
+// The reply sizes every engine reports (fedavg.UplinkWireSize) and the
+// reference charges to bandwidth are the protobuf library's, for dense
+// replies and for those of every compressor (from their encoders, on
+// vectors with entries of every magnitude, so that indices and values take
+// every varint length), both reply messages, any slot, side vector and
+// importance report.
+func TestReplyWireSizesMatchProtobuf(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 9))
+	for range 50 {
+		dim := r.IntN(3000)
+		slot := []int32{0, 1, 300, 1 << 20}[r.IntN(4)]
+		side := make([]float64, []int{0, 1, 5}[r.IntN(3)])
+		rep := fedavg.Report{}
+		if r.IntN(2) == 0 {
+			rep = fedavg.Report{GradNorm: r.Float64(), Sigma2: 0, Alpha: 3.5}
+		}
+		out := fedavg.Outcome{Report: rep, ToServer: side}
+		reply := make([]float64, dim)
+		want := fedavg.UplinkWireSize(slot, dim, nil, len(side), rep)
+		for share, m := range map[fedavg.Share]proto.Message{
+			fedavg.Models:  fillModel(new(msg.LocalModel), slot, reply, compress.Compressed{}, false, out),
+			fedavg.Updates: fillUpdate(new(msg.LocalUpdate), slot, reply, compress.Compressed{}, false, out),
+		} {
+			if got := proto.Size(m); got != want {
+				t.Errorf("dense, %v, dim %d, slot %d, side %d, report %+v: proto %d, UplinkWireSize %d", share, dim, slot, len(side), rep, got, want)
+			}
+		}
+	}
 	for _, name := range Compressors.Names() {
 		spec, _ := params.Lookup(CompressSlot, name)
 		for range 20 {
@@ -130,7 +151,7 @@ func TestCompressedWireSizesMatchProtobuf(t *testing.T) {
 			if r.IntN(2) == 0 {
 				rep = fedavg.Report{GradNorm: r.Float64(), Sigma2: 0, Alpha: 3.5}
 			}
-			want := fedavg.CompressedReplyWireSize(slot, &c, len(side)) + fedavg.ReportWireSize(rep)
+			want := fedavg.UplinkWireSize(slot, dim, &c, len(side), rep)
 			out := fedavg.Outcome{Report: rep, ToServer: side}
 			for share, m := range map[fedavg.Share]proto.Message{
 				fedavg.Models:  fillModel(new(msg.LocalModel), slot, nil, c, true, out),

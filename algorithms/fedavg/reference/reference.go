@@ -153,12 +153,12 @@ func ReferenceTapped(ctx context.Context, cfg fedavg.Config, src data.Source, l 
 			}
 			// The reply message's size, as the actor agent reports it
 			// (none under secure aggregation, whose clients send shares).
-			size := fedavg.ReplyWireSize(int32(slot), len(replies[slot])) + fedavg.ReplySideWireSize(len(out.ToServer))
-			if compressed {
-				size = fedavg.CompressedReplyWireSize(int32(slot), &c, len(out.ToServer))
-			}
 			if cfg.SecAgg == nil {
-				observe(round, fedavg.ObsUplink, []float64{float64(size + fedavg.ReportWireSize(out.Report))})
+				var cp *compress.Compressed
+				if compressed {
+					cp = &c
+				}
+				observe(round, fedavg.ObsUplink, []float64{float64(fedavg.UplinkWireSize(int32(slot), len(replies[slot]), cp, len(out.ToServer), out.Report))})
 			}
 			if compressed {
 				_, err = server.AcceptCompressed(slot, k, &c, out.ToServer, out.Report)

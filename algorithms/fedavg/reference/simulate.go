@@ -555,13 +555,10 @@ func (s *sim) agent(m simMsg) error {
 	slot := m.slot
 	side := out.ToServer
 	sent := simMsg{kind: simReply, from: m.to, to: simServer, round: m.round, slot: slot, vec: reply, side: side}
-	var size int
 	if c, ok := a.Core.Compress(reply, m.vec); ok {
 		sent.vec, sent.comp = nil, &c
-		size = fedavg.CompressedReplyWireSize(slot, &c, len(side))
-	} else {
-		size = fedavg.ReplyWireSize(slot, len(reply)) + fedavg.ReplySideWireSize(len(side))
 	}
+	size := fedavg.UplinkWireSize(slot, len(reply), sent.comp, len(side), out.Report)
 	s.observe(m.round, fedavg.ObsUplink, float64(size))
 	s.send(sent, func() int { return size })
 	return nil
