@@ -1,10 +1,9 @@
 package fedavg
 
 import (
-	"maple/actors"
-
 	"google.golang.org/protobuf/proto"
 
+	"maple/actors"
 	"maple/actors/msg"
 	"maple/algorithms/compress"
 	"maple/algorithms/fedavg"

@@ -94,10 +94,7 @@ func newLGH(a *Agent, streams Streams) (*lgh, error) {
 // newKeyPair returns agent p's X25519 key pair: from its StreamKey stream,
 // or from the operating system's randomness with OSKeys.
 func newKeyPair(osKeys bool, streams Streams, p int) (*pairmask.KeyPair, error) {
-	if osKeys {
-		return pairmask.NewRandomKeyPair()
-	}
-	return pairmask.NewKeyPair(streams(AgentName(p), StreamKey))
+	return pairmask.NodeKeyPair(osKeys, func() *rand.Rand { return streams(AgentName(p), StreamKey) })
 }
 
 // computeRoles fills in the links of the oracle mode, which has no set-up

@@ -182,17 +182,6 @@ func CompressedReplyWireSize(slot int32, c *compress.Compressed, side int) int {
 	return size
 }
 
-// UplinkWireSize is the length of the protobuf encoding of an agent's reply
-// with slot — n values, or c when c is not nil (compressed) —, a side vector
-// of side values and the importance report r, as proto.Size computes it:
-// what every engine reports under ObsUplink.
-func UplinkWireSize(slot int32, n int, c *compress.Compressed, side int, r Report) int {
-	if c != nil {
-		return CompressedReplyWireSize(slot, c, side) + ReportWireSize(r)
-	}
-	return ReplyWireSize(slot, n) + ReplySideWireSize(side) + ReportWireSize(r)
-}
-
 // ReportWireSize is the length an importance report r adds to the protobuf
 // encoding of a reply (its fields grad_norm, sigma2 and alpha, each
 // present unless zero).

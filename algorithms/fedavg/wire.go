@@ -1,6 +1,10 @@
 package fedavg
 
-import "google.golang.org/protobuf/encoding/protowire"
+import (
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"maple/algorithms/compress"
+)
 
 // Observation keys the actor behaviours report (package actors/fedavg uses
 // these values) and reference.Simulate reports through SimOptions.Observe,
@@ -46,6 +50,17 @@ func (c *Config) Announces() bool { return c.SecAgg != nil && c.Participation ==
 // ReplyWireSize is the length of the protobuf encoding of a LocalModel or
 // LocalUpdate with slot and n values and no importance report.
 func ReplyWireSize(slot int32, n int) int { return vectorMessageSize(slot, n) }
+
+// UplinkWireSize is the length of the protobuf encoding of an agent's reply
+// with slot — n values, or c when c is not nil (compressed) —, a side vector
+// of side values and the importance report r, as proto.Size computes it:
+// what every engine reports under ObsUplink.
+func UplinkWireSize(slot int32, n int, c *compress.Compressed, side int, r Report) int {
+	if c != nil {
+		return CompressedReplyWireSize(slot, c, side) + ReportWireSize(r)
+	}
+	return ReplyWireSize(slot, n) + ReplySideWireSize(side) + ReportWireSize(r)
+}
 
 // ModelSideWireSize and ReplySideWireSize are the lengths a side vector of n
 // values adds to the protobuf encoding of a GlobalModel (field 5) and of a

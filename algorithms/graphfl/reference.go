@@ -188,13 +188,7 @@ func newReferenceMasks(net *Network, dim int, streams Streams) (*referenceMasks,
 	var keys []*pairmask.KeyPair
 	if pr.Keys == pairmask.Secure {
 		for p := range P {
-			var kp *pairmask.KeyPair
-			var err error
-			if pr.OSKeys {
-				kp, err = pairmask.NewRandomKeyPair()
-			} else {
-				kp, err = pairmask.NewKeyPair(streams(ServerName(p, P), StreamKey))
-			}
+			kp, err := pairmask.NodeKeyPair(pr.OSKeys, func() *rand.Rand { return streams(ServerName(p, P), StreamKey) })
 			if err != nil {
 				return nil, err
 			}

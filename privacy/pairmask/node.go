@@ -126,16 +126,7 @@ func NewNode(plan *Plan, id int, mode Mode, weight func(m, p int) float64, symme
 		mask:    make([]float64, dim)}
 	switch mode {
 	case Secure:
-		var kp *KeyPair
-		var err error
-		switch {
-		case s.OSKey:
-			kp, err = NewRandomKeyPair()
-		case s.Key == nil:
-			err = errors.New("pairmask: secure mode needs the node's key stream")
-		default:
-			kp, err = NewKeyPair(s.Key)
-		}
+		kp, err := NodeKeyPair(s.OSKey, func() *rand.Rand { return s.Key })
 		if err != nil {
 			return nil, err
 		}

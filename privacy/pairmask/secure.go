@@ -49,6 +49,20 @@ func NewRandomKeyPair() (*KeyPair, error) {
 	return &KeyPair{priv: seal(priv)}, nil
 }
 
+// NodeKeyPair returns a node's key pair for the secure mode: from the
+// operating system's randomness with osKey (NewRandomKeyPair), otherwise
+// from the node's key stream, which key opens only then (NewKeyPair).
+func NodeKeyPair(osKey bool, key func() *rand.Rand) (*KeyPair, error) {
+	if osKey {
+		return NewRandomKeyPair()
+	}
+	r := key()
+	if r == nil {
+		return nil, errors.New("pairmask: secure mode needs the node's key stream")
+	}
+	return NewKeyPair(r)
+}
+
 // PublicBytes returns the 32-byte public key, the only part of a KeyPair that
 // may leave its actor.
 func (k *KeyPair) PublicBytes() []byte {

@@ -64,6 +64,22 @@ func TestKeyPairsAreReproducible(t *testing.T) {
 
 // Key pairs from the operating system's randomness differ every time, and
 // two of them still agree on one secret, so their masks cancel.
+// A node's key pair comes from its key stream, opened only when needed:
+// not with operating-system keys, and refused when there is none.
+func TestNodeKeyPair(t *testing.T) {
+	kp, err := NodeKeyPair(false, func() *rand.Rand { return keyStream(1) })
+	if err != nil || !bytes.Equal(kp.PublicBytes(), keyPair(t, 1).PublicBytes()) {
+		t.Fatalf("from the key stream: %v, err %v; want the key stream's pair", kp, err)
+	}
+	opened := false
+	if _, err := NodeKeyPair(true, func() *rand.Rand { opened = true; return keyStream(1) }); err != nil || opened {
+		t.Errorf("operating-system keys: err %v, key stream opened %v; want neither", err, opened)
+	}
+	if _, err := NodeKeyPair(false, func() *rand.Rand { return nil }); err == nil {
+		t.Error("a node without a key stream got a key pair")
+	}
+}
+
 func TestRandomKeyPairs(t *testing.T) {
 	a, err := NewRandomKeyPair()
 	if err != nil {

@@ -143,9 +143,10 @@ func (ar Run) Record(j *run.Job, t *rundir.Table, a Auditor, w Wording, upper ru
 // chain returns the ratio chain of the papers' proofs (paper 001 eq. 30,
 // seed 002's Theorem 3) stopped before its last step, for the view's actual
 // noise, and how it was computed: per round, the Laplace mechanism of each
-// of the draws independent draws the victim's messages carry
-// (Auditor.Draws), with the victim's sensitivity bound B + B′ + ‖w^o − w′^o‖ (its own error, not the
-// network's, on the same high-probability event) and ℓ1 (exact for
+// of the independent draws the victim's messages carry (draws of them, the
+// auditor's Draws), with the victim's sensitivity bound B + B′ +
+// ‖w^o − w′^o‖ (its own error, not the network's, on the same
+// high-probability event) and ℓ1 (exact for
 // per-coordinate Laplace noise), composed over the rounds; for Gaussian
 // noise the same draws composed as one Gaussian mechanism. It is "" where
 // the view reveals the victim's value (no finite ε applies) or there is no
