@@ -19,13 +19,14 @@ import (
 // the output and the errors stay the encoder's.
 //
 // It remembers the text of what consecutive records often share: the last
-// value of each time (the messages of a round arrive at the same time), of
-// the run, round, size and dimension, the cause (the messages one handling
+// value of each time (the messages of a round arrive at the same time) and
+// of the norm (a message sent to several receivers is described once per
+// receiver, in consecutive records), of the run, round, size and dimension, the cause (the messages one handling
 // sends are consecutive records), the curve and the type, the names of the
 // actors it has met, and the last sequence number. The zero value is ready
 // to use.
 type encoder struct {
-	times       [4]formatted // t, sent, start, end
+	floats      [5]formatted // t, sent, start, end, norm
 	ints        [4]formatted // run, round, size, dim
 	seq         formatted    // the last Seq
 	cause       formatted    // the last Cause
@@ -81,9 +82,13 @@ type formatted struct {
 	ok   bool
 }
 
-// appendTime appends f, the i-th time field, formatted as appendFloat does.
-func (e *encoder) appendTime(b []byte, i int, f float64) ([]byte, bool) {
-	c := &e.times[i]
+// normFloat is the position of the norm among an encoder's float fields.
+const normFloat = 4
+
+// appendCached appends f, the i-th float field (normFloat for the norm),
+// formatted as appendFloat does.
+func (e *encoder) appendCached(b []byte, i int, f float64) ([]byte, bool) {
+	c := &e.floats[i]
 	if c.ok && c.bits == math.Float64bits(f) {
 		return append(b, c.text...), true
 	}
@@ -140,7 +145,7 @@ func (e *encoder) appendRecord(b []byte, rec *Record) ([]byte, error) {
 	b = e.curve.appendQuoted(b, rec.Curve)
 	b = append(b, `,"t":`...)
 	var ok bool
-	if b, ok = e.appendTime(b, 0, rec.Time); !ok {
+	if b, ok = e.appendCached(b, 0, rec.Time); !ok {
 		return slowRecord(b[:start], rec)
 	}
 	b = append(b, `,"round":`...)
@@ -159,7 +164,7 @@ func (e *encoder) appendRecord(b []byte, rec *Record) ([]byte, error) {
 	}
 	if rec.Norm != 0 {
 		b = append(b, `,"norm":`...)
-		if b, ok = appendFloat(b, rec.Norm, 64); !ok {
+		if b, ok = e.appendCached(b, normFloat, rec.Norm); !ok {
 			return slowRecord(b[:start], rec)
 		}
 	}
@@ -169,7 +174,7 @@ func (e *encoder) appendRecord(b []byte, rec *Record) ([]byte, error) {
 	}{{`,"sent":`, rec.Sent}, {`,"start":`, rec.Start}, {`,"end":`, rec.End}} {
 		if f.v != 0 {
 			b = append(b, f.key...)
-			if b, ok = e.appendTime(b, i+1, f.v); !ok {
+			if b, ok = e.appendCached(b, i+1, f.v); !ok {
 				return slowRecord(b[:start], rec)
 			}
 		}

@@ -22,6 +22,9 @@ func TestAppendRecordIsEncodingJSON(t *testing.T) {
 		if prev != nil && r.IntN(2) == 0 { // consecutive records often share their times and cause
 			rec.Time, rec.Sent, rec.Start, rec.End, rec.Cause = prev.Time, prev.Sent, prev.Start, prev.End, prev.Cause
 		}
+		if prev != nil && r.IntN(2) == 0 { // and the vector they describe, sent to several receivers
+			rec.Dim, rec.Norm = prev.Dim, prev.Norm
+		}
 		prev = rec
 		var want bytes.Buffer
 		wantErr := json.NewEncoder(&want).Encode(rec)
