@@ -1,11 +1,13 @@
 package diffusion
 
 import (
+	"io"
 	"testing"
 	"time"
 
 	"maple/actors"
 	"maple/actors/msg"
+	"maple/actors/trace"
 	"maple/algorithms/data"
 	"maple/algorithms/diffusion"
 	"maple/algorithms/loss"
@@ -68,4 +70,58 @@ func BenchmarkATC(b *testing.B) {
 			cputime.ReportRatio(b, actor, ref, "actor/ref")
 		})
 	}
+}
+
+// BenchmarkTracedATC runs ATC without privacy as BenchmarkATC does, untraced
+// and traced into a trace store (written to io.Discard, so the disk is not
+// measured) alternately, and reports the traced run's wall and CPU time over
+// the untraced run's (traced/untraced, traced/untraced-cpu) and the wall
+// time tracing adds per record. With a processor to spare the store's
+// goroutines (encoding, compression) run beside the run, and the wall ratio
+// is what tracing costs the run's own goroutine: Fig. 4's traced-run goal
+// of issue 32 in miniature (design.md, "Tracing").
+func BenchmarkTracedATC(b *testing.B) {
+	const P, iterations = 30, 200
+	g, _, err := topology.Geometric(P, 0.3, 2, rng.New(4, "bench", "graph"), 1000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	A := topology.Metropolis(g)
+	sets, _ := data.Regression(data.RegressionConfig{Agents: P, SamplesMin: 100, SamplesMax: 100, Dim: 2,
+		CovScale: 0.3, SharedCovariance: true, NoiseVarMin: 0.1, NoiseVarMax: 1.1}, 1)
+	s := Setup{Config: diffusion.Config{Strategy: diffusion.ATC, StepSize: 0.4},
+		A: A, Sets: sets, Loss: loss.Loss{Kind: loss.LeastSquares, Rho: 0.01}, W0: make([]float64, 2), Iterations: iterations}
+	system := actors.NewSystem(nil)
+	defer system.Close()
+	run := func(seed uint64, opts actors.TraceOptions) {
+		r := actors.NewRun(actors.Options{RunSeed: seed, System: system, Trace: opts})
+		sched, err := Spawn(r, s)
+		if err == nil {
+			err = r.Execute(sched, &msg.Start{})
+		}
+		r.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	var untraced, traced cputime.Total
+	records := 0
+	for i := 0; b.Loop(); i++ {
+		start := cputime.Now()
+		run(uint64(i), actors.TraceOptions{})
+		untraced.Since(start)
+
+		start = cputime.Now()
+		w := trace.NewStoreWriter(io.Discard)
+		run(uint64(i), actors.TraceOptions{Encoded: true, Sink: func(rec *trace.Record) error {
+			records++
+			return w.Write(rec)
+		}})
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		traced.Since(start)
+	}
+	b.ReportMetric(float64((traced.Wall-untraced.Wall).Nanoseconds())/float64(records), "added-ns/record")
+	cputime.ReportRatio(b, traced, untraced, "traced/untraced")
 }

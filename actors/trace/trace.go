@@ -27,6 +27,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/runtime/protoimpl"
 )
 
 // Record is one line of a trace.
@@ -145,6 +146,13 @@ type plan struct {
 	// it reads (scalarSize, vectorSize) instead of proto.Size walking the
 	// message again.
 	sized bool
+	// generated means goType is a struct protoc-gen-go generated, which
+	// belongs to one descriptor alone, with its unknown fields at offset
+	// unknown; direct, that it is also sized and not ranged: a message of
+	// goType is then described from its struct alone, found by its Go type
+	// without asking for its descriptor.
+	generated, direct bool
+	unknown           uintptr
 }
 
 // planField is one field of a plan and its JSON key.
@@ -160,8 +168,11 @@ type planField struct {
 	// Has and Get. offset is where that field lies in the struct.
 	field  int
 	offset uintptr
-	// tag is the size of the field's protobuf tag (protowire.SizeTag).
-	tag int
+	// tag is the size of the field's protobuf tag (protowire.SizeTag);
+	// kind and packed are the descriptor's Kind and IsPacked, asked once.
+	tag    int
+	kind   protoreflect.Kind
+	packed bool
 }
 
 // planFor returns the plan of m's type, of descriptor md, working it out
@@ -188,7 +199,7 @@ func newPlan(m proto.Message, md protoreflect.MessageDescriptor) *plan {
 	fds := md.Fields()
 	for i := range fds.Len() {
 		fd := fds.Get(i)
-		f := planField{fd: fd, name: string(fd.Name()), field: -1, tag: protowire.SizeTag(fd.Number())}
+		f := planField{fd: fd, name: string(fd.Name()), field: -1, tag: protowire.SizeTag(fd.Number()), kind: fd.Kind(), packed: fd.IsPacked()}
 		if isVector(fd) {
 			f.field = goField(p.goType, fd)
 		} else if !fd.HasPresence() && !fd.IsList() && !fd.IsMap() && fd.Message() == nil {
@@ -209,7 +220,24 @@ func newPlan(m proto.Message, md protoreflect.MessageDescriptor) *plan {
 	for i := range p.others {
 		p.others[i].key = string(appendString(nil, p.others[i].name)) + ":"
 	}
+	p.unknown, p.generated = generatedUnknown(p.goType)
+	p.direct = p.generated && p.sized && !p.ranged
 	return p
+}
+
+// generatedUnknown reports whether t points to a struct protoc-gen-go
+// generated — its first field the message state, and the unknown fields
+// in a field of their own — and where in it the unknown fields lie.
+func generatedUnknown(t reflect.Type) (uintptr, bool) {
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct || t.Elem().NumField() == 0 {
+		return 0, false
+	}
+	st := t.Elem()
+	unknown, ok := st.FieldByName("unknownFields")
+	if st.Field(0).Type != reflect.TypeFor[protoimpl.MessageState]() || !ok || unknown.Type != reflect.TypeFor[protoimpl.UnknownFields]() {
+		return 0, false
+	}
+	return unknown.Offset, true
 }
 
 // goField returns the index of the exported field of the struct t points
@@ -272,11 +300,12 @@ func goKindOf(fd protoreflect.FieldDescriptor) string {
 	return k.String()
 }
 
-// scalarField returns the value of a scalar without presence from its Go
-// field at p, of the Go type goKindOf(fd) names, and whether it is set: not
+// scalarField returns the value of a scalar without presence of the given
+// kind from its Go field at p, of the Go type goKindOf names for that kind,
+// and whether it is set: not
 // zero (a negative zero is set), as protobuf's Has says.
-func scalarField(fd protoreflect.FieldDescriptor, p unsafe.Pointer) (protoreflect.Value, bool) {
-	switch fd.Kind() {
+func scalarField(kind protoreflect.Kind, p unsafe.Pointer) (protoreflect.Value, bool) {
+	switch kind {
 	case protoreflect.BoolKind:
 		v := *(*bool)(p)
 		return protoreflect.ValueOfBool(v), v
@@ -312,7 +341,7 @@ func scalarField(fd protoreflect.FieldDescriptor, p unsafe.Pointer) (protoreflec
 // scalarSize returns the size of the protobuf encoding of field f, a set
 // scalar without presence of value v, as proto.Size counts it.
 func scalarSize(f *planField, v protoreflect.Value) int {
-	switch f.fd.Kind() {
+	switch f.kind {
 	case protoreflect.BoolKind:
 		return f.tag + 1
 	case protoreflect.EnumKind:
@@ -340,7 +369,7 @@ func vectorSize(f *planField, n, width int) int {
 	switch {
 	case n == 0:
 		return 0
-	case f.fd.IsPacked():
+	case f.packed:
 		return f.tag + protowire.SizeBytes(n*width)
 	}
 	return n * (f.tag + width)
@@ -373,8 +402,21 @@ func (d *Describer) describe(rec *Record, m proto.Message, payload, fields bool)
 		rec.Fields = nil
 	}
 	rec.fieldsText, rec.fieldsCount = nil, 0
-	pm := m.ProtoReflect()
-	p := d.planFor(m, pm.Descriptor())
+	// A message of the last plan's generated type needs no reflection: pm
+	// stays nil, and every field and its unknown fields are read from its
+	// struct, sp.
+	p, pm := d.last, protoreflect.Message(nil)
+	var sp unsafe.Pointer // the generated struct, if m is of the plan's type
+	if p != nil && p.direct && reflect.TypeOf(m) == p.goType {
+		sp = reflect.ValueOf(m).UnsafePointer()
+	}
+	if sp == nil { // another type, or a nil message
+		pm = m.ProtoReflect()
+		p = d.planFor(m, pm.Descriptor())
+		if reflect.TypeOf(m) == p.goType && p.goType.Kind() == reflect.Pointer {
+			sp = reflect.ValueOf(m).UnsafePointer()
+		}
+	}
 	rec.Type = p.name
 	if p.ranged {
 		rec.Size = proto.Size(m)
@@ -382,16 +424,12 @@ func (d *Describer) describe(rec *Record, m proto.Message, payload, fields bool)
 		return
 	}
 	var sq float64
-	var sp unsafe.Pointer // the generated struct, if m is of the plan's type
-	if reflect.TypeOf(m) == p.goType && p.goType.Kind() == reflect.Pointer {
-		sp = reflect.ValueOf(m).UnsafePointer()
-	}
 	direct := sp != nil
 	size := 0
 	for i := range p.vectors {
 		f := &p.vectors[i]
 		if f.field >= 0 && direct {
-			if f.fd.Kind() == protoreflect.DoubleKind {
+			if f.kind == protoreflect.DoubleKind {
 				v := *(*[]float64)(unsafe.Add(sp, f.offset))
 				size += vectorSize(f, len(v), 8)
 				sq = addFloats(rec, f.name, v, payload, sq)
@@ -415,7 +453,7 @@ func (d *Describer) describe(rec *Record, m proto.Message, payload, fields bool)
 		var v protoreflect.Value
 		if f.field >= 0 && direct {
 			var set bool
-			if v, set = scalarField(f.fd, unsafe.Add(sp, f.offset)); !set {
+			if v, set = scalarField(f.kind, unsafe.Add(sp, f.offset)); !set {
 				continue
 			}
 			size += scalarSize(f, v)
@@ -438,14 +476,19 @@ func (d *Describer) describe(rec *Record, m proto.Message, payload, fields bool)
 			if ok {
 				text, ok = appendValue(text, val)
 			}
+		} else if ok && f.field >= 0 && direct {
+			text, ok = appendScalar(text, f.fd, f.kind, v)
 		} else if ok {
 			text, ok = appendField(text, f.fd, v)
 		}
 	}
 	d.text = append(text, '}')
-	if p.sized && direct {
+	switch {
+	case p.direct && direct:
+		rec.Size = size + len(*(*protoimpl.UnknownFields)(unsafe.Add(sp, p.unknown)))
+	case p.sized && direct:
 		rec.Size = size + len(pm.GetUnknown())
-	} else {
+	default:
 		rec.Size = proto.Size(m)
 	}
 	switch {
@@ -455,6 +498,9 @@ func (d *Describer) describe(rec *Record, m proto.Message, payload, fields bool)
 	case !fields:
 		// A float JSON cannot represent: the writer is to fail on the
 		// map, as encoding/json does.
+		if pm == nil {
+			pm = m.ProtoReflect()
+		}
 		rec.Fields = map[string]any{}
 		for _, f := range p.others {
 			if pm.Has(f.fd) {
@@ -471,7 +517,13 @@ func appendField(b []byte, fd protoreflect.FieldDescriptor, v protoreflect.Value
 	if fd.IsList() || fd.IsMap() {
 		return appendValue(b, fieldValue(fd, v))
 	}
-	switch fd.Kind() {
+	return appendScalar(b, fd, fd.Kind(), v)
+}
+
+// appendScalar is appendField for a field that is neither a list nor a
+// map, of the given kind (fd's, which a plan has already asked for).
+func appendScalar(b []byte, fd protoreflect.FieldDescriptor, kind protoreflect.Kind, v protoreflect.Value) ([]byte, bool) {
+	switch kind {
 	case protoreflect.BoolKind:
 		return strconv.AppendBool(b, v.Bool()), true
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
