@@ -1,7 +1,6 @@
 package diffusion
 
 import (
-	"errors"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
@@ -51,13 +50,7 @@ func NewNetwork(A mat.Matrix, cfg Config) (*Network, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if A == nil {
-		return nil, errors.New("no combination matrix")
-	}
-	if d, ok := A.(*mat.Dense); ok && d == nil {
-		return nil, errors.New("no combination matrix")
-	}
-	q, err := topology.Perron(A)
+	c, err := topology.NewCombination(A)
 	if err != nil {
 		return nil, err
 	}
@@ -66,9 +59,7 @@ func NewNetwork(A mat.Matrix, cfg Config) (*Network, error) {
 			return nil, err
 		}
 	}
-	n := &Network{cfg: cfg, a: mat.DenseCopyOf(A), uses: cfg.Uses(), q: q}
-	n.senders, n.receivers = topology.Support(A)
-	n.symmetric = mat.Equal(n.a, n.a.T())
+	n := &Network{cfg: cfg, a: c.A, uses: cfg.Uses(), q: c.Perron, senders: c.Senders, receivers: c.Receivers, symmetric: c.Symmetric}
 	n.plan = pairmask.NewPlan(cfg.Privacy.Roles, n.senders, n.receivers)
 	return n, nil
 }

@@ -1,7 +1,6 @@
 package graphfl
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 
@@ -40,33 +39,19 @@ func NewNetwork(A mat.Matrix, cfg Config) (*Network, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if A == nil {
-		return nil, errors.New("no combination matrix")
-	}
-	if d, ok := A.(*mat.Dense); ok && d == nil {
-		return nil, errors.New("no combination matrix")
-	}
-	if r, c := A.Dims(); r != cfg.Servers || c != cfg.Servers {
-		return nil, fmt.Errorf("combination matrix is %d×%d for %d servers", r, c, cfg.Servers)
-	}
-	if err := topology.CheckLeftStochastic(A, topology.DefaultTol); err != nil {
+	c, err := topology.NewCombination(A)
+	if err != nil {
 		return nil, err
 	}
-	if err := topology.CheckPrimitive(A); err != nil {
-		return nil, err
+	if r, _ := c.A.Dims(); r != cfg.Servers {
+		return nil, fmt.Errorf("combination matrix is %d×%d for %d servers", r, r, cfg.Servers)
 	}
 	if cfg.Privacy.Scheme == GraphHomomorphic {
 		if err := homomorphic.CheckForm(A, cfg.Privacy.Form, topology.DefaultTol); err != nil {
 			return nil, err
 		}
 	}
-	q, err := topology.Perron(A)
-	if err != nil {
-		return nil, err
-	}
-	n := &Network{cfg: cfg, a: mat.DenseCopyOf(A), q: q}
-	n.senders, n.receivers = topology.Support(A)
-	n.symmetric = mat.Equal(n.a, n.a.T())
+	n := &Network{cfg: cfg, a: c.A, q: c.Perron, senders: c.Senders, receivers: c.Receivers, symmetric: c.Symmetric}
 	if cfg.Privacy.Scheme == LocalGraphHomomorphic {
 		n.plan = pairmask.NewPlan(cfg.Privacy.Roles, n.senders, n.receivers)
 	}
