@@ -302,8 +302,8 @@ func goKindOf(fd protoreflect.FieldDescriptor) string {
 
 // scalarField returns the value of a scalar without presence of the given
 // kind from its Go field at p, of the Go type goKindOf names for that kind,
-// and whether it is set: not
-// zero (a negative zero is set), as protobuf's Has says.
+// and whether it is set: not zero (a negative zero is set), as protobuf's
+// Has says.
 func scalarField(kind protoreflect.Kind, p unsafe.Pointer) (protoreflect.Value, bool) {
 	switch kind {
 	case protoreflect.BoolKind:
