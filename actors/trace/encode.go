@@ -21,10 +21,10 @@ import (
 // It remembers the text of what consecutive records often share: the last
 // value of each time (the messages of a round arrive at the same time) and
 // of the norm (a message sent to several receivers is described once per
-// receiver, in consecutive records), of the run, round, size and dimension, the cause (the messages one handling
-// sends are consecutive records), the curve and the type, the names of the
-// actors it has met, and the last sequence number. The zero value is ready
-// to use.
+// receiver, in consecutive records), of the run, round, size and
+// dimension, the cause (the messages one handling sends are consecutive
+// records), the curve and the type, the names of the actors it has met,
+// and the last sequence number. The zero value is ready to use.
 type encoder struct {
 	floats      [5]formatted // t, sent, start, end, norm
 	ints        [4]formatted // run, round, size, dim
