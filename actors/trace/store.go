@@ -167,10 +167,10 @@ type StoreWriter struct {
 	abandon bool
 	closed  bool
 
-	// The padding keeps the goroutine's fields off the cache lines of the caller's,
-	// which every Write reads: the goroutine changes raw at every record,
-	// and a line both processors use would go back and forth between them
-	// (two lines, for processors that fetch lines in pairs).
+	// The padding keeps the goroutine's fields off the cache lines of the
+	// caller's, which every Write reads: the goroutine changes raw at every
+	// record, and a line both processors use would go back and forth
+	// between them (two lines, for processors that fetch lines in pairs).
 	_ [128]byte
 
 	// The goroutine's own.
