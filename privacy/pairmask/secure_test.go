@@ -62,8 +62,6 @@ func TestKeyPairsAreReproducible(t *testing.T) {
 	}
 }
 
-// Key pairs from the operating system's randomness differ every time, and
-// two of them still agree on one secret, so their masks cancel.
 // A node's key pair comes from its key stream, opened only when needed:
 // not with operating-system keys, and refused when there is none.
 func TestNodeKeyPair(t *testing.T) {
@@ -80,6 +78,8 @@ func TestNodeKeyPair(t *testing.T) {
 	}
 }
 
+// Key pairs from the operating system's randomness differ every time, and
+// two of them still agree on one secret, so their masks cancel.
 func TestRandomKeyPairs(t *testing.T) {
 	a, err := NewRandomKeyPair()
 	if err != nil {
