@@ -3,7 +3,6 @@ package diffusion
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -12,7 +11,6 @@ import (
 	"maple/algorithms/data"
 	"maple/privacy/audit"
 	"maple/privacy/homomorphic"
-	"maple/privacy/noise"
 )
 
 // This file is the differential-privacy auditor of a decentralized run: the
@@ -137,54 +135,27 @@ func NewAuditor(cfg Config, prob Problem, alt *data.Set, view audit.View, stream
 }
 
 // chooseModel decides how the victim's messages of the view relate to its
-// value: in the clear without noise or to a receiver that cannot mask, one
-// draw per link under random noise, multiples of one draw under
-// graph-homomorphic noise (two different multiples reveal the value:
-// ŷ = (c_b·x_a − c_a·x_b)/(c_b − c_a), spec §3.2, privacy caveat of the
-// ratio form), local graph-homomorphic masks of weight a_0k per link under
-// the wire view, and the value a receiver's aggregate reveals, by the
-// replay, under the network view.
+// value (audit.GraphModel): graph-homomorphic noise is multiples of one draw
+// (two different multiples reveal the value: ŷ = (c_b·x_a − c_a·x_b)/(c_b −
+// c_a), spec §3.2, privacy caveat of the ratio form), and local
+// graph-homomorphic masks weigh a_0k on the link to k.
 func (a *Auditor) chooseModel() {
 	pr := &a.cfg.Privacy
-	law := func() audit.Noise {
-		if pr.Mechanism == noise.Gaussian {
-			return audit.GaussianNoise(pr.Std)
-		}
-		return audit.LaplaceNoise(pr.Std)
-	}
+	e := audit.GraphExchange{View: a.view, Receivers: a.links}
 	switch pr.Scheme {
-	case None:
-		a.model = audit.PlainModel(0)
 	case Random:
-		laws := make([]audit.Noise, len(a.links))
-		for k := range laws {
-			laws[k] = law()
-		}
-		a.model = audit.IndependentModel(laws)
+		e.Noise, e.Law = audit.PerLink, audit.MechanismNoise(pr.Mechanism, pr.Std)
 	case GraphHomomorphic:
-		coef := make([]float64, len(a.links))
-		for k, r := range a.links {
-			coef[k] = homomorphic.EdgeCoefficient(a.net.a, pr.Form, Victim, r)
-		}
-		a.model = audit.MultiplesModel(law(), coef)
+		e.Noise, e.Law = audit.Multiples, audit.MechanismNoise(pr.Mechanism, pr.Std)
+		e.Coefficient = func(r int) float64 { return homomorphic.EdgeCoefficient(a.net.a, pr.Form, Victim, r) }
 	case LocalGraphHomomorphic:
-		for k, r := range a.links {
-			if !a.net.plan.Maskable(r) {
-				a.model = audit.PlainModel(k)
-				return
-			}
-		}
-		if a.view == audit.NetworkView {
-			a.model = audit.ReplayedModel()
-			return
-		}
-		laws := make([]audit.Noise, len(a.links))
-		for k, r := range a.links {
+		e.Noise, e.Maskable = audit.PairMasks, a.net.plan.Maskable
+		e.Mask = func(r int) audit.Noise {
 			as, _ := a.net.plan.Assignment(Victim, r)
-			laws[k] = audit.LaplaceSumNoise(len(as.Partners), pr.Std, 1/a.net.Weight(Victim, r))
+			return audit.LaplaceSumNoise(len(as.Partners), pr.Std, 1/a.net.Weight(Victim, r))
 		}
-		a.model = audit.IndependentModel(laws)
 	}
+	a.model = audit.GraphModel(e)
 }
 
 // Expected returns the number of shares the view holds in one iteration.
@@ -250,15 +221,7 @@ func (a *Auditor) Score(i int) float64 { return a.tally.Score(i, "iteration") }
 // symmetric), when the predictions are exact (Exact). Where the view reveals
 // the victim's value it is +Inf if the predictions are exact (the laws are
 // singular), NaN otherwise (the law of the revealed value is not modelled).
-func (a *Auditor) Divergence() float64 {
-	switch {
-	case a.model.Revealed() && a.Scored() > 0 && a.Exact():
-		return math.Inf(1)
-	case a.model.Revealed() && a.Scored() > 0:
-		return math.NaN()
-	}
-	return a.tally.Divergence(a.model.Laws())
-}
+func (a *Auditor) Divergence() float64 { return a.model.Divergence(&a.tally, a.Exact()) }
 
 // Sensitivity returns the largest ‖μ₁ − μ₀‖₂ over the iterations and
 // stages scored: how far agent 0's predicted values under D and D′ moved

@@ -13,7 +13,6 @@ import (
 	"maple/algorithms/loss"
 	"maple/algorithms/rng"
 	"maple/privacy/audit"
-	"maple/privacy/noise"
 )
 
 // This file is the differential-privacy auditor of the thesis's privatized
@@ -130,13 +129,10 @@ func NewDatasetAuditor(cfg *Config, sets [2]*data.Set, l loss.Loss, runSeed uint
 		a.mu[h] = make([]float64, a.dim)
 	}
 	a.d = make([]float64, a.dim)
-	switch {
-	case cfg.NoiseStd == 0:
+	if cfg.NoiseStd == 0 {
 		a.reveal = true
-	case cfg.Noise == noise.Gaussian:
-		a.law = audit.GaussianNoise(cfg.NoiseStd)
-	default:
-		a.law = audit.LaplaceNoise(cfg.NoiseStd)
+	} else {
+		a.law = audit.MechanismNoise(cfg.Noise, cfg.NoiseStd)
 	}
 	return a, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -15,7 +14,6 @@ import (
 	"maple/algorithms/rng"
 	"maple/privacy/audit"
 	"maple/privacy/homomorphic"
-	"maple/privacy/noise"
 )
 
 // This file is the differential-privacy auditor of a graph federated
@@ -112,56 +110,28 @@ func NewAuditor(ctx context.Context, cfg Config, prob Problem, alt *data.Set, vi
 	return a, err
 }
 
-// chooseModel decides how server 0's messages relate to its aggregate: in
-// the clear without noise or to a server that cannot mask, one draw per link
-// under random noise, one draw on every link under broadcast noise,
-// multiples of one draw under graph-homomorphic noise (two different
-// multiples reveal the aggregate), local graph-homomorphic masks of weight
-// a_0k per link under the wire view, and the aggregate a receiver's
-// combination reveals, by the replay, under the network view.
+// chooseModel decides how server 0's messages relate to its aggregate
+// (audit.GraphModel): broadcast noise is one draw on every link, and local
+// graph-homomorphic masks weigh a_0k on the link to k.
 func (a *Auditor) chooseModel() {
 	pr := &a.cfg.Privacy
-	law := func() audit.Noise {
-		if pr.Mechanism == noise.Gaussian {
-			return audit.GaussianNoise(pr.Std)
-		}
-		return audit.LaplaceNoise(pr.Std)
-	}
+	e := audit.GraphExchange{View: a.view, Receivers: a.links}
 	switch pr.Scheme {
-	case None:
-		a.model = audit.PlainModel(0)
 	case Random:
-		laws := make([]audit.Noise, len(a.links))
-		for k := range laws {
-			laws[k] = law()
-		}
-		a.model = audit.IndependentModel(laws)
+		e.Noise, e.Law = audit.PerLink, audit.MechanismNoise(pr.Mechanism, pr.Std)
 	case RandomBroadcast:
-		a.model = audit.IndependentModel([]audit.Noise{law()}) // one draw on every link, read on the first
+		e.Noise, e.Law = audit.Broadcast, audit.MechanismNoise(pr.Mechanism, pr.Std)
 	case GraphHomomorphic:
-		coef := make([]float64, len(a.links))
-		for k, r := range a.links {
-			coef[k] = homomorphic.EdgeCoefficient(a.net.a, pr.Form, Victim, r)
-		}
-		a.model = audit.MultiplesModel(law(), coef)
+		e.Noise, e.Law = audit.Multiples, audit.MechanismNoise(pr.Mechanism, pr.Std)
+		e.Coefficient = func(r int) float64 { return homomorphic.EdgeCoefficient(a.net.a, pr.Form, Victim, r) }
 	case LocalGraphHomomorphic:
-		for k, r := range a.links {
-			if !a.net.plan.Maskable(r) {
-				a.model = audit.PlainModel(k)
-				return
-			}
-		}
-		if a.view == audit.NetworkView {
-			a.model = audit.ReplayedModel()
-			return
-		}
-		laws := make([]audit.Noise, len(a.links))
-		for k, r := range a.links {
+		e.Noise, e.Maskable = audit.PairMasks, a.net.plan.Maskable
+		e.Mask = func(r int) audit.Noise {
 			as, _ := a.net.plan.Assignment(Victim, r)
-			laws[k] = audit.LaplaceSumNoise(len(as.Partners), pr.Std, 1/a.net.Weight(Victim, r))
+			return audit.LaplaceSumNoise(len(as.Partners), pr.Std, 1/a.net.Weight(Victim, r))
 		}
-		a.model = audit.IndependentModel(laws)
 	}
+	a.model = audit.GraphModel(e)
 }
 
 // Expected returns the number of messages the view holds in one round.
@@ -230,15 +200,7 @@ func (a *Auditor) Exact() bool {
 // minus that without, when the predictions are exact. It is +Inf where the
 // view reveals the aggregate and the predictions are exact, NaN where it
 // reveals it and they are not.
-func (a *Auditor) Divergence() float64 {
-	switch {
-	case a.model.Revealed() && a.Scored() > 0 && a.Exact():
-		return math.Inf(1)
-	case a.model.Revealed() && a.Scored() > 0:
-		return math.NaN()
-	}
-	return a.tally.Divergence(a.model.Laws())
-}
+func (a *Auditor) Divergence() float64 { return a.model.Divergence(&a.tally, a.Exact()) }
 
 // Draws returns the number of independent draws of server 0's aggregate its
 // messages in the view carry per round, each weighted by what it reveals

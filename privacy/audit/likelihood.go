@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/integrate/quad"
+
+	"maple/privacy/noise"
 )
 
 // This file is the other half of the package: not what an eavesdropper
@@ -44,6 +46,15 @@ func LaplaceNoise(std float64) Noise { return LaplaceSumNoise(1, std, 1) }
 func GaussianNoise(std float64) Noise {
 	mustPositiveFinite("standard deviation", std)
 	return Noise{law: gaussianLaw, scale: std, terms: 1}
+}
+
+// MechanismNoise returns the law of a draw of mechanism m of standard
+// deviation std, as package noise draws it: GaussianNoise or LaplaceNoise.
+func MechanismNoise(m noise.Mechanism, std float64) Noise {
+	if m == noise.Gaussian {
+		return GaussianNoise(std)
+	}
+	return LaplaceNoise(std)
 }
 
 // LaplaceSumNoise returns the law of c·(g₁ + … + g_n), the g_i independent
