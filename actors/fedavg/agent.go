@@ -7,7 +7,6 @@ import (
 
 	"maple/actors"
 	"maple/actors/msg"
-	"maple/algorithms/compress"
 	"maple/algorithms/fedavg"
 )
 
@@ -99,14 +98,10 @@ func (a *Agent) train(ctx *actors.Context, m *msg.GlobalModel) error {
 		return err
 	}
 	// The reply is the agent's to give up: the server may keep its storage.
-	c, compressed := a.Core.Compress(reply, w0)
-	body := replyMessage(ctx, a.Share, m.GetSlot(), reply, c, compressed, out)
-	var cp *compress.Compressed
-	if compressed {
-		cp = &c
-	}
+	c := a.Core.Compress(reply, w0)
+	body := replyMessage(ctx, a.Share, m.GetSlot(), reply, c, out)
 	// The length of body's encoding, which the trace records too.
-	ctx.Observe(fedavg.ObsUplink, []float64{float64(fedavg.UplinkWireSize(m.GetSlot(), len(reply), cp, len(out.ToServer), out.Report))})
+	ctx.Observe(fedavg.ObsUplink, []float64{float64(fedavg.UplinkWireSize(m.GetSlot(), len(reply), c, len(out.ToServer), out.Report))})
 	ctx.Pass(a.Server, body)
 	return nil
 }

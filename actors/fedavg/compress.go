@@ -61,29 +61,29 @@ func compressedOf(cfg *fedavg.Config, m compressedReply) *compress.Compressed {
 // replyMessage returns the reply message of an agent, one the run recycled
 // if it has one (actors.Fresh): a LocalUpdate when it shares updates, a
 // LocalModel otherwise.
-func replyMessage(ctx *actors.Context, share fedavg.Share, slot int32, reply []float64, c compress.Compressed, compressed bool, out fedavg.Outcome) proto.Message {
+func replyMessage(ctx *actors.Context, share fedavg.Share, slot int32, reply []float64, c *compress.Compressed, out fedavg.Outcome) proto.Message {
 	if share == fedavg.Updates {
-		return fillUpdate(actors.Fresh[msg.LocalUpdate](ctx), slot, reply, c, compressed, out)
+		return fillUpdate(actors.Fresh[msg.LocalUpdate](ctx), slot, reply, c, out)
 	}
-	return fillModel(actors.Fresh[msg.LocalModel](ctx), slot, reply, c, compressed, out)
+	return fillModel(actors.Fresh[msg.LocalModel](ctx), slot, reply, c, out)
 }
 
 // fillUpdate fills the empty m with an agent's reply: dense, or carrying c
-// when compressed.
-func fillUpdate(m *msg.LocalUpdate, slot int32, reply []float64, c compress.Compressed, compressed bool, out fedavg.Outcome) *msg.LocalUpdate {
+// when it is not nil (compressed).
+func fillUpdate(m *msg.LocalUpdate, slot int32, reply []float64, c *compress.Compressed, out fedavg.Outcome) *msg.LocalUpdate {
 	r := out.Report
 	m.Slot, m.Update, m.GradNorm, m.Sigma2, m.Alpha, m.Side = slot, reply, r.GradNorm, r.Sigma2, r.Alpha, out.ToServer
-	if compressed {
+	if c != nil {
 		m.Update, m.Index, m.Values, m.Scale, m.Packed = nil, c.Index, c.Values, c.Scale, c.Packed
 	}
 	return m
 }
 
 // fillModel is fillUpdate for a reply that is a model.
-func fillModel(m *msg.LocalModel, slot int32, reply []float64, c compress.Compressed, compressed bool, out fedavg.Outcome) *msg.LocalModel {
+func fillModel(m *msg.LocalModel, slot int32, reply []float64, c *compress.Compressed, out fedavg.Outcome) *msg.LocalModel {
 	r := out.Report
 	m.Slot, m.Weights, m.GradNorm, m.Sigma2, m.Alpha, m.Side = slot, reply, r.GradNorm, r.Sigma2, r.Alpha, out.ToServer
-	if compressed {
+	if c != nil {
 		m.Weights, m.Index, m.Values, m.Scale, m.Packed = nil, c.Index, c.Values, c.Scale, c.Packed
 	}
 	return m

@@ -120,8 +120,8 @@ func TestReplyWireSizesMatchProtobuf(t *testing.T) {
 		reply := make([]float64, dim)
 		want := fedavg.UplinkWireSize(slot, dim, nil, len(side), rep)
 		for share, m := range map[fedavg.Share]proto.Message{
-			fedavg.Models:  fillModel(new(msg.LocalModel), slot, reply, compress.Compressed{}, false, out),
-			fedavg.Updates: fillUpdate(new(msg.LocalUpdate), slot, reply, compress.Compressed{}, false, out),
+			fedavg.Models:  fillModel(new(msg.LocalModel), slot, reply, nil, out),
+			fedavg.Updates: fillUpdate(new(msg.LocalUpdate), slot, reply, nil, out),
 		} {
 			if got := proto.Size(m); got != want {
 				t.Errorf("dense, %v, dim %d, slot %d, side %d, report %+v: proto %d, UplinkWireSize %d", share, dim, slot, len(side), rep, got, want)
@@ -154,8 +154,8 @@ func TestReplyWireSizesMatchProtobuf(t *testing.T) {
 			want := fedavg.UplinkWireSize(slot, dim, &c, len(side), rep)
 			out := fedavg.Outcome{Report: rep, ToServer: side}
 			for share, m := range map[fedavg.Share]proto.Message{
-				fedavg.Models:  fillModel(new(msg.LocalModel), slot, nil, c, true, out),
-				fedavg.Updates: fillUpdate(new(msg.LocalUpdate), slot, nil, c, true, out),
+				fedavg.Models:  fillModel(new(msg.LocalModel), slot, nil, &c, out),
+				fedavg.Updates: fillUpdate(new(msg.LocalUpdate), slot, nil, &c, out),
 			} {
 				if got := proto.Size(m); got != want {
 					t.Errorf("%s, %v, dim %d, slot %d, side %d, report %+v: proto %d, reference %d", name, share, dim, slot, len(side), rep, got, want)

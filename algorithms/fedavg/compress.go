@@ -85,10 +85,10 @@ func (c *Config) CheckVotes() error {
 // into reply from w0 (Train), after an adversary's alteration if any: under
 // update sharing the update itself, under model sharing the model's change
 // w0 − reply, which the server subtracts from its model (DecodeReply). It
-// returns false when the configuration sends dense replies.
-func (a *Agent) Compress(reply, w0 []float64) (compress.Compressed, bool) {
+// returns nil when the configuration sends dense replies.
+func (a *Agent) Compress(reply, w0 []float64) *compress.Compressed {
 	if a.enc == nil {
-		return compress.Compressed{}, false
+		return nil
 	}
 	u := reply
 	if a.cfg.Share == Models {
@@ -99,7 +99,8 @@ func (a *Agent) Compress(reply, w0 []float64) (compress.Compressed, bool) {
 		}
 		u = delta
 	}
-	return a.enc.Encode(u, a.Rand), true
+	c := a.enc.Encode(u, a.Rand)
+	return &c
 }
 
 // DecodeReply writes into dst the reply c encodes for a round whose model

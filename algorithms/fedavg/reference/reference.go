@@ -134,10 +134,9 @@ func ReferenceTapped(ctx context.Context, cfg fedavg.Config, src data.Source, l 
 			}
 			a := secure.wake(pool, k)
 			out, err := a.Core.Train(replies[slot], server.Model(), server.Side(), server.Probability(slot))
-			var c compress.Compressed
-			compressed := false
+			var c *compress.Compressed // nil for a dense reply
 			if err == nil {
-				c, compressed = a.Core.Compress(replies[slot], server.Model())
+				c = a.Core.Compress(replies[slot], server.Model())
 			}
 			secure.park(pool, a)
 			if err != nil {
@@ -154,14 +153,10 @@ func ReferenceTapped(ctx context.Context, cfg fedavg.Config, src data.Source, l 
 			// The reply message's size, as the actor agent reports it
 			// (none under secure aggregation, whose clients send shares).
 			if cfg.SecAgg == nil {
-				var cp *compress.Compressed
-				if compressed {
-					cp = &c
-				}
-				observe(round, fedavg.ObsUplink, []float64{float64(fedavg.UplinkWireSize(int32(slot), len(replies[slot]), cp, len(out.ToServer), out.Report))})
+				observe(round, fedavg.ObsUplink, []float64{float64(fedavg.UplinkWireSize(int32(slot), len(replies[slot]), c, len(out.ToServer), out.Report))})
 			}
-			if compressed {
-				_, err = server.AcceptCompressed(slot, k, &c, out.ToServer, out.Report)
+			if c != nil {
+				_, err = server.AcceptCompressed(slot, k, c, out.ToServer, out.Report)
 			} else {
 				_, err = server.AcceptReply(slot, k, replies[slot], out.ToServer, out.Report)
 			}

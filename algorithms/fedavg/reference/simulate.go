@@ -555,8 +555,8 @@ func (s *sim) agent(m simMsg) error {
 	slot := m.slot
 	side := out.ToServer
 	sent := simMsg{kind: simReply, from: m.to, to: simServer, round: m.round, slot: slot, vec: reply, side: side}
-	if c, ok := a.Core.Compress(reply, m.vec); ok {
-		sent.vec, sent.comp = nil, &c
+	if c := a.Core.Compress(reply, m.vec); c != nil {
+		sent.vec, sent.comp = nil, c
 	}
 	size := fedavg.UplinkWireSize(slot, len(reply), sent.comp, len(side), out.Report)
 	s.observe(m.round, fedavg.ObsUplink, float64(size))
