@@ -268,12 +268,7 @@ func TestReuseOnlyWhatNobodyElseHolds(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			timing := Timing{Latency: 1}
-			if c.duplicate {
-				timing.Duplicate = 1
-			}
-			r := NewRun(Options{RunSeed: 1, Timing: timing})
-			defer r.Close()
+			r := linkRun(t, c.duplicate)
 			b := &passer{finishAt: len(c.want)}
 			a := &passer{pass: c.pass}
 			aid, bid := r.Spawn("a", a), r.Spawn("b", b)
@@ -291,4 +286,17 @@ func TestReuseOnlyWhatNobodyElseHolds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// linkRun returns a run whose links take one second and, with duplicate,
+// deliver every message twice; it is closed when the test ends.
+func linkRun(t *testing.T, duplicate bool) *Run {
+	t.Helper()
+	timing := Timing{Latency: 1}
+	if duplicate {
+		timing.Duplicate = 1
+	}
+	r := NewRun(Options{RunSeed: 1, Timing: timing})
+	t.Cleanup(r.Close)
+	return r
 }

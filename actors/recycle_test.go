@@ -83,12 +83,7 @@ func TestRecycledMessagesAreFreshOnesEmptied(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			timing := Timing{Latency: 1}
-			if c.dup {
-				timing.Duplicate = 1
-			}
-			r := NewRun(Options{RunSeed: 1, Timing: timing})
-			defer r.Close()
+			r := linkRun(t, c.dup)
 			a := &volley{pass: c.pass, n: n, seen: map[*msg.LocalModel]bool{}}
 			b := &volley{pass: c.pass, n: n, seen: map[*msg.LocalModel]bool{}}
 			aid, bid := r.Spawn("a", a), r.Spawn("b", b)
